@@ -1,0 +1,290 @@
+public import OrderedCollections
+
+/// A Core Haptics pattern: the in-memory form of an AHAP file.
+///
+/// Time is AHAP's: seconds as `Double`, relative to the moment the pattern
+/// starts. Parameter values are `Float`, as in Core Haptics. Elements keep
+/// the order they had in the file so that an AHAP file survives a
+/// decode → encode → decode round trip unchanged.
+///
+/// ```swift
+/// let tap = HapticPattern(elements: [
+///     .event(HapticEvent(time: 0, type: .hapticTransient,
+///                        parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, 1)]))
+/// ])
+/// print(tap.duration)  // 0.0: a transient has no length of its own
+/// ```
+public struct HapticPattern: Hashable, Sendable {
+    /// The top-level `Version` number, when the file gives one.
+    public var version: Double?
+    /// The top-level `Metadata` dictionary, kept verbatim (key order included) and written back.
+    public var metadata: OrderedDictionary<String, JSONValue>
+    /// The `Pattern` array, in file order.
+    public var elements: [PatternElement]
+
+    public init(
+        version: Double? = 1,
+        metadata: OrderedDictionary<String, JSONValue> = [:],
+        elements: [PatternElement] = []
+    ) {
+        self.version = version
+        self.metadata = metadata
+        self.elements = elements
+    }
+
+    /// The events, in file order.
+    public var events: [HapticEvent] {
+        elements.compactMap { if case .event(let e) = $0 { e } else { nil } }
+    }
+
+    /// The dynamic parameters, in file order.
+    public var dynamicParameters: [DynamicParameter] {
+        elements.compactMap { if case .parameter(let p) = $0 { p } else { nil } }
+    }
+
+    /// The parameter curves, in file order.
+    public var parameterCurves: [ParameterCurve] {
+        elements.compactMap { if case .curve(let c) = $0 { c } else { nil } }
+    }
+
+    /// The pattern's length in seconds, as Core Haptics defines it: the end of the
+    /// last event (`Time + EventDuration`; a transient or an event without a duration
+    /// ends at its `Time`). Dynamic parameters and curves do not lengthen a pattern.
+    public var duration: Double {
+        var end = 0.0
+        for case .event(let event) in elements {
+            end = max(end, event.time + (event.duration ?? 0))
+        }
+        return end
+    }
+}
+
+/// One entry of the `Pattern` array.
+public enum PatternElement: Hashable, Sendable {
+    case event(HapticEvent)
+    case parameter(DynamicParameter)
+    case curve(ParameterCurve)
+
+    /// The element's start time in seconds.
+    public var time: Double {
+        switch self {
+        case .event(let e): e.time
+        case .parameter(let p): p.time
+        case .curve(let c): c.time
+        }
+    }
+}
+
+/// The four AHAP event types, with Apple's raw strings.
+public enum EventType: String, CaseIterable, Hashable, Sendable {
+    case hapticTransient = "HapticTransient"
+    case hapticContinuous = "HapticContinuous"
+    case audioContinuous = "AudioContinuous"
+    case audioCustom = "AudioCustom"
+
+    /// Whether the event is felt (haptic) rather than heard (audio) on an iPhone.
+    public var isHaptic: Bool { self == .hapticTransient || self == .hapticContinuous }
+
+    /// Whether the event needs an `EventDuration` to play.
+    public var requiresDuration: Bool { self == .hapticContinuous || self == .audioContinuous }
+}
+
+/// An `Event` element.
+public struct HapticEvent: Hashable, Sendable {
+    /// `Time`: seconds from the start of the pattern (>= 0).
+    public var time: Double
+    /// `EventType`.
+    public var type: EventType
+    /// `EventDuration` in seconds, when the file gives one. Continuous events need it;
+    /// for transients and AudioCustom it pads or cuts the event.
+    public var duration: Double?
+    /// `EventParameters`, in file order, values already clamped to their ranges.
+    public var parameters: [EventParameter]
+    /// `EventWaveformPath` (AudioCustom): a path relative to the AHAP file's folder.
+    public var waveformPath: String?
+    /// `EventWaveformUseVolumeEnvelope` (default true).
+    public var waveformUsesVolumeEnvelope: Bool
+    /// `EventWaveformLoopEnabled` (default false).
+    public var waveformLoopEnabled: Bool
+
+    public init(
+        time: Double,
+        type: EventType,
+        duration: Double? = nil,
+        parameters: [EventParameter] = [],
+        waveformPath: String? = nil,
+        waveformUsesVolumeEnvelope: Bool = true,
+        waveformLoopEnabled: Bool = false
+    ) {
+        self.time = time
+        self.type = type
+        self.duration = duration
+        self.parameters = parameters
+        self.waveformPath = waveformPath
+        self.waveformUsesVolumeEnvelope = waveformUsesVolumeEnvelope
+        self.waveformLoopEnabled = waveformLoopEnabled
+    }
+
+    /// The value of `id`: the last one given in `EventParameters`, else Apple's default.
+    public func value(of id: EventParameterID) -> Float {
+        parameters.last(where: { $0.id == id })?.value ?? id.defaultValue
+    }
+
+    /// Whether the event sets `id` itself (rather than falling back to the default).
+    public func sets(_ id: EventParameterID) -> Bool {
+        parameters.contains { $0.id == id }
+    }
+}
+
+/// One entry of `EventParameters`.
+public struct EventParameter: Hashable, Sendable {
+    public var id: EventParameterID
+    public var value: Float
+
+    public init(_ id: EventParameterID, _ value: Float) {
+        self.id = id
+        self.value = value
+    }
+}
+
+/// The event parameter IDs, with Apple's raw strings, ranges and defaults.
+public enum EventParameterID: String, CaseIterable, Hashable, Sendable {
+    case hapticIntensity = "HapticIntensity"
+    case hapticSharpness = "HapticSharpness"
+    case attackTime = "AttackTime"
+    case decayTime = "DecayTime"
+    case releaseTime = "ReleaseTime"
+    case sustained = "Sustained"
+    case audioVolume = "AudioVolume"
+    case audioPitch = "AudioPitch"
+    case audioPan = "AudioPan"
+    case audioBrightness = "AudioBrightness"
+
+    /// The values Core Haptics accepts; others are clamped to the nearest end.
+    public var range: ClosedRange<Float> {
+        switch self {
+        case .audioPitch, .audioPan: -1...1
+        default: 0...1
+        }
+    }
+
+    /// The value used when an event does not set this parameter.
+    public var defaultValue: Float {
+        switch self {
+        case .hapticIntensity: 1
+        case .hapticSharpness: 0.5
+        case .attackTime, .decayTime, .releaseTime: 0
+        case .sustained: 1
+        case .audioVolume: 0.75
+        case .audioPitch, .audioPan: 0
+        case .audioBrightness: 0.5
+        }
+    }
+
+    /// The dynamic parameter that modulates this event parameter, if any.
+    public var control: DynamicParameterID? {
+        switch self {
+        case .hapticIntensity: .hapticIntensityControl
+        case .hapticSharpness: .hapticSharpnessControl
+        case .attackTime: .hapticAttackTimeControl
+        case .decayTime: .hapticDecayTimeControl
+        case .releaseTime: .hapticReleaseTimeControl
+        case .sustained: nil
+        case .audioVolume: .audioVolumeControl
+        case .audioPitch: .audioPitchControl
+        case .audioPan: .audioPanControl
+        case .audioBrightness: .audioBrightnessControl
+        }
+    }
+}
+
+/// A `Parameter` element: a dynamic parameter that changes abruptly at `time`.
+public struct DynamicParameter: Hashable, Sendable {
+    public var id: DynamicParameterID
+    /// `Time`: seconds from the start of the pattern.
+    public var time: Double
+    /// `ParameterValue`, clamped to `id.range`.
+    public var value: Float
+
+    public init(_ id: DynamicParameterID, value: Float, time: Double = 0) {
+        self.id = id
+        self.value = value
+        self.time = time
+    }
+}
+
+/// The twelve dynamic parameter IDs, with Apple's raw strings.
+///
+/// Intensity and volume controls multiply the event's value; all others add to it.
+/// The result is clamped to the event parameter's range.
+public enum DynamicParameterID: String, CaseIterable, Hashable, Sendable {
+    case hapticIntensityControl = "HapticIntensityControl"
+    case hapticSharpnessControl = "HapticSharpnessControl"
+    case hapticAttackTimeControl = "HapticAttackTimeControl"
+    case hapticDecayTimeControl = "HapticDecayTimeControl"
+    case hapticReleaseTimeControl = "HapticReleaseTimeControl"
+    case audioVolumeControl = "AudioVolumeControl"
+    case audioPanControl = "AudioPanControl"
+    case audioPitchControl = "AudioPitchControl"
+    case audioBrightnessControl = "AudioBrightnessControl"
+    case audioAttackTimeControl = "AudioAttackTimeControl"
+    case audioDecayTimeControl = "AudioDecayTimeControl"
+    case audioReleaseTimeControl = "AudioReleaseTimeControl"
+
+    /// Whether the control multiplies (intensity, volume) rather than adds.
+    public var isMultiplicative: Bool {
+        self == .hapticIntensityControl || self == .audioVolumeControl
+    }
+
+    /// The values a control accepts: 0...1 for multipliers, -1...1 for offsets.
+    public var range: ClosedRange<Float> { isMultiplicative ? 0...1 : -1...1 }
+
+    /// The neutral value: 1 for multipliers, 0 for offsets.
+    public var neutralValue: Float { isMultiplicative ? 1 : 0 }
+
+    /// The event parameter this control modulates.
+    public var target: EventParameterID {
+        switch self {
+        case .hapticIntensityControl: .hapticIntensity
+        case .hapticSharpnessControl: .hapticSharpness
+        case .hapticAttackTimeControl, .audioAttackTimeControl: .attackTime
+        case .hapticDecayTimeControl, .audioDecayTimeControl: .decayTime
+        case .hapticReleaseTimeControl, .audioReleaseTimeControl: .releaseTime
+        case .audioVolumeControl: .audioVolume
+        case .audioPanControl: .audioPan
+        case .audioPitchControl: .audioPitch
+        case .audioBrightnessControl: .audioBrightness
+        }
+    }
+
+    /// Whether the control acts on haptic events (true) or audio events (false).
+    public var actsOnHaptics: Bool { rawValue.hasPrefix("Haptic") }
+}
+
+/// A `ParameterCurve` element: a control that moves linearly between its points.
+public struct ParameterCurve: Hashable, Sendable {
+    public var id: DynamicParameterID
+    /// `Time`: when the curve starts, in seconds from the start of the pattern.
+    public var time: Double
+    /// `ParameterCurveControlPoints`; their times are relative to `time`, ascending.
+    public var controlPoints: [ControlPoint]
+
+    public init(_ id: DynamicParameterID, time: Double = 0, controlPoints: [ControlPoint]) {
+        self.id = id
+        self.time = time
+        self.controlPoints = controlPoints
+    }
+
+    /// One `ParameterCurveControlPoints` entry.
+    public struct ControlPoint: Hashable, Sendable {
+        /// Seconds from the curve's start.
+        public var time: Double
+        /// `ParameterValue`, clamped to the curve's range.
+        public var value: Float
+
+        public init(time: Double, value: Float) {
+            self.time = time
+            self.value = value
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import HapticsCore
+import Testing
+
+@Suite struct PatternModelTests {
+    @Test func jsonPathPrintsLikeAHAPAuthorsWriteIt() {
+        let path = JSONPath.root.key("Pattern").index(3).key("Event").key("EventDuration")
+        #expect(path.description == "Pattern[3].Event.EventDuration")
+        #expect(JSONPath.root.description == "$")
+    }
+
+    @Test func durationIsTheEndOfTheLastEvent() {
+        let pattern = HapticPattern(elements: [
+            .event(HapticEvent(time: 0.5, type: .hapticTransient)),
+            .event(HapticEvent(time: 0.2, type: .hapticContinuous, duration: 1.0)),
+            .curve(ParameterCurve(.hapticIntensityControl, time: 3, controlPoints: [.init(time: 0, value: 1)])),
+            .parameter(DynamicParameter(.hapticSharpnessControl, value: 0.2, time: 5)),
+        ])
+        #expect(pattern.duration == 1.2)
+        #expect(pattern.events.count == 2)
+        #expect(pattern.parameterCurves.count == 1)
+        #expect(pattern.dynamicParameters.count == 1)
+    }
+
+    @Test func unsetParametersFallBackToApplesDefaults() {
+        let event = HapticEvent(time: 0, type: .hapticTransient, parameters: [.init(.hapticIntensity, 0.3)])
+        #expect(event.value(of: .hapticIntensity) == 0.3)
+        #expect(event.value(of: .hapticSharpness) == 0.5)
+        #expect(!event.sets(.hapticSharpness))
+    }
+
+    @Test(arguments: DynamicParameterID.allCases)
+    func onlyIntensityAndVolumeControlsMultiply(id: DynamicParameterID) {
+        let multiplies = id == .hapticIntensityControl || id == .audioVolumeControl
+        #expect(id.isMultiplicative == multiplies)
+        #expect(id.neutralValue == (multiplies ? 1 : 0))
+    }
+}
