@@ -41,3 +41,29 @@ public enum SampleFormat: String, CaseIterable, Hashable, Sendable {
         }
     }
 }
+
+/// Decoded audio held in memory: float samples in -1...1, interleaved, at the clip's own rate.
+///
+/// An AudioCustom event's waveform arrives as a clip; the synthesizer resamples it to the
+/// output rate when it plays.
+public struct AudioClip: Hashable, Sendable {
+    /// Frames per second of `samples`.
+    public var sampleRate: Int
+    /// Interleaved channels in `samples` (1 or 2).
+    public var channels: Int
+    /// Interleaved samples, `frameCount * channels` of them.
+    public var samples: [Float]
+
+    public init(sampleRate: Int, channels: Int, samples: [Float]) {
+        precondition(sampleRate > 0 && channels > 0 && samples.count % channels == 0)
+        self.sampleRate = sampleRate
+        self.channels = channels
+        self.samples = samples
+    }
+
+    /// Frames in the clip.
+    public var frameCount: Int { samples.count / channels }
+
+    /// Length in seconds.
+    public var duration: Double { Double(frameCount) / Double(sampleRate) }
+}
