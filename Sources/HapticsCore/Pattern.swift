@@ -47,13 +47,21 @@ public struct HapticPattern: Hashable, Sendable {
         elements.compactMap { if case .curve(let c) = $0 { c } else { nil } }
     }
 
-    /// The pattern's length in seconds, as Core Haptics defines it: the end of the
-    /// last event (`Time + EventDuration`; a transient or an event without a duration
-    /// ends at its `Time`). Dynamic parameters and curves do not lengthen a pattern.
+    /// The pattern's length in seconds, as Core Haptics defines it
+    /// (`CHHapticPattern.duration`: "the start time of the pattern's last event or
+    /// parameter, plus that event's duration if present"): the latest of each
+    /// event's `Time + EventDuration` (a transient or an event without a duration
+    /// ends at its `Time`) and each dynamic parameter's or curve's start `Time`.
+    ///
+    /// - Complexity: O(n) in the number of elements.
     public var duration: Double {
         var end = 0.0
-        for case .event(let event) in elements {
-            end = max(end, event.time + (event.duration ?? 0))
+        for element in elements {
+            switch element {
+            case .event(let event): end = max(end, event.time + (event.duration ?? 0))
+            case .parameter(let parameter): end = max(end, parameter.time)
+            case .curve(let curve): end = max(end, curve.time)
+            }
         }
         return end
     }
@@ -177,7 +185,7 @@ public enum EventParameterID: String, CaseIterable, Hashable, Sendable {
         case .sustained: 1
         case .audioVolume: 0.75
         case .audioPitch, .audioPan: 0
-        case .audioBrightness: 0.5
+        case .audioBrightness: 1  // Apple: "The default value is 1.0" (no high-frequency reduction)
         }
     }
 

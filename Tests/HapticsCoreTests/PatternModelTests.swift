@@ -8,14 +8,17 @@ import Testing
         #expect(JSONPath.root.description == "$")
     }
 
-    @Test func durationIsTheEndOfTheLastEvent() {
+    @Test func durationIsTheLatestEventEndOrParameterStart() {
         let pattern = HapticPattern(elements: [
             .event(HapticEvent(time: 0.5, type: .hapticTransient)),
             .event(HapticEvent(time: 0.2, type: .hapticContinuous, duration: 1.0)),
             .curve(ParameterCurve(.hapticIntensityControl, time: 3, controlPoints: [.init(time: 0, value: 1)])),
             .parameter(DynamicParameter(.hapticSharpnessControl, value: 0.2, time: 5)),
         ])
-        #expect(pattern.duration == 1.2)
+        // Apple: the start of the last event or parameter, plus that event's duration.
+        #expect(pattern.duration == 5)
+        #expect(HapticPattern(elements: Array(pattern.elements.prefix(3))).duration == 3)
+        #expect(HapticPattern(elements: Array(pattern.elements.prefix(2))).duration == 1.2)
         #expect(pattern.events.count == 2)
         #expect(pattern.parameterCurves.count == 1)
         #expect(pattern.dynamicParameters.count == 1)
