@@ -26,7 +26,10 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .testTarget(name: "HapticsCoreTests", dependencies: ["HapticsCore"]),
+        .testTarget(
+            name: "HapticsCoreTests",
+            dependencies: ["HapticsCore", .product(name: "OrderedCollections", package: "swift-collections")]
+        ),
     ]
 )
 

@@ -320,9 +320,7 @@ private struct Parser {
                         at: JSONPath(keyPath), location: keyLocation))
                 members[existing].value = value
             } else {
-                if !positions.isEmpty || members.count + 1 == linearLimit {
-                    positions[key] = members.count
-                }
+                if !positions.isEmpty { positions[key] = members.count }
                 members.append(JSONNode.Member(key: key, keyLocation: keyLocation, value: value))
             }
 
