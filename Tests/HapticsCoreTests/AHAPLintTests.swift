@@ -174,6 +174,8 @@ let errorRules: [Rule] = {
     add(
         "missing-waveform", e, "Pattern[0].Event", "AudioCustom event has no EventWaveformPath (the audio file to play)",
         #"{"Time""#)
+    e = event(#""Time": 0, "EventType": "AudioCustom", "EventWaveformPath": """#)
+    add("missing-waveform", e, "Pattern[0].Event.EventWaveformPath", "EventWaveformPath is empty; name an audio file", #""""#)
     e = #"{"ParameterCurve": {"ParameterID": "AudioPanControl", "Time": 0, "ParameterCurveControlPoints": []}}"#
     add("empty-curve", e, "Pattern[0].ParameterCurve.ParameterCurveControlPoints", "ParameterCurve has no control points", "[]")
     return rules
@@ -209,6 +211,29 @@ extension String {
             #expect(error.code == rule.code)
             #expect(error.file == "t.ahap")
         }
+    }
+
+    @Test(arguments: [
+        ("version", "Version"), ("PATTERN", "Pattern"), ("Metdata", "Metadata"), ("Patterns", "Pattern"),
+        ("Title", nil), ("V", nil),
+    ])
+    func didYouMeanSuggestsOnlyCloseKeys(key: String, suggestion: String?) {
+        let line = lintLines(#"{"Version": 1, "Pattern": [], "\#(key)": 0}"#).last ?? ""
+        let hint = suggestion.map { #" (did you mean "\#($0)"?)"# } ?? ""
+        #expect(
+            line == #"t.ahap:\#(key): warning: unknown key "\#(key)" in the top level\#(hint); Core Haptics ignores it (line 1, column 31)"#)
+    }
+
+    @Test func formatsFindingsWithAndWithoutFileAndPosition() {
+        let d = Diagnostic(.warning, code: "x", "m", at: JSONPath.root.key("Pattern").index(0))
+        #expect(d.formatted(file: nil) == "Pattern[0]: warning: m")
+        #expect(d.formatted(file: "a.ahap") == "a.ahap:Pattern[0]: warning: m")
+        var located = d
+        located.location = SourceLocation(line: 3, column: 9)
+        #expect(located.formatted(file: "a.ahap") == "a.ahap:Pattern[0]: warning: m (line 3, column 9)")
+        let error = AHAPError(
+            file: nil, path: .root, location: nil, code: "json-syntax", message: "bad", diagnostics: [])
+        #expect(error.description == "$: error: bad")
     }
 
     @Test func clampedValuesLandInThePattern() throws {
