@@ -20,7 +20,9 @@ struct AHAPDecoder {
     static let controlPointKeys = ["Time", "ParameterValue"]
 
     /// Parses and decodes; the pattern is nil when the JSON itself was refused.
-    static func run(_ bytes: [UInt8], limits: AHAPLimits) -> (pattern: HapticPattern?, diagnostics: [Diagnostic]) {
+    static func run(_ bytes: [UInt8], limits: AHAPLimits) -> (
+        pattern: HapticPattern?, diagnostics: [Diagnostic]
+    ) {
         if bytes.count > limits.maxFileBytes {
             return (
                 nil,
@@ -126,14 +128,18 @@ struct AHAPDecoder {
     mutating func nonNegative(_ node: JSONNode, name: String, code: String) -> Double? {
         guard let value = number(node, name: name) else { return nil }
         if value < 0 {
-            error(code, "\(name) \(Describe.number(value)) is negative; times are seconds from the start", at: node.location)
+            error(
+                code, "\(name) \(Describe.number(value)) is negative; times are seconds from the start",
+                at: node.location)
             return nil
         }
         return value
     }
 
     /// A parameter value clamped to `range`, with a `value-clamped` warning when it was outside.
-    mutating func clamped(_ value: Double, to range: ClosedRange<Float>, name: String, at location: SourceLocation)
+    mutating func clamped(
+        _ value: Double, to range: ClosedRange<Float>, name: String, at location: SourceLocation
+    )
         -> Float
     {
         let lower = Double(range.lowerBound)
@@ -154,7 +160,8 @@ struct AHAPDecoder {
     mutating func decodeTop(_ root: JSONNode) -> HapticPattern? {
         guard case .object(let members) = root.kind else {
             error(
-                "wrong-type", "the top level must be an object with a Pattern array, found \(Describe.node(root))",
+                "wrong-type",
+                "the top level must be an object with a Pattern array, found \(Describe.node(root))",
                 at: root.location)
             return nil
         }
@@ -190,7 +197,8 @@ struct AHAPDecoder {
 
         guard let patternMember = root.member("Pattern") else {
             error(
-                "missing-key", "missing key \"Pattern\": an AHAP file needs a Pattern array of events and parameters",
+                "missing-key",
+                "missing key \"Pattern\": an AHAP file needs a Pattern array of events and parameters",
                 at: root.location)
             return nil
         }
@@ -242,7 +250,8 @@ struct AHAPDecoder {
         guard let member = present.first else {
             if !members.contains(where: { !Self.elementKeys.contains($0.key) }) {
                 warn(
-                    "empty-element", "Pattern entry has none of Event, Parameter, ParameterCurve; it is ignored",
+                    "empty-element",
+                    "Pattern entry has none of Event, Parameter, ParameterCurve; it is ignored",
                     at: node.location)
             }
             return nil
@@ -275,7 +284,8 @@ struct AHAPDecoder {
         if let m = node.member("Time") {
             time = at(.key("Time")) { d in d.nonNegative(m.value, name: "Time", code: "negative-time") }
         } else {
-            error("missing-key", "Event has no Time (seconds from the start of the pattern)", at: node.location)
+            error(
+                "missing-key", "Event has no Time (seconds from the start of the pattern)", at: node.location)
         }
 
         var type: EventType?
@@ -308,7 +318,8 @@ struct AHAPDecoder {
                 at(.key("EventDuration")) { d in d.checkDuration(duration, type: type, at: durationLocation) }
             } else if type.requiresDuration && node.member("EventDuration") == nil {
                 error(
-                    "missing-duration", "\(type.rawValue) event has no EventDuration; continuous events need one",
+                    "missing-duration",
+                    "\(type.rawValue) event has no EventDuration; continuous events need one",
                     at: node.location)
             }
         }
@@ -336,13 +347,16 @@ struct AHAPDecoder {
             }
         }
 
-        var event = HapticEvent(time: time ?? 0, type: type ?? .hapticTransient, duration: duration, parameters: parameters)
+        var event = HapticEvent(
+            time: time ?? 0, type: type ?? .hapticTransient, duration: duration, parameters: parameters)
 
         if let m = node.member("EventWaveformPath") {
             at(.key("EventWaveformPath")) { d in
                 guard let path = d.string(m.value, name: "EventWaveformPath") else { return }
                 if path.isEmpty {
-                    d.error("missing-waveform", "EventWaveformPath is empty; name an audio file", at: m.value.location)
+                    d.error(
+                        "missing-waveform", "EventWaveformPath is empty; name an audio file",
+                        at: m.value.location)
                     return
                 }
                 if let type, type != .audioCustom {
@@ -360,7 +374,9 @@ struct AHAPDecoder {
         }
         if let m = node.member("EventWaveformUseVolumeEnvelope") {
             at(.key("EventWaveformUseVolumeEnvelope")) { d in
-                if let b = d.bool(m.value, name: "EventWaveformUseVolumeEnvelope") { event.waveformUsesVolumeEnvelope = b }
+                if let b = d.bool(m.value, name: "EventWaveformUseVolumeEnvelope") {
+                    event.waveformUsesVolumeEnvelope = b
+                }
             }
         }
         if let m = node.member("EventWaveformLoopEnabled") {
@@ -422,7 +438,8 @@ struct AHAPDecoder {
                 if id == .sustained, case .bool(let b) = v.kind {
                     d.warn(
                         "boolean-value",
-                        "Sustained is written as a number in AHAP; \(b) is read as \(b ? 1 : 0)", at: v.location)
+                        "Sustained is written as a number in AHAP; \(b) is read as \(b ? 1 : 0)",
+                        at: v.location)
                     return b ? 1 : 0
                 }
                 guard let n = d.number(v, name: id.rawValue) else { return nil }
@@ -487,7 +504,9 @@ struct AHAPDecoder {
     /// `Time` of a Parameter or ParameterCurve: required, not negative.
     mutating func elementTime(in node: JSONNode, element: String) -> Double? {
         guard let m = node.member("Time") else {
-            error("missing-key", "\(element) has no Time (seconds from the start of the pattern)", at: node.location)
+            error(
+                "missing-key", "\(element) has no Time (seconds from the start of the pattern)",
+                at: node.location)
             return nil
         }
         return at(.key("Time")) { d in d.nonNegative(m.value, name: "Time", code: "negative-time") }
@@ -563,18 +582,23 @@ struct AHAPDecoder {
             }
         } else {
             error(
-                "missing-key", "ParameterCurve has no ParameterCurveControlPoints (an array of {Time, ParameterValue})",
+                "missing-key",
+                "ParameterCurve has no ParameterCurveControlPoints (an array of {Time, ParameterValue})",
                 at: node.location)
         }
         guard errorCount == errorsBefore, let id, let time else { return nil }
         return ParameterCurve(id, time: time, controlPoints: points)
     }
 
-    mutating func decodeControlPoint(_ node: JSONNode, id: DynamicParameterID?) -> ParameterCurve.ControlPoint? {
+    mutating func decodeControlPoint(_ node: JSONNode, id: DynamicParameterID?) -> ParameterCurve
+        .ControlPoint?
+    {
         guard let members = members(node, name: "a control point") else { return nil }
         checkUnknownKeys(members, known: Self.controlPointKeys, context: "a control point")
         guard let m = node.member("Time") else {
-            error("missing-key", "control point has no Time (seconds from the curve's start)", at: node.location)
+            error(
+                "missing-key", "control point has no Time (seconds from the curve's start)", at: node.location
+            )
             return nil
         }
         let time = at(.key("Time")) { d in d.nonNegative(m.value, name: "Time", code: "negative-time") }
@@ -585,7 +609,8 @@ struct AHAPDecoder {
 
     /// Warns when the curve does not start at 0, and sorts points that are not ascending.
     mutating func checkOrder(
-        _ points: inout [ParameterCurve.ControlPoint], locations: [SourceLocation], listLocation: SourceLocation
+        _ points: inout [ParameterCurve.ControlPoint], locations: [SourceLocation],
+        listLocation: SourceLocation
     ) {
         guard !points.isEmpty else { return }
         if let k = points.indices.dropFirst().first(where: { points[$0].time < points[$0 - 1].time }) {
@@ -596,7 +621,9 @@ struct AHAPDecoder {
                 at: locations[k])
             path.removeLast()
             // Stable: points with equal times keep their file order.
-            points = points.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+            points = points.enumerated().sorted {
+                ($0.element.time, $0.offset) < ($1.element.time, $1.offset)
+            }.map(\.element)
         }
         let start = points[0].time
         if start > 0 {
@@ -676,7 +703,9 @@ enum Suggestion {
             for j in 1...b.count {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
                 var v = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] { v = min(v, before[j - 2] + 1) }
+                if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                    v = min(v, before[j - 2] + 1)
+                }
                 current[j] = v
             }
             swap(&before, &previous)

@@ -157,7 +157,9 @@ struct AHAPWriter {
                 ))
         }
         if let path = e.waveformPath { members.append(("EventWaveformPath", { $0.string(path) })) }
-        if !e.waveformUsesVolumeEnvelope { members.append(("EventWaveformUseVolumeEnvelope", { $0.raw("false") })) }
+        if !e.waveformUsesVolumeEnvelope {
+            members.append(("EventWaveformUseVolumeEnvelope", { $0.raw("false") }))
+        }
         if e.waveformLoopEnabled { members.append(("EventWaveformLoopEnabled", { $0.raw("true") })) }
         object(members)
     }

@@ -138,7 +138,8 @@ private struct Parser {
         _ message: String, code: String = "json-syntax", at loc: SourceLocation? = nil
     ) -> JSONSyntaxError {
         JSONSyntaxError(
-            diagnostic: Diagnostic(.error, code: code, message, at: JSONPath(path), location: loc ?? location))
+            diagnostic: Diagnostic(.error, code: code, message, at: JSONPath(path), location: loc ?? location)
+        )
     }
 
     /// Describes the byte at the cursor for "found ..." in messages.
@@ -156,14 +157,17 @@ private struct Parser {
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF {
             warnings.append(
                 Diagnostic(
-                    .warning, code: "bom", "file starts with a UTF-8 byte order mark; RFC 8259 says not to add one",
+                    .warning, code: "bom",
+                    "file starts with a UTF-8 byte order mark; RFC 8259 says not to add one",
                     at: .root, location: SourceLocation(line: 1, column: 1)))
             index = 3
             lineStart = 3
         }
         skipWhitespace()
         if index == bytes.count {
-            throw fail(bytes.isEmpty ? "file is empty; expected a JSON object" : "expected a JSON value, found end of file")
+            throw fail(
+                bytes.isEmpty
+                    ? "file is empty; expected a JSON object" : "expected a JSON value, found end of file")
         }
         let root = try parseValue(depth: 1)
         skipWhitespace()
@@ -234,7 +238,8 @@ private struct Parser {
 
     mutating func enter(depth: Int) throws(JSONSyntaxError) {
         if depth > maxDepth {
-            throw fail("nesting deeper than \(maxDepth) levels (AHAPLimits.maxNestingDepth)", code: "limit-exceeded")
+            throw fail(
+                "nesting deeper than \(maxDepth) levels (AHAPLimits.maxNestingDepth)", code: "limit-exceeded")
         }
     }
 
@@ -256,7 +261,9 @@ private struct Parser {
             items.append(try parseValue(depth: depth + 1))
             path.removeLast()
             skipWhitespace()
-            guard index < bytes.count else { throw fail("expected ',' or ']' after array element, found end of file") }
+            guard index < bytes.count else {
+                throw fail("expected ',' or ']' after array element, found end of file")
+            }
             switch bytes[index] {
             case UInt8(ascii: ","):
                 index += 1
@@ -325,7 +332,9 @@ private struct Parser {
             }
 
             skipWhitespace()
-            guard index < bytes.count else { throw fail("expected ',' or '}' after object member, found end of file") }
+            guard index < bytes.count else {
+                throw fail("expected ',' or '}' after object member, found end of file")
+            }
             switch bytes[index] {
             case UInt8(ascii: ","):
                 index += 1
@@ -367,7 +376,9 @@ private struct Parser {
         var exponent = 0
         if bytes[index] == UInt8(ascii: "0") {
             index += 1
-            if isDigit(index) { throw fail("invalid number: leading zeros are not allowed", at: startLocation) }
+            if isDigit(index) {
+                throw fail("invalid number: leading zeros are not allowed", at: startLocation)
+            }
         } else {
             while isDigit(index) {
                 if digits < 19 {
@@ -382,7 +393,9 @@ private struct Parser {
         }
         if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
             index += 1
-            guard isDigit(index) else { throw fail("invalid number: expected a digit after '.', found \(found())") }
+            guard isDigit(index) else {
+                throw fail("invalid number: expected a digit after '.', found \(found())")
+            }
             while isDigit(index) {
                 if digits < 19 {
                     mantissa = mantissa &* 10 &+ UInt64(bytes[index] &- 0x30)
@@ -398,7 +411,8 @@ private struct Parser {
         if index < bytes.count && (bytes[index] | 0x20) == UInt8(ascii: "e") {
             index += 1
             var expNegative = false
-            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) {
+            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"))
+            {
                 expNegative = bytes[index] == UInt8(ascii: "-")
                 index += 1
             }
@@ -406,7 +420,9 @@ private struct Parser {
                 throw fail("invalid number: expected a digit in the exponent, found \(found())")
             }
             while isDigit(index) {
-                if explicitExponent < 100_000 { explicitExponent = explicitExponent * 10 + Int(bytes[index] &- 0x30) }
+                if explicitExponent < 100_000 {
+                    explicitExponent = explicitExponent * 10 + Int(bytes[index] &- 0x30)
+                }
                 index += 1
             }
             if expNegative { explicitExponent = -explicitExponent }
@@ -416,7 +432,11 @@ private struct Parser {
         // Clinger's fast path: exact mantissa and power of ten give a correctly rounded result.
         if digits <= 15 && mantissa < (1 << 53) && abs(exponent) <= 22 {
             var value = Double(mantissa)
-            if exponent < 0 { value /= Self.exactPowersOfTen[-exponent] } else { value *= Self.exactPowersOfTen[exponent] }
+            if exponent < 0 {
+                value /= Self.exactPowersOfTen[-exponent]
+            } else {
+                value *= Self.exactPowersOfTen[exponent]
+            }
             return negative ? -value : value
         }
         if mantissa == 0 { return negative ? -0.0 : 0 }
@@ -453,7 +473,9 @@ private struct Parser {
         scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
         while true {
             guard index < bytes.count else {
-                throw fail("unterminated string (opened at line \(openLocation.line), column \(openLocation.column))")
+                throw fail(
+                    "unterminated string (opened at line \(openLocation.line), column \(openLocation.column))"
+                )
             }
             let b = bytes[index]
             if scratch.count > maxStringBytes { try checkLength(scratch.count, openLocation) }
@@ -481,7 +503,8 @@ private struct Parser {
     func checkLength(_ length: Int, _ openLocation: SourceLocation) throws(JSONSyntaxError) {
         if length > maxStringBytes {
             throw fail(
-                "string longer than \(maxStringBytes) bytes (AHAPLimits.maxStringBytes)", code: "limit-exceeded",
+                "string longer than \(maxStringBytes) bytes (AHAPLimits.maxStringBytes)",
+                code: "limit-exceeded",
                 at: openLocation)
         }
     }
@@ -502,7 +525,8 @@ private struct Parser {
         case 0xF1...0xF3: length = 4
         case 0xF4: length = 4; upper = 0x8F
         default:
-            throw fail("invalid UTF-8: byte 0x\(hex(b0, width: 2)) cannot start a character", code: "invalid-utf8")
+            throw fail(
+                "invalid UTF-8: byte 0x\(hex(b0, width: 2)) cannot start a character", code: "invalid-utf8")
         }
         for k in 1..<length {
             guard index + k < bytes.count else {
@@ -538,7 +562,8 @@ private struct Parser {
             let first = try parseHex4(escapeLocation)
             var scalar = UInt32(first)
             if first >= 0xD800 && first <= 0xDBFF {
-                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"),
+                    bytes[index + 1] == UInt8(ascii: "u")
                 else {
                     throw fail(
                         "lone surrogate \\u\(hex(first, width: 4)) in string (a high surrogate must be followed by a low one)",
@@ -568,7 +593,9 @@ private struct Parser {
     mutating func parseHex4(_ escapeLocation: SourceLocation) throws(JSONSyntaxError) -> UInt16 {
         var value: UInt16 = 0
         for _ in 0..<4 {
-            guard index < bytes.count else { throw fail("invalid \\u escape: expected 4 hex digits", at: escapeLocation) }
+            guard index < bytes.count else {
+                throw fail("invalid \\u escape: expected 4 hex digits", at: escapeLocation)
+            }
             let b = bytes[index]
             let digit: UInt8
             switch b {

@@ -26,23 +26,32 @@ func params(_ kind: String, _ list: String) -> String { event("\(kind), \"EventP
 let warningRules: [Rule] = {
     var rules: [Rule] = []
     func add(_ code: String, _ element: String, _ path: String, _ message: String, _ needle: String) {
-        rules.append(Rule(code: code, element: element, expected: "t.ahap:\(path): warning: \(message) \(at(needle, in: element))"))
+        rules.append(
+            Rule(
+                code: code, element: element,
+                expected: "t.ahap:\(path): warning: \(message) \(at(needle, in: element))"))
     }
     var e = event(transient + #", "EventDuraton": 1"#)
     add(
         "unknown-key", e, "Pattern[0].Event.EventDuraton",
-        #"unknown key "EventDuraton" in an Event (did you mean "EventDuration"?); Core Haptics ignores it"#, #""EventDuraton""#)
+        #"unknown key "EventDuraton" in an Event (did you mean "EventDuration"?); Core Haptics ignores it"#,
+        #""EventDuraton""#)
     e = #"{"Paramter": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterValue": 1}}"#
     add(
         "unknown-key", e, "Pattern[0].Paramter",
-        #"unknown key "Paramter" in a Pattern entry (did you mean "Parameter"?); Core Haptics ignores it"#, #""Paramter""#)
+        #"unknown key "Paramter" in a Pattern entry (did you mean "Parameter"?); Core Haptics ignores it"#,
+        #""Paramter""#)
     e = event(transient + #", "colour": 1"#)
-    add("unknown-key", e, "Pattern[0].Event.colour", #"unknown key "colour" in an Event; Core Haptics ignores it"#, #""colour""#)
+    add(
+        "unknown-key", e, "Pattern[0].Event.colour",
+        #"unknown key "colour" in an Event; Core Haptics ignores it"#, #""colour""#)
     e = params(transient, #"{"ParameterID": "HapticIntensity", "ParameterValue": 1.5}"#)
     add(
         "value-clamped", e, "Pattern[0].Event.EventParameters[0].ParameterValue",
         "HapticIntensity 1.5 is outside 0...1; clamped to 1", "1.5")
-    e = params(#""Time": 0, "EventType": "AudioContinuous", "EventDuration": 1"#, #"{"ParameterID": "AudioPan", "ParameterValue": -3}"#)
+    e = params(
+        #""Time": 0, "EventType": "AudioContinuous", "EventDuration": 1"#,
+        #"{"ParameterID": "AudioPan", "ParameterValue": -3}"#)
     add(
         "value-clamped", e, "Pattern[0].Event.EventParameters[0].ParameterValue",
         "AudioPan -3 is outside -1...1; clamped to -1", "-3")
@@ -56,10 +65,13 @@ let warningRules: [Rule] = {
         "HapticSharpness has no ParameterValue; Core Haptics uses the default 0.5", #"{"ParameterID""#)
     e = #"{"Parameter": {"ParameterID": "HapticIntensityControl", "Time": 0}}"#
     add(
-        "missing-value", e, "Pattern[0].Parameter", "Parameter has no ParameterValue; using the neutral value 1",
+        "missing-value", e, "Pattern[0].Parameter",
+        "Parameter has no ParameterValue; using the neutral value 1",
         #"{"ParameterID""#)
     e = params(
-        transient, #"{"ParameterID": "HapticIntensity", "ParameterValue": 1}, {"ParameterID": "HapticIntensity", "ParameterValue": 0.5}"#)
+        transient,
+        #"{"ParameterID": "HapticIntensity", "ParameterValue": 1}, {"ParameterID": "HapticIntensity", "ParameterValue": 0.5}"#
+    )
     add(
         "duplicate-parameter", e, "Pattern[0].Event.EventParameters[1]",
         "HapticIntensity is given twice in this event (first at line 2, column \(13 + e.distance(to: #"{"ParameterID""#))); the last value wins",
@@ -73,7 +85,9 @@ let warningRules: [Rule] = {
         "duration-too-long", e, "Pattern[0].Event.EventDuration",
         "EventDuration 31 s is longer than Core Haptics' 30 s maximum for a continuous event", "31")
     e = event(#""Time": 0, "EventType": "HapticContinuous", "EventDuration": 0"#)
-    add("zero-duration", e, "Pattern[0].Event.EventDuration", "HapticContinuous event lasts 0 s and plays nothing", "0}")
+    add(
+        "zero-duration", e, "Pattern[0].Event.EventDuration",
+        "HapticContinuous event lasts 0 s and plays nothing", "0}")
     e = params(continuous, #"{"ParameterID": "Sustained", "ParameterValue": 0.5}"#)
     add(
         "sustained-not-boolean", e, "Pattern[0].Event.EventParameters[0].ParameterValue",
@@ -94,46 +108,64 @@ let warningRules: [Rule] = {
     add(
         "waveform-ignored", e, "Pattern[0].Event.EventWaveformPath",
         "EventWaveformPath only applies to AudioCustom events; this HapticTransient ignores it", #""a.wav""#)
-    e = #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [{"Time": 0.25, "ParameterValue": 1}, {"Time": 1, "ParameterValue": 0}]}}"#
+    e =
+        #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [{"Time": 0.25, "ParameterValue": 1}, {"Time": 1, "ParameterValue": 0}]}}"#
     add(
         "curve-start-not-zero", e, "Pattern[0].ParameterCurve.ParameterCurveControlPoints[0]",
-        "first control point is at 0.25 s, not 0; until then the control keeps its previous value", #"{"Time": 0.25"#)
-    e = #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 1}, {"Time": 1, "ParameterValue": 0}, {"Time": 0.5, "ParameterValue": 0.5}]}}"#
+        "first control point is at 0.25 s, not 0; until then the control keeps its previous value",
+        #"{"Time": 0.25"#)
+    e =
+        #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 1}, {"Time": 1, "ParameterValue": 0}, {"Time": 0.5, "ParameterValue": 0.5}]}}"#
     add(
         "curve-unsorted", e, "Pattern[0].ParameterCurve.ParameterCurveControlPoints[2]",
-        "control point Time 0.5 comes after 1; points must ascend, so they were sorted by Time", #"{"Time": 0.5"#)
+        "control point Time 0.5 comes after 1; points must ascend, so they were sorted by Time",
+        #"{"Time": 0.5"#)
     e = "{}"
-    add("empty-element", e, "Pattern[0]", "Pattern entry has none of Event, Parameter, ParameterCurve; it is ignored", "{}")
+    add(
+        "empty-element", e, "Pattern[0]",
+        "Pattern entry has none of Event, Parameter, ParameterCurve; it is ignored", "{}")
     return rules
 }()
 
 let errorRules: [Rule] = {
     var rules: [Rule] = []
     func add(_ code: String, _ element: String, _ path: String, _ message: String, _ needle: String) {
-        rules.append(Rule(code: code, element: element, expected: "t.ahap:\(path): error: \(message) \(at(needle, in: element))"))
+        rules.append(
+            Rule(
+                code: code, element: element,
+                expected: "t.ahap:\(path): error: \(message) \(at(needle, in: element))"))
     }
     var e = event(#""Time": "0.5", "EventType": "HapticTransient""#)
     add("wrong-type", e, "Pattern[0].Event.Time", #"Time must be a number, found string "0.5""#, #""0.5""#)
     e = event(#""Time": 0, "EventType": 3"#)
     add("wrong-type", e, "Pattern[0].Event.EventType", "EventType must be a string, found number 3", "3")
     e = event(transient + #", "EventParameters": {}"#)
-    add("wrong-type", e, "Pattern[0].Event.EventParameters", "EventParameters must be an array, found an object", "{}")
+    add(
+        "wrong-type", e, "Pattern[0].Event.EventParameters",
+        "EventParameters must be an array, found an object", "{}")
     e = #"[1]"#
     add("wrong-type", e, "Pattern[0]", "a Pattern entry must be an object, found an array", "[1]")
-    e = event(#""Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "a.wav", "EventWaveformLoopEnabled": 1"#)
+    e = event(
+        #""Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "a.wav", "EventWaveformLoopEnabled": 1"#
+    )
     add(
         "wrong-type", e, "Pattern[0].Event.EventWaveformLoopEnabled",
         "EventWaveformLoopEnabled must be true or false, found number 1", "1}")
     e = event(#""EventType": "HapticTransient""#)
-    add("missing-key", e, "Pattern[0].Event", "Event has no Time (seconds from the start of the pattern)", #"{"EventType""#)
+    add(
+        "missing-key", e, "Pattern[0].Event", "Event has no Time (seconds from the start of the pattern)",
+        #"{"EventType""#)
     e = event(#""Time": 0"#)
     add("missing-key", e, "Pattern[0].Event", "Event has no EventType", #"{"Time""#)
     e = params(transient, #"{"ParameterValue": 1}"#)
-    add("missing-key", e, "Pattern[0].Event.EventParameters[0]", "event parameter has no ParameterID", #"{"ParameterValue""#)
+    add(
+        "missing-key", e, "Pattern[0].Event.EventParameters[0]", "event parameter has no ParameterID",
+        #"{"ParameterValue""#)
     e = #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0}}"#
     add(
         "missing-key", e, "Pattern[0].ParameterCurve",
-        "ParameterCurve has no ParameterCurveControlPoints (an array of {Time, ParameterValue})", #"{"ParameterID""#)
+        "ParameterCurve has no ParameterCurveControlPoints (an array of {Time, ParameterValue})",
+        #"{"ParameterID""#)
     e = event(#""Time": 0, "EventType": "HapticTransiant""#)
     add(
         "unknown-event-type", e, "Pattern[0].Event.EventType",
@@ -141,7 +173,8 @@ let errorRules: [Rule] = {
         #""HapticTransiant""#)
     e = event(#""Time": -1e308, "EventType": "HapticTransient""#)
     add(
-        "negative-time", e, "Pattern[0].Event.Time", "Time -1e+308 is negative; times are seconds from the start",
+        "negative-time", e, "Pattern[0].Event.Time",
+        "Time -1e+308 is negative; times are seconds from the start",
         "-1e308")
     e = event(#""Time": 0, "EventType": "HapticContinuous", "EventDuration": -2"#)
     add(
@@ -154,7 +187,8 @@ let errorRules: [Rule] = {
     e = params(transient, #"{"ParameterID": "HapticIntensty", "ParameterValue": 1}"#)
     add(
         "unknown-parameter-id", e, "Pattern[0].Event.EventParameters[0].ParameterID",
-        #"unknown event ParameterID "HapticIntensty" (did you mean "HapticIntensity"?)"#, #""HapticIntensty""#)
+        #"unknown event ParameterID "HapticIntensty" (did you mean "HapticIntensity"?)"#, #""HapticIntensty""#
+    )
     e = params(transient, #"{"ParameterID": "HapticIntensityControl", "ParameterValue": 1}"#)
     add(
         "unknown-parameter-id", e, "Pattern[0].Event.EventParameters[0].ParameterID",
@@ -165,19 +199,26 @@ let errorRules: [Rule] = {
         "unknown-parameter-id", e, "Pattern[0].Parameter.ParameterID",
         #"unknown dynamic ParameterID "HapticSharpness" (HapticSharpness is an event parameter; did you mean "HapticSharpnessControl"?)"#,
         #""HapticSharpness""#)
-    e = "{\"Event\": {\(transient)}, \"Parameter\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0}}"
+    e =
+        "{\"Event\": {\(transient)}, \"Parameter\": {\"ParameterID\": \"HapticIntensityControl\", \"Time\": 0}}"
     add(
         "ambiguous-element", e, "Pattern[0].Parameter",
         "Pattern entry must hold exactly one of Event, Parameter, ParameterCurve; found Event and Parameter",
         #""Parameter""#)
     e = event(#""Time": 0, "EventType": "AudioCustom""#)
     add(
-        "missing-waveform", e, "Pattern[0].Event", "AudioCustom event has no EventWaveformPath (the audio file to play)",
+        "missing-waveform", e, "Pattern[0].Event",
+        "AudioCustom event has no EventWaveformPath (the audio file to play)",
         #"{"Time""#)
     e = event(#""Time": 0, "EventType": "AudioCustom", "EventWaveformPath": """#)
-    add("missing-waveform", e, "Pattern[0].Event.EventWaveformPath", "EventWaveformPath is empty; name an audio file", #""""#)
-    e = #"{"ParameterCurve": {"ParameterID": "AudioPanControl", "Time": 0, "ParameterCurveControlPoints": []}}"#
-    add("empty-curve", e, "Pattern[0].ParameterCurve.ParameterCurveControlPoints", "ParameterCurve has no control points", "[]")
+    add(
+        "missing-waveform", e, "Pattern[0].Event.EventWaveformPath",
+        "EventWaveformPath is empty; name an audio file", #""""#)
+    e =
+        #"{"ParameterCurve": {"ParameterID": "AudioPanControl", "Time": 0, "ParameterCurveControlPoints": []}}"#
+    add(
+        "empty-curve", e, "Pattern[0].ParameterCurve.ParameterCurveControlPoints",
+        "ParameterCurve has no control points", "[]")
     return rules
 }()
 
@@ -221,7 +262,9 @@ extension String {
         let line = lintLines(#"{"Version": 1, "Pattern": [], "\#(key)": 0}"#).last ?? ""
         let hint = suggestion.map { #" (did you mean "\#($0)"?)"# } ?? ""
         #expect(
-            line == #"t.ahap:\#(key): warning: unknown key "\#(key)" in the top level\#(hint); Core Haptics ignores it (line 1, column 31)"#)
+            line
+                == #"t.ahap:\#(key): warning: unknown key "\#(key)" in the top level\#(hint); Core Haptics ignores it (line 1, column 31)"#
+        )
     }
 
     @Test func formatsFindingsWithAndWithoutFileAndPosition() {
@@ -237,13 +280,19 @@ extension String {
     }
 
     @Test func clampedValuesLandInThePattern() throws {
-        let text = doc(params(transient, #"{"ParameterID": "HapticIntensity", "ParameterValue": 1.5}, {"ParameterID": "HapticSharpness", "ParameterValue": -0.5}"#))
+        let text = doc(
+            params(
+                transient,
+                #"{"ParameterID": "HapticIntensity", "ParameterValue": 1.5}, {"ParameterID": "HapticSharpness", "ParameterValue": -0.5}"#
+            ))
         let event = try #require(AHAP.decode(Array(text.utf8)).pattern.events.first)
         #expect(event.parameters == [.init(.hapticIntensity, 1), .init(.hapticSharpness, 0)])
     }
 
     @Test func unsortedCurvePointsAreSortedStably() throws {
-        let text = doc(#"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0.5, "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 1}, {"Time": 1, "ParameterValue": 0}, {"Time": 0.5, "ParameterValue": 0.5}, {"Time": 0.5, "ParameterValue": 0.25}]}}"#)
+        let text = doc(
+            #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0.5, "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 1}, {"Time": 1, "ParameterValue": 0}, {"Time": 0.5, "ParameterValue": 0.5}, {"Time": 0.5, "ParameterValue": 0.25}]}}"#
+        )
         let curve = try #require(AHAP.decode(Array(text.utf8)).pattern.parameterCurves.first)
         #expect(curve.controlPoints.map(\.time) == [0, 0.5, 0.5, 1])
         #expect(curve.controlPoints.map(\.value) == [1, 0.5, 0.25, 0])
@@ -251,26 +300,31 @@ extension String {
     }
 
     @Test func topLevelFindings() {
-        #expect(lintLines(#"{"Pattern": []}"#) == [
-            "t.ahap:$: warning: no Version; reading the file as AHAP version 1 (line 1, column 1)",
-            "t.ahap:Pattern: warning: Pattern is empty; the file plays nothing (line 1, column 13)",
-        ])
-        #expect(lintLines(#"{"Version": 2, "Pattern": [], "Patern": 1}"#) == [
-            "t.ahap:Version: warning: Version 2 is not 1, the only AHAP version this reader knows; unknown keys will be ignored (line 1, column 13)",
-            "t.ahap:Pattern: warning: Pattern is empty; the file plays nothing (line 1, column 27)",
-            #"t.ahap:Patern: warning: unknown key "Patern" in the top level (did you mean "Pattern"?); Core Haptics ignores it (line 1, column 31)"#,
-        ])
-        #expect(lintLines(#"{"Version": 1}"#) == [
-            #"t.ahap:$: error: missing key "Pattern": an AHAP file needs a Pattern array of events and parameters (line 1, column 1)"#
-        ])
-        #expect(lintLines(#"[{"Event": {}}]"#) == [
-            "t.ahap:$: error: the top level must be an object with a Pattern array, found an array (line 1, column 1)"
-        ])
-        #expect(lintLines(#"{"Version": "1", "Metadata": [], "Pattern": 0}"#) == [
-            #"t.ahap:Version: error: Version must be a number, found string "1" (line 1, column 13)"#,
-            "t.ahap:Metadata: error: Metadata must be an object, found an array (line 1, column 30)",
-            "t.ahap:Pattern: error: Pattern must be an array, found number 0 (line 1, column 45)",
-        ])
+        #expect(
+            lintLines(#"{"Pattern": []}"#) == [
+                "t.ahap:$: warning: no Version; reading the file as AHAP version 1 (line 1, column 1)",
+                "t.ahap:Pattern: warning: Pattern is empty; the file plays nothing (line 1, column 13)",
+            ])
+        #expect(
+            lintLines(#"{"Version": 2, "Pattern": [], "Patern": 1}"#) == [
+                "t.ahap:Version: warning: Version 2 is not 1, the only AHAP version this reader knows; unknown keys will be ignored (line 1, column 13)",
+                "t.ahap:Pattern: warning: Pattern is empty; the file plays nothing (line 1, column 27)",
+                #"t.ahap:Patern: warning: unknown key "Patern" in the top level (did you mean "Pattern"?); Core Haptics ignores it (line 1, column 31)"#,
+            ])
+        #expect(
+            lintLines(#"{"Version": 1}"#) == [
+                #"t.ahap:$: error: missing key "Pattern": an AHAP file needs a Pattern array of events and parameters (line 1, column 1)"#
+            ])
+        #expect(
+            lintLines(#"[{"Event": {}}]"#) == [
+                "t.ahap:$: error: the top level must be an object with a Pattern array, found an array (line 1, column 1)"
+            ])
+        #expect(
+            lintLines(#"{"Version": "1", "Metadata": [], "Pattern": 0}"#) == [
+                #"t.ahap:Version: error: Version must be a number, found string "1" (line 1, column 13)"#,
+                "t.ahap:Metadata: error: Metadata must be an object, found an array (line 1, column 30)",
+                "t.ahap:Pattern: error: Pattern must be an array, found number 0 (line 1, column 45)",
+            ])
     }
 
     @Test func lintReportsEveryFindingInDocumentOrder() throws {
@@ -282,12 +336,13 @@ extension String {
             ]}
             """
         let lines = lintLines(text)
-        #expect(lines == [
-            #"t.ahap:Version: warning: duplicate key "Version" (first at line 1, column 2); the last value wins (line 1, column 16)"#,
-            #"t.ahap:Pattern[0].Event.Time: error: Time must be a number, found string "x" (line 2, column 24)"#,
-            #"t.ahap:Pattern[1].Event.EventDuraton: warning: unknown key "EventDuraton" in an Event (did you mean "EventDuration"?); Core Haptics ignores it (line 3, column 59)"#,
-            #"t.ahap:Pattern[2].Event.EventType: error: unknown EventType "Buzz"; expected HapticTransient, HapticContinuous, AudioContinuous or AudioCustom (line 4, column 40)"#,
-        ])
+        #expect(
+            lines == [
+                #"t.ahap:Version: warning: duplicate key "Version" (first at line 1, column 2); the last value wins (line 1, column 16)"#,
+                #"t.ahap:Pattern[0].Event.Time: error: Time must be a number, found string "x" (line 2, column 24)"#,
+                #"t.ahap:Pattern[1].Event.EventDuraton: warning: unknown key "EventDuraton" in an Event (did you mean "EventDuration"?); Core Haptics ignores it (line 3, column 59)"#,
+                #"t.ahap:Pattern[2].Event.EventType: error: unknown EventType "Buzz"; expected HapticTransient, HapticContinuous, AudioContinuous or AudioCustom (line 4, column 40)"#,
+            ])
         // decode throws the first error and carries all four findings.
         do {
             _ = try AHAP.decode(Array(text.utf8), file: "t.ahap")
@@ -302,20 +357,29 @@ extension String {
     @Test func invalidFixtureWarnsAboutTheTypoAndStillPlaysItsEvent() throws {
         let bytes = try Fixtures.bytes("ahap/meta/invalid.ahap")
         let doc = try AHAP.decode(bytes, file: "invalid.ahap")
-        #expect(doc.diagnostics.map { $0.formatted(file: "invalid.ahap") } == [
-            #"invalid.ahap:Pattern[1].ParameterCurves: warning: unknown key "ParameterCurves" in a Pattern entry (did you mean "ParameterCurve"?); Core Haptics ignores it (line 21, column 13)"#
-        ])
-        #expect(doc.pattern.events == [
-            HapticEvent(time: 0, type: .hapticTransient, parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, 0.6)])
-        ])
+        #expect(
+            doc.diagnostics.map { $0.formatted(file: "invalid.ahap") } == [
+                #"invalid.ahap:Pattern[1].ParameterCurves: warning: unknown key "ParameterCurves" in a Pattern entry (did you mean "ParameterCurve"?); Core Haptics ignores it (line 21, column 13)"#
+            ])
+        #expect(
+            doc.pattern.events == [
+                HapticEvent(
+                    time: 0, type: .hapticTransient,
+                    parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, 0.6)])
+            ])
         #expect(doc.pattern.parameterCurves.isEmpty)
     }
 
     @Test func seventeenPointCurveIsAWarningNotAnError() throws {
         let doc = try AHAP.decode(try Fixtures.bytes("ahap/meta/17_points.ahap"))
         #expect(doc.diagnostics.map(\.code) == ["too-many-control-points"])
-        #expect(doc.diagnostics.first?.message == "ParameterCurve has 17 control points; Core Haptics tooling uses at most 16 per curve and splits longer ones")
-        #expect(doc.diagnostics.first?.path.description == "Pattern[0].ParameterCurve.ParameterCurveControlPoints")
+        #expect(
+            doc.diagnostics.first?.message
+                == "ParameterCurve has 17 control points; Core Haptics tooling uses at most 16 per curve and splits longer ones"
+        )
+        #expect(
+            doc.diagnostics.first?.path.description == "Pattern[0].ParameterCurve.ParameterCurveControlPoints"
+        )
         #expect(doc.pattern.parameterCurves.first?.controlPoints.count == 17)
     }
 

@@ -108,7 +108,9 @@ import Testing
     }
 
     @Test func versionlessFilesStayVersionless() throws {
-        let pattern = try AHAP.decode(Array(#"{"Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#.utf8)).pattern
+        let pattern = try AHAP.decode(
+            Array(#"{"Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#.utf8)
+        ).pattern
         #expect(pattern.version == nil)
         #expect(String(decoding: AHAP.encode(pattern), as: UTF8.self).hasPrefix("{\n    \"Pattern\": ["))
     }
@@ -125,7 +127,9 @@ import Testing
     }
 
     @Test func emptyTruncatedAndGarbageFilesFailWithLocatedErrors() throws {
-        #expect(firstError([])?.description == "bad.ahap:$: error: file is empty; expected a JSON object (line 1, column 1)")
+        #expect(
+            firstError([])?.description
+                == "bad.ahap:$: error: file is empty; expected a JSON object (line 1, column 1)")
         let boing = try Fixtures.bytes("ahap/apple/Boing.ahap")
         for cut in stride(from: 1, to: boing.count - 1, by: 7) {
             let error = firstError(Array(boing[..<cut]))
@@ -141,11 +145,13 @@ import Testing
 
     @Test func twoHundredThousandEventsHitTheEventLimit() {
         let one = #"{"Event":{"Time":0,"EventType":"HapticTransient"}}"#
-        let text = #"{"Version":1,"Pattern":["# + Array(repeating: one, count: 200_000).joined(separator: ",") + "]}"
+        let text =
+            #"{"Version":1,"Pattern":["# + Array(repeating: one, count: 200_000).joined(separator: ",") + "]}"
         let error = firstError(Array(text.utf8))
         #expect(
             error?.description
-                == "bad.ahap:Pattern: error: Pattern has 200000 events; the limit is 100000 (AHAPLimits.maxEvents) (line 1, column 24)")
+                == "bad.ahap:Pattern: error: Pattern has 200000 events; the limit is 100000 (AHAPLimits.maxEvents) (line 1, column 24)"
+        )
         #expect(error?.code == "limit-exceeded")
     }
 
@@ -157,37 +163,51 @@ import Testing
                 == "bad.ahap:$: error: file is 15 bytes; the limit is 10 (AHAPLimits.maxFileBytes)")
 
         let points = (0...1024).map { #"{"Time": \#($0), "ParameterValue": 0}"# }.joined(separator: ",")
-        let element = #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [\#(points)]}}"#
+        let element =
+            #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [\#(points)]}}"#
         let curve = doc(element)
         #expect(
             firstError(Array(curve.utf8))?.description
-                == "bad.ahap:Pattern[0].ParameterCurve.ParameterCurveControlPoints: error: ParameterCurve has 1025 control points; the limit is 1024 (AHAPLimits.maxControlPoints) \(at("[{", in: element))")
+                == "bad.ahap:Pattern[0].ParameterCurve.ParameterCurveControlPoints: error: ParameterCurve has 1025 control points; the limit is 1024 (AHAPLimits.maxControlPoints) \(at("[{", in: element))"
+        )
 
         let long = doc(#"{"Event": {"Time": 3600, "EventType": "HapticContinuous", "EventDuration": 1}}"#)
         #expect(
             firstError(Array(long.utf8))?.description
-                == "bad.ahap:Pattern: error: pattern lasts 3601 s; the limit is 3600 s (AHAPLimits.maxDuration) (line 1, column 27)")
+                == "bad.ahap:Pattern: error: pattern lasts 3601 s; the limit is 3600 s (AHAPLimits.maxDuration) (line 1, column 27)"
+        )
         #expect(firstError(Array(long.utf8))?.diagnostics.map(\.code) == ["limit-exceeded"])
 
         limits = .default
         limits.maxStringBytes = 8
         #expect(
-            firstError(Array(#"{"Metadata": {"Title": "a long title"}, "Pattern": []}"#.utf8), limits: limits)?.description
-                == "bad.ahap:Metadata.Title: error: string longer than 8 bytes (AHAPLimits.maxStringBytes) (line 1, column 24)")
+            firstError(
+                Array(#"{"Metadata": {"Title": "a long title"}, "Pattern": []}"#.utf8), limits: limits)?
+                .description
+                == "bad.ahap:Metadata.Title: error: string longer than 8 bytes (AHAPLimits.maxStringBytes) (line 1, column 24)"
+        )
     }
 
     @Test func deepNestingAndOddTokensNeverCrash() {
         let deep = Array(#"{"Pattern": "#.utf8) + [UInt8](repeating: UInt8(ascii: "["), count: 200_000)
         #expect(firstError(deep)?.code == "limit-exceeded")
-        #expect(firstError(Array(doc(#"{"Event": {"Time": 1e999, "EventType": "HapticTransient"}}"#).utf8))?.code == "number-out-of-range")
-        #expect(firstError(Array(doc(#"{"Event": {"Time": Infinity, "EventType": "HapticTransient"}}"#).utf8))?.code == "json-syntax")
-        #expect(firstError(Array(doc(#"{"Event": {"Time": -NaN, "EventType": "HapticTransient"}}"#).utf8))?.code == "json-syntax")
-        #expect(firstError(Array(#"{"Metadata": {"a": "\uDE00"}, "Pattern": []}"#.utf8))?.code == "json-syntax")
+        #expect(
+            firstError(Array(doc(#"{"Event": {"Time": 1e999, "EventType": "HapticTransient"}}"#).utf8))?.code
+                == "number-out-of-range")
+        #expect(
+            firstError(Array(doc(#"{"Event": {"Time": Infinity, "EventType": "HapticTransient"}}"#).utf8))?
+                .code == "json-syntax")
+        #expect(
+            firstError(Array(doc(#"{"Event": {"Time": -NaN, "EventType": "HapticTransient"}}"#).utf8))?.code
+                == "json-syntax")
+        #expect(
+            firstError(Array(#"{"Metadata": {"a": "\uDE00"}, "Pattern": []}"#.utf8))?.code == "json-syntax")
         #expect(firstError([0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x31, 0x7D])?.code == "invalid-utf8")
     }
 
     @Test func byteOrderMarkIsAcceptedWithAWarning() throws {
-        let bytes: [UInt8] = [0xEF, 0xBB, 0xBF] + Array(doc(#"{"Event": {"Time": 0, "EventType": "HapticTransient"}}"#).utf8)
+        let bytes: [UInt8] =
+            [0xEF, 0xBB, 0xBF] + Array(doc(#"{"Event": {"Time": 0, "EventType": "HapticTransient"}}"#).utf8)
         let decoded = try AHAP.decode(bytes, file: "bom.ahap")
         #expect(decoded.diagnostics.map(\.code) == ["bom"])
         #expect(decoded.pattern.events.count == 1)

@@ -12,7 +12,8 @@ import Testing
         let pattern = HapticPattern(elements: [
             .event(HapticEvent(time: 0.5, type: .hapticTransient)),
             .event(HapticEvent(time: 0.2, type: .hapticContinuous, duration: 1.0)),
-            .curve(ParameterCurve(.hapticIntensityControl, time: 3, controlPoints: [.init(time: 0, value: 1)])),
+            .curve(
+                ParameterCurve(.hapticIntensityControl, time: 3, controlPoints: [.init(time: 0, value: 1)])),
             .parameter(DynamicParameter(.hapticSharpnessControl, value: 0.2, time: 5)),
         ])
         // Apple: the start of the last event or parameter, plus that event's duration.

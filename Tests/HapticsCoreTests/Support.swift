@@ -16,7 +16,9 @@ enum Fixtures {
     /// Every `.ahap` file, relative to `root`, sorted.
     static let ahapFiles: [String] = {
         let base = root.appending(path: "ahap")
-        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { return [] }
+        guard let walker = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else {
+            return []
+        }
         var found: [String] = []
         for case let url as URL in walker where url.pathExtension == "ahap" {
             found.append("ahap/" + url.path.dropFirst(base.path.count + 1))
