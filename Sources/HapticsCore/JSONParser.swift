@@ -585,8 +585,10 @@ private struct Parser {
             // Always valid here: surrogates were handled above.
             for unit in UTF8.encode(Unicode.Scalar(scalar)!)! { scratch.append(unit) }
         default:
-            index -= 1
-            throw fail("invalid escape '\\\(found().trimmingQuotes)' in string", at: escapeLocation)
+            if c >= 0x21 && c < 0x7F {
+                throw fail("invalid escape '\\\(Character(Unicode.Scalar(c)))' in string", at: escapeLocation)
+            }
+            throw fail("invalid escape: '\\' followed by byte 0x\(hex(c, width: 2)) in string", at: escapeLocation)
         }
     }
 
@@ -608,14 +610,6 @@ private struct Parser {
             index += 1
         }
         return value
-    }
-}
-
-extension String {
-    /// `'x'` → `x`, for splicing a `found()` description into a message.
-    fileprivate var trimmingQuotes: Substring {
-        if hasPrefix("'") && hasSuffix("'") && count >= 3 { return dropFirst().dropLast() }
-        return Substring(self)
     }
 }
 
