@@ -68,7 +68,7 @@ public struct VoicingProfile: Hashable, Sendable {
         name: "default",
         summary: "70-280 Hz buzz with harmonics up to 16x, audible on laptop speakers",
         lowestFrequency: 70, highestFrequency: 280, harmonicCount: 16, harmonicRolloff: 1,
-        brightnessAtSoft: 0.3, brightnessAtSharp: 1, longestTransient: 0.040, shortestTransient: 0.010)
+        brightnessAtSoft: 0.6, brightnessAtSharp: 1, longestTransient: 0.040, shortestTransient: 0.010)
 
     /// "pure": a sine at the actuator's frequency (80-230 Hz), physically faithful; needs headphones
     /// or a subwoofer to be heard well.
