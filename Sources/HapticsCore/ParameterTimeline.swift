@@ -63,14 +63,13 @@ public struct ParameterTimeline: Hashable, Sendable {
         compile()
     }
 
-    /// Builds the timeline of `id` from a pattern's parameters and curves (other IDs are ignored).
+    /// Builds the timeline of `id` from parameters and curves (other IDs are ignored). Ties between
+    /// equal start times go to curves, then to the later one in each list.
     public init(_ id: DynamicParameterID, parameters: [DynamicParameter], curves: [ParameterCurve]) {
-        var elements: [(order: Int, element: Element)] = []
-        for p in parameters where p.id == id { elements.append((elements.count, .step(time: p.time, value: p.value))) }
-        for c in curves where c.id == id && !c.controlPoints.isEmpty {
-            elements.append((elements.count, .curve(time: c.time, points: c.controlPoints)))
-        }
-        self.init(id, elements: elements.map(\.element))
+        let steps = parameters.filter { $0.id == id }.map { Element.step(time: $0.time, value: $0.value) }
+        let ramps = curves.filter { $0.id == id && !$0.controlPoints.isEmpty }
+            .map { Element.curve(time: $0.time, points: $0.controlPoints) }
+        self.init(id, elements: steps + ramps)
     }
 
     /// Builds the timeline of `id` from the pattern's elements, keeping their file order for ties.
@@ -239,7 +238,21 @@ extension DynamicParameterID {
     /// The control that modulates `parameter` on an event of the given kind, if any:
     /// `Haptic*Control` for haptic events, `Audio*Control` for audio events.
     public static func control(for parameter: EventParameterID, onHapticEvent haptic: Bool) -> DynamicParameterID? {
-        allCases.first { $0.target == parameter && $0.actsOnHaptics == haptic }
+        switch (parameter, haptic) {
+        case (.hapticIntensity, true): .hapticIntensityControl
+        case (.hapticSharpness, true): .hapticSharpnessControl
+        case (.attackTime, true): .hapticAttackTimeControl
+        case (.decayTime, true): .hapticDecayTimeControl
+        case (.releaseTime, true): .hapticReleaseTimeControl
+        case (.attackTime, false): .audioAttackTimeControl
+        case (.decayTime, false): .audioDecayTimeControl
+        case (.releaseTime, false): .audioReleaseTimeControl
+        case (.audioVolume, false): .audioVolumeControl
+        case (.audioPan, false): .audioPanControl
+        case (.audioPitch, false): .audioPitchControl
+        case (.audioBrightness, false): .audioBrightnessControl
+        default: nil
+        }
     }
 }
 

@@ -127,6 +127,7 @@ public struct Synthesizer: ~Copyable {
     /// Starting a layer that is playing stops what it plays (a 10 ms fade) at `atFrame`.
     /// Controls sent to the layer stay in force across starts until replaced.
     public mutating func start(_ pattern: PreparedPattern, layer: Int, atFrame: Int64, offset: Double = 0) {
+        _ = layerSlot(layer, create: true)  // set the layer up here, not in render()
         schedule(Command(frame: max(atFrame, currentFrame), layer: layer, action: .start(pattern, offset)))
     }
 
@@ -266,7 +267,7 @@ public struct Synthesizer: ~Copyable {
         layers[slot].pattern = pattern.storage
         layers[slot].startFrame = frame
         layers[slot].offset = offset
-        layers[slot].patternCursors = .init(repeating: .init(), count: 12)
+        for i in 0..<layers[slot].patternCursors.count { layers[slot].patternCursors[i] = .init() }
         layers[slot].updateControlFlags()
         let events = pattern.storage.events
         var first = events.endIndex
@@ -557,11 +558,12 @@ struct Layer {
     func hasControls(haptic: Bool) -> Bool { haptic ? hapticControls : audioControls }
 
     mutating func updateControlFlags() {
-        func any(_ ids: [DynamicParameterID]) -> Bool {
-            ids.contains { !overrides[$0].isEmpty || !(pattern?.timelines[$0].isEmpty ?? true) }
+        func active(_ id: DynamicParameterID) -> Bool {
+            !overrides[id].isEmpty || !(pattern?.timelines[id].isEmpty ?? true)
         }
-        hapticControls = any([.hapticIntensityControl, .hapticSharpnessControl])
-        audioControls = any([.audioVolumeControl, .audioPanControl, .audioPitchControl, .audioBrightnessControl])
+        hapticControls = active(.hapticIntensityControl) || active(.hapticSharpnessControl)
+        audioControls = active(.audioVolumeControl) || active(.audioPanControl) || active(.audioPitchControl)
+            || active(.audioBrightnessControl)
     }
 
     mutating func advance(format: AudioFormat) {
@@ -572,7 +574,7 @@ struct Layer {
     }
 
     mutating func control(_ index: Int, at frame: Int64, rate: Int) -> Float {
-        var value = DynamicParameterID.allCases[index].neutralValue
+        var value: Float = index == 0 || index == 5 ? 1 : 0  // neutral: multipliers 1, offsets 0
         var start = -Double.infinity
         let seconds = Double(rate)
         if let pattern {

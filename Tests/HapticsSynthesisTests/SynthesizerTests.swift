@@ -245,3 +245,28 @@ struct SplitMix {
         return z ^ (z >> 31)
     }
 }
+
+@Suite struct OffsetStartTests {
+    @Test func startingPartWayJoinsEventsInProgressAndSkipsEarlierTransients() {
+        let format = AudioFormat(sampleRate: 48_000)
+        let pattern = Synthesizer.prepare(
+            HapticPattern(elements: [transient(0.1), continuous(0.2, 1), transient(0.7)]),
+            clips: [:], format: format, voicing: .standard)
+        var synth = Synthesizer(format: format, voicing: .standard)
+        synth.start(pattern, layer: 0, atFrame: 0, offset: 0.5)
+        var out = [Float](repeating: 0, count: 48_000)
+        out.withUnsafeMutableBufferPointer { synth.render(into: $0) }
+        // The buzz is already at full level; it ends (plus a 5 ms release) 0.7 s later; the
+        // transient at 0.7 lands 0.2 s in.
+        #expect(Measure.rms(out[0..<4_800]) > 0.2)
+        #expect(Measure.rms(out[24_000..<33_000]) > 0.2)
+        #expect(out[34_000...].allSatisfy { $0 == 0 })
+        var solo = [Float](repeating: 0, count: 48_000)
+        let clicks = Synthesizer.prepare(
+            HapticPattern(elements: [transient(0.1), transient(0.7)]), clips: [:], format: format, voicing: .standard)
+        var reference = Synthesizer(format: format, voicing: .standard)
+        reference.start(clicks, layer: 0, atFrame: 0, offset: 0.5)
+        solo.withUnsafeMutableBufferPointer { reference.render(into: $0) }
+        #expect(Measure.firstNonZero(solo) == 9_600)  // only the transient at 0.7 s sounds
+    }
+}
