@@ -30,6 +30,7 @@ let package = Package(
             name: "HapticsCoreTests",
             dependencies: ["HapticsCore", .product(name: "OrderedCollections", package: "swift-collections")]
         ),
+        .testTarget(name: "HapticsSynthesisTests", dependencies: ["HapticsCore", "HapticsSynthesis"]),
     ]
 )
 

@@ -1,0 +1,80 @@
+public import HapticsCore
+
+/// Offline rendering of one pattern from frame 0, for `haptic render` and tests.
+///
+/// ```swift
+/// var renderer = PatternRenderer(pattern: pattern, format: AudioFormat(sampleRate: 48_000))
+/// var block = [Float](repeating: 0, count: 4_096)
+/// while case let n = block.withUnsafeMutableBufferPointer({ renderer.render(into: $0) }), n > 0 {
+///     write(block[..<(n * renderer.format.channels)])
+/// }
+/// ```
+public struct PatternRenderer: ~Copyable {
+    /// Output layout.
+    public let format: AudioFormat
+    /// Frames in the whole render, release tails included (known up front for the WAV header).
+    public let frameCount: Int64
+    var synthesizer: Synthesizer
+
+    /// Prepares `pattern` and starts it at frame 0 on layer 0.
+    public init(
+        pattern: HapticPattern, format: AudioFormat, voicing: VoicingProfile = .standard,
+        clips: [String: AudioClip] = [:]
+    ) {
+        self.format = format
+        let prepared = Synthesizer.prepare(pattern, clips: clips, format: format, voicing: voicing)
+        frameCount = Self.length(of: prepared, format: format, voicing: voicing)
+        synthesizer = Synthesizer(format: format, voicing: voicing)
+        synthesizer.start(prepared, layer: 0, atFrame: 0)
+    }
+
+    /// The frames still to render.
+    public var remainingFrames: Int64 { frameCount - synthesizer.currentFrame }
+
+    /// Fills the buffer with the next frames (interleaved); returns the frames written, 0 at the end.
+    ///
+    /// - Complexity: O(frames × sounding voices).
+    public mutating func render(into buffer: UnsafeMutableBufferPointer<Float>) -> Int {
+        let frames = Int(min(Int64(buffer.count / format.channels), remainingFrames))
+        guard frames > 0 else { return 0 }
+        synthesizer.render(into: UnsafeMutableBufferPointer(rebasing: buffer[..<(frames * format.channels)]))
+        return frames
+    }
+
+    /// Renders the whole pattern into one interleaved array of `frameCount * channels` samples.
+    public static func render(
+        _ pattern: HapticPattern, format: AudioFormat, voicing: VoicingProfile = .standard,
+        clips: [String: AudioClip] = [:]
+    ) -> [Float] {
+        var renderer = PatternRenderer(pattern: pattern, format: format, voicing: voicing, clips: clips)
+        let count = Int(renderer.frameCount) * format.channels
+        return [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
+            buffer.initialize(repeating: 0)
+            _ = renderer.render(into: buffer)
+            initialized = count
+        }
+    }
+
+    /// The last frame any event of `pattern` sounds, started at frame 0, plus one.
+    static func length(of pattern: PreparedPattern, format: AudioFormat, voicing: VoicingProfile) -> Int64 {
+        var layer = Layer()
+        layer.inUse = true
+        layer.pattern = pattern.storage
+        var end: Int64 = 0
+        for event in pattern.storage.events {
+            let onset = format.frame(at: event.time)
+            var durationFrames: Int?
+            if let d = event.duration {
+                durationFrames = Int(max(0, format.frame(at: event.time + d) - onset))
+                end = max(end, onset + Int64(durationFrames!))
+            }
+            let clip = event.clip >= 0 ? pattern.storage.clips[event.clip] : nil
+            let plan = VoicePlan(
+                event: event, durationFrames: durationFrames, clip: clip,
+                control: { layer.control(ParameterTimelines.index(of: $0), at: onset, rate: format.sampleRate) },
+                format: format, voicing: voicing)
+            if event.type != .audioCustom || clip != nil { end = max(end, onset + Int64(plan.totalFrames)) }
+        }
+        return end
+    }
+}

@@ -1,0 +1,601 @@
+public import HapticsCore
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The streaming synthesizer: plays prepared patterns on layers (players) at exact output frames,
+/// mixes their voices, and soft-limits the sum.
+///
+/// All storage is allocated in `init`; ``render(into:)`` never allocates. Output depends only on
+/// what was scheduled and on frame numbers, never on how the stream is cut into blocks: rendering
+/// N frames at once or in any split gives bit-identical samples.
+///
+/// ```swift
+/// var synth = Synthesizer(format: AudioFormat(sampleRate: 48_000), voicing: .standard)
+/// let tap = Synthesizer.prepare(pattern, clips: [:], format: synth.format, voicing: .standard)
+/// synth.start(tap, layer: 0, atFrame: 4_800)   // 100 ms in
+/// var block = [Float](repeating: 0, count: 512)
+/// block.withUnsafeMutableBufferPointer { synth.render(into: $0) }
+/// ```
+public struct Synthesizer: ~Copyable {
+    /// Output layout.
+    public let format: AudioFormat
+    /// How haptic events sound.
+    public let voicing: VoicingProfile
+    /// Controls are evaluated at absolute frames that are multiples of this, and ramped between.
+    public static let controlInterval = 64
+    /// The soft limiter leaves samples up to this magnitude untouched.
+    public static let limiterThreshold: Float = 0.5
+
+    /// The next frame ``render(into:)`` will produce.
+    public private(set) var currentFrame: Int64 = 0
+
+    let maxVoices: Int
+    let voices: UnsafeMutablePointer<Voice>
+    var voiceHighWater = 0
+    let maxLayers: Int
+    let layers: UnsafeMutablePointer<Layer>
+    var commands: [Command] = []
+    var commandHead = 0
+    let hapticTable: UnsafeMutablePointer<Float>
+    let hapticPeak: Float
+    let toneTable: UnsafeMutablePointer<Float>
+    let tonePeak: Float
+    let tiltLowPass: Float
+    let stopFadeFrames: Int
+
+    /// Creates a synthesizer with room for `maxVoices` simultaneous voices and `maxLayers` layers.
+    ///
+    /// Events that start while every voice is busy are dropped.
+    public init(format: AudioFormat, voicing: VoicingProfile, maxVoices: Int = 512, maxLayers: Int = 64) {
+        precondition(maxVoices > 0 && maxLayers > 0)
+        self.format = format
+        self.voicing = voicing
+        self.maxVoices = maxVoices
+        self.maxLayers = maxLayers
+        voices = .allocate(capacity: maxVoices)
+        voices.initialize(repeating: Voice(), count: maxVoices)
+        layers = .allocate(capacity: maxLayers)
+        layers.initialize(repeating: Layer(), count: maxLayers)
+        commands.reserveCapacity(256)
+        let haptic = Wavetable(harmonicCount: voicing.harmonicCount, rolloff: voicing.harmonicRolloff)
+        hapticTable = .allocate(capacity: haptic.points.count)
+        hapticTable.initialize(from: haptic.points, count: haptic.points.count)
+        hapticPeak = haptic.harmonicPeak
+        let tone = Wavetable(harmonicCount: ToneVoicing.harmonicCount, rolloff: 1)
+        toneTable = .allocate(capacity: tone.points.count)
+        toneTable.initialize(from: tone.points, count: tone.points.count)
+        tonePeak = tone.harmonicPeak
+        tiltLowPass = Float(1 - exp(-2 * Double.pi * ToneVoicing.tiltCornerFrequency / Double(format.sampleRate)))
+        stopFadeFrames = max(1, VoicePlan.frames(EnvelopeTiming.stopFade, format.sampleRate))
+    }
+
+    deinit {
+        voices.deinitialize(count: maxVoices)
+        voices.deallocate()
+        layers.deinitialize(count: maxLayers)
+        layers.deallocate()
+        hapticTable.deallocate()
+        toneTable.deallocate()
+    }
+
+    /// Prepares a pattern once: sorts events (stably, by time), resolves their parameters, attaches
+    /// clips by `EventWaveformPath` (a missing clip plays silence) and compiles the timelines.
+    ///
+    /// - Complexity: O(*n* log *n*) in the number of pattern elements, plus copying the clips used.
+    public static func prepare(
+        _ pattern: HapticPattern, clips: [String: AudioClip], format: AudioFormat, voicing: VoicingProfile
+    ) -> PreparedPattern {
+        var clipData: [ClipData] = []
+        var clipIndex: [String: Int] = [:]
+        var events: [PreparedEvent] = []
+        for event in pattern.events {
+            var index = -1
+            if event.type == .audioCustom, let path = event.waveformPath {
+                if let known = clipIndex[path] {
+                    index = known
+                } else if let clip = clips[path] {
+                    index = clipData.count
+                    clipIndex[path] = index
+                    clipData.append(ClipData(clip))
+                }
+            }
+            events.append(PreparedEvent(event, clip: index))
+        }
+        let sorted = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        return PreparedPattern(storage: .init(
+            events: sorted, timelines: ParameterTimelines(pattern), clips: clipData,
+            duration: pattern.duration, sampleRate: format.sampleRate))
+    }
+
+    /// Whether nothing is playing or scheduled.
+    public var isIdle: Bool {
+        if commandHead < commands.count { return false }
+        for i in 0..<voiceHighWater where voices[i].active { return false }
+        for i in 0..<maxLayers where layers[i].inUse && layers[i].nextOnset != .max { return false }
+        return true
+    }
+
+    // MARK: Scheduling
+
+    /// Starts `pattern` on `layer` at absolute output frame `atFrame` (a past frame means now),
+    /// `offset` seconds into the pattern. Events already under way at `offset` join in progress.
+    ///
+    /// Starting a layer that is playing stops what it plays (a 10 ms fade) at `atFrame`.
+    /// Controls sent to the layer stay in force across starts until replaced.
+    public mutating func start(_ pattern: PreparedPattern, layer: Int, atFrame: Int64, offset: Double = 0) {
+        _ = layerSlot(layer, create: true)  // set the layer up here, not in render()
+        schedule(Command(frame: max(atFrame, currentFrame), layer: layer, action: .start(pattern, offset)))
+    }
+
+    /// Stops `layer` at `atFrame`: its sounding voices fade out over 10 ms, later events are dropped.
+    public mutating func stop(layer: Int, atFrame: Int64) {
+        schedule(Command(frame: max(atFrame, currentFrame), layer: layer, action: .stop))
+    }
+
+    /// Sets dynamic parameter `id` of `layer` to `value` (clamped to `id.range`) from `atFrame` on.
+    /// It takes over from earlier pattern or sent values until a later-starting one does.
+    public mutating func setControl(_ id: DynamicParameterID, _ value: Float, layer: Int, atFrame: Int64) {
+        let clamped = min(max(value, id.range.lowerBound), id.range.upperBound)
+        let time = Double(max(atFrame, currentFrame)) / Double(format.sampleRate)
+        addOverride(id, .step(time: time, value: clamped), layer: layer)
+    }
+
+    /// Runs `curve` on `layer` starting `curve.time` seconds after `atFrame`.
+    public mutating func scheduleCurve(_ curve: ParameterCurve, layer: Int, atFrame: Int64) {
+        guard !curve.controlPoints.isEmpty else { return }
+        let time = Double(max(atFrame, currentFrame)) / Double(format.sampleRate) + curve.time
+        let points = curve.controlPoints.map {
+            ParameterCurve.ControlPoint(time: $0.time, value: min(max($0.value, curve.id.range.lowerBound), curve.id.range.upperBound))
+        }
+        addOverride(curve.id, .curve(time: time, points: points), layer: layer)
+    }
+
+    /// Fades everything out linearly-ish over `frames` frames from `atFrame` (Ctrl-C), stops every
+    /// layer and cancels starts scheduled after `atFrame`.
+    public mutating func fadeOutAll(atFrame: Int64, frames: Int) {
+        schedule(Command(frame: max(atFrame, currentFrame), layer: -1, action: .fadeOutAll(max(1, frames))))
+    }
+
+    mutating func schedule(_ command: Command) {
+        if commandHead > 0 && commandHead == commands.count {
+            commands.removeAll(keepingCapacity: true)
+            commandHead = 0
+        }
+        let index = commands[commandHead...].firstIndex { $0.frame > command.frame } ?? commands.endIndex
+        commands.insert(command, at: index)
+    }
+
+    mutating func addOverride(_ id: DynamicParameterID, _ element: ParameterTimeline.Element, layer id2: Int) {
+        guard let slot = layerSlot(id2, create: true) else { return }
+        let index = ParameterTimelines.index(of: id)
+        layers[slot].overrides[id].discard(before: Double(currentFrame) / Double(format.sampleRate))
+        layers[slot].overrides[id].insert(element)
+        layers[slot].overrideCursors[index] = .init()
+        layers[slot].updateControlFlags()
+    }
+
+    func layerSlot(_ id: Int, create: Bool) -> Int? {
+        var free: Int?
+        for i in 0..<maxLayers {
+            if layers[i].inUse && layers[i].id == id { return i }
+            if !layers[i].inUse && free == nil { free = i }
+        }
+        guard create else { return nil }
+        if free == nil {
+            // Recycle a layer that no longer plays or sounds.
+            free = (0..<maxLayers).first { layers[$0].nextOnset == .max && layers[$0].voiceCount == 0 }
+        }
+        guard let slot = free else { return nil }
+        layers[slot] = Layer()
+        layers[slot].inUse = true
+        layers[slot].id = id
+        return slot
+    }
+
+    // MARK: Rendering
+
+    /// Renders the next `buffer.count / format.channels` frames, interleaved, overwriting the buffer.
+    ///
+    /// - Complexity: O(frames × sounding voices); silent stretches cost a memset.
+    public mutating func render(into buffer: UnsafeMutableBufferPointer<Float>) {
+        guard let base = buffer.baseAddress else { return }
+        let channels = format.channels
+        let frames = buffer.count / channels
+        base.update(repeating: 0, count: buffer.count)
+        let end = currentFrame + Int64(frames)
+        var frame = currentFrame
+        while frame < end {
+            runDue(at: frame)
+            var next = end
+            if commandHead < commands.count { next = min(next, commands[commandHead].frame) }
+            for i in 0..<maxLayers where layers[i].inUse { next = min(next, layers[i].nextOnset) }
+            let offset = Int(frame - currentFrame) * channels
+            renderVoices(base + offset, frames: Int(next - frame), from: frame)
+            frame = next
+        }
+        Self.limit(base, count: frames * channels)
+        currentFrame = end
+    }
+
+    /// Soft limiter, memoryless: |x| <= T passes; above, `T + (1 - T) * u / (1 + u)` with
+    /// `u = (|x| - T) / (1 - T)`, which is smooth at T and never reaches 1.
+    @inlinable
+    static func limit(_ samples: UnsafeMutablePointer<Float>, count: Int) {
+        let threshold = limiterThreshold
+        for i in 0..<count {
+            let x = samples[i]
+            let magnitude = x.magnitude
+            if magnitude > threshold {
+                let u = (magnitude - threshold) / (1 - threshold)
+                let y = min(threshold + (1 - threshold) * (u / (1 + u)), 1)
+                samples[i] = x < 0 ? -y : y
+            }
+        }
+    }
+
+    /// Runs commands due at `frame` and starts the events whose onset is `frame`.
+    mutating func runDue(at frame: Int64) {
+        while commandHead < commands.count && commands[commandHead].frame <= frame {
+            let command = commands[commandHead]
+            commandHead += 1
+            switch command.action {
+            case .start(let pattern, let offset): startLayer(command.layer, pattern, offset: offset, at: frame)
+            case .stop:
+                if let slot = layerSlot(command.layer, create: false) { stopLayer(slot, fade: stopFadeFrames) }
+            case .fadeOutAll(let fade):
+                for slot in 0..<maxLayers where layers[slot].inUse { stopLayer(slot, fade: fade) }
+                for i in 0..<voiceHighWater where voices[i].active { voices[i].release(frames: fade) }
+                commands.removeSubrange(commandHead...)
+            }
+        }
+        for slot in 0..<maxLayers where layers[slot].inUse {
+            while layers[slot].nextOnset <= frame, let pattern = layers[slot].pattern {
+                let index = layers[slot].nextEvent
+                startVoice(pattern, index, layer: slot, onset: layers[slot].nextOnset, skip: 0)
+                layers[slot].advance(format: format)
+            }
+        }
+    }
+
+    mutating func startLayer(_ id: Int, _ pattern: PreparedPattern, offset: Double, at frame: Int64) {
+        guard let slot = layerSlot(id, create: true) else { return }
+        stopLayer(slot, fade: stopFadeFrames)
+        layers[slot].pattern = pattern.storage
+        layers[slot].startFrame = frame
+        layers[slot].offset = offset
+        for i in 0..<layers[slot].patternCursors.count { layers[slot].patternCursors[i] = .init() }
+        layers[slot].updateControlFlags()
+        let events = pattern.storage.events
+        var first = events.endIndex
+        for (i, event) in events.enumerated() {
+            if event.time >= offset { first = i; break }
+            // Under way at `offset`? Join in progress.
+            let onset = frame + format.frame(at: event.time - offset)
+            startVoice(pattern.storage, i, layer: slot, onset: onset, skip: Int(frame - onset))
+        }
+        layers[slot].nextEvent = first
+        layers[slot].nextOnset = first < events.endIndex ? frame + format.frame(at: events[first].time - offset) : .max
+    }
+
+    mutating func stopLayer(_ slot: Int, fade: Int) {
+        layers[slot].pattern = nil
+        layers[slot].nextOnset = .max
+        for i in 0..<voiceHighWater where voices[i].active && voices[i].layer == slot {
+            voices[i].release(frames: fade)
+            voices[i].layer = -1
+        }
+        layers[slot].voiceCount = 0
+    }
+
+    /// The value of control `index` for layer `slot` at absolute `frame`: the pattern's timeline or
+    /// the values sent to the layer, whichever element started later.
+    mutating func control(_ index: Int, layer slot: Int, at frame: Int64) -> Float {
+        layers[slot].control(index, at: frame, rate: format.sampleRate)
+    }
+
+    mutating func startVoice(_ pattern: PreparedPattern.Storage, _ index: Int, layer slot: Int, onset: Int64, skip: Int) {
+        let event = pattern.events[index]
+        let clip = event.clip >= 0 ? pattern.clips[event.clip] : nil
+        var durationFrames: Int?
+        if let d = event.duration {
+            let end = layers[slot].startFrame + format.frame(at: event.time + d - layers[slot].offset)
+            durationFrames = Int(max(0, end - onset))
+        }
+        let plan = VoicePlan(
+            event: event, durationFrames: durationFrames, clip: clip,
+            control: { control(ParameterTimelines.index(of: $0), layer: slot, at: onset) },
+            format: format, voicing: voicing)
+        guard plan.totalFrames > skip, event.type != .audioCustom || clip != nil else { return }
+        guard let v = (0..<maxVoices).first(where: { !voices[$0].active }) else { return }
+        voiceHighWater = max(voiceHighWater, v + 1)
+        var voice = Voice()
+        voice.active = true
+        voice.layer = slot
+        voice.isHaptic = event.type.isHaptic
+        voice.kind = switch event.type {
+        case .hapticTransient: .click
+        case .hapticContinuous: .buzz
+        case .audioContinuous: .tone
+        case .audioCustom: .clip
+        }
+        voice.baseIntensity = event.intensity
+        voice.baseSharpness = event.sharpness
+        voice.baseVolume = event.volume
+        voice.basePitch = event.pitch
+        voice.basePan = event.pan
+        voice.baseBrightness = event.brightness
+        voice.clip = clip
+        voice.loops = event.loops
+        if let clip { voice.baseStep = Double(clip.sampleRate) / Double(format.sampleRate) }
+        voice.beginEnvelope(plan)
+        let now = onset + Int64(skip)
+        setControls(&voice, at: now, slot: slot, snap: false)
+        if voice.kind != .click && layers[slot].hasControls(haptic: voice.isHaptic) {
+            scheduleNextControl(&voice, from: now, slot: slot)
+        }
+        if skip > 0 {
+            voice.skipEnvelope(skip)
+            voice.position = Double(skip) * voice.step
+            if voice.loops, let clip, clip.frames > 0 {
+                voice.position = voice.position.truncatingRemainder(dividingBy: Double(clip.frames))
+            }
+        }
+        voices[v] = voice
+        layers[slot].voiceCount += 1
+    }
+
+    /// Computes the voice's modulated values at `frame` and sets them as current (no ramp).
+    func setControls(_ v: inout Voice, at frame: Int64, slot: Int, snap: Bool) {
+        let t = targets(v, at: frame, slot: slot)
+        v.gainLeft = t.left
+        v.gainRight = t.right
+        v.brightness = t.brightness
+        v.tilt = t.brightness
+        v.gainLeftStep = 0
+        v.gainRightStep = 0
+        v.brightnessStep = 0
+        v.tiltStep = 0
+        v.increment = t.increment
+        v.step = t.step
+    }
+
+    /// Ramps current values towards those at the next control frame and schedules the update.
+    func scheduleNextControl(_ v: inout Voice, from frame: Int64, slot: Int) {
+        let interval = Int64(Self.controlInterval)
+        let next = (frame / interval + 1) * interval
+        let t = targets(v, at: next, slot: slot)
+        let n = Float(next - frame)
+        v.gainLeftTarget = t.left
+        v.gainRightTarget = t.right
+        v.gainLeftStep = (t.left - v.gainLeft) / n
+        v.gainRightStep = (t.right - v.gainRight) / n
+        if v.kind == .clip {
+            v.tiltTarget = t.brightness
+            v.tiltStep = (t.brightness - v.tilt) / n
+        } else {
+            v.brightnessTarget = t.brightness
+            v.brightnessStep = (t.brightness - v.brightness) / n
+        }
+        v.nextControlFrame = next
+    }
+
+    struct Targets {
+        var left: Float
+        var right: Float
+        /// Harmonic share for oscillators, tilt gain for clips.
+        var brightness: Float
+        var increment: UInt32
+        var step: Double
+    }
+
+    /// The voice's gains, brightness and pitch at `frame` under its layer's controls.
+    func targets(_ v: Voice, at frame: Int64, slot: Int) -> Targets {
+        let rate = Double(format.sampleRate)
+        func value(_ id: DynamicParameterID, _ base: Float) -> Float {
+            guard slot >= 0 else { return base }
+            return id.apply(layers[slot].control(ParameterTimelines.index(of: id), at: frame, rate: format.sampleRate), to: base)
+        }
+        func increment(_ hz: Double) -> UInt32 {
+            UInt32(truncatingIfNeeded: Int64((min(hz, rate / 2) / rate * 4_294_967_296).rounded(.toNearestOrEven)))
+        }
+        let stereo = format.channels == 2
+        switch v.kind {
+        case .click, .buzz:
+            let sharpness = value(.hapticSharpnessControl, v.baseSharpness)
+            let intensity = value(.hapticIntensityControl, v.baseIntensity)
+            let brightness = voicing.brightness(sharpness: sharpness)
+            let gain = voicing.amplitude(intensity: intensity) / (1 + brightness * (hapticPeak - 1))
+            return Targets(
+                left: gain, right: gain, brightness: brightness,
+                increment: increment(voicing.frequency(sharpness: sharpness)), step: 1)
+        case .tone, .clip:
+            let volume = value(.audioVolumeControl, v.baseVolume)
+            let pan = value(.audioPanControl, v.basePan)
+            let pitch = value(.audioPitchControl, v.basePitch)
+            let brightness = value(.audioBrightnessControl, v.baseBrightness)
+            var left: Float = 1
+            var right: Float = 1
+            if stereo {
+                if v.kind == .clip && v.clip?.channels == 2 {
+                    left = pan > 0 ? 1 - pan : 1  // balance for stereo clips
+                    right = pan < 0 ? 1 + pan : 1
+                } else {
+                    let angle = Double(pan + 1) * Double.pi / 4  // equal-power pan
+                    left = Float(cos(angle))
+                    right = Float(sin(angle))
+                }
+            }
+            if v.kind == .tone {
+                let harmonics = brightness * ToneVoicing.maximumBrightness
+                let gain = ToneVoicing.peakLevel * volume / (1 + harmonics * (tonePeak - 1))
+                return Targets(
+                    left: gain * left, right: gain * right, brightness: harmonics,
+                    increment: increment(ToneVoicing.frequency(pitch: pitch)), step: 1)
+            }
+            return Targets(
+                left: volume * left, right: volume * right, brightness: 2 * brightness,
+                increment: 0, step: v.baseStep * exp2(Double(pitch)))
+        }
+    }
+
+    /// Renders every active voice over `[first, first + frames)`, retiring those that end.
+    mutating func renderVoices(_ out: UnsafeMutablePointer<Float>, frames: Int, from first: Int64) {
+        let channels = format.channels
+        for i in 0..<voiceHighWater where voices[i].active {
+            let slot = voices[i].layer
+            var v = voices[i]
+            if slot >= 0 && v.kind != .click && v.nextControlFrame == .max && layers[slot].hasControls(haptic: v.isHaptic) {
+                scheduleNextControl(&v, from: first, slot: slot)
+            }
+            var done = 0
+            while done < frames {
+                let frame = first + Int64(done)
+                if frame == v.nextControlFrame {
+                    v.gainLeft = v.gainLeftTarget
+                    v.gainRight = v.gainRightTarget
+                    if v.kind == .clip { v.tilt = v.tiltTarget } else { v.brightness = v.brightnessTarget }
+                    let t = targets(v, at: frame, slot: v.layer)
+                    v.increment = t.increment
+                    v.step = t.step
+                    if v.layer >= 0 && layers[v.layer].hasControls(haptic: v.isHaptic) {
+                        scheduleNextControl(&v, from: frame, slot: v.layer)
+                    } else {
+                        v.gainLeftStep = 0
+                        v.gainRightStep = 0
+                        v.brightnessStep = 0
+                        v.tiltStep = 0
+                        v.nextControlFrame = .max
+                    }
+                }
+                if v.untilRelease == 0 { v.release(frames: v.releaseFrames) }
+                if v.stageRemaining == 0 { v.nextStage() }
+                if v.stage == .done { break }
+                var n = min(frames - done, v.stageRemaining, v.untilRelease)
+                if v.nextControlFrame != .max { n = min(n, Int(v.nextControlFrame - frame)) }
+                let target = out + done * channels
+                switch v.kind {
+                case .click, .buzz:
+                    if channels == 1 {
+                        Kernels.oscillatorMono(&v, target, n, hapticTable)
+                    } else {
+                        Kernels.oscillatorStereo(&v, target, n, hapticTable)
+                    }
+                case .tone:
+                    if channels == 1 {
+                        Kernels.oscillatorMono(&v, target, n, toneTable)
+                    } else {
+                        Kernels.oscillatorStereo(&v, target, n, toneTable)
+                    }
+                case .clip:
+                    Kernels.clip(&v, target, n, channels: channels, lowPass: tiltLowPass)
+                }
+                if v.stageRemaining != .max { v.stageRemaining -= n }
+                if v.untilRelease != .max { v.untilRelease -= n }
+                done += n
+            }
+            if v.stageRemaining == 0 && v.untilRelease != 0 && v.stage != .sustain { v.nextStage() }
+            if v.stage == .done {
+                v.active = false
+                v.clip = nil
+                if v.layer >= 0 { layers[v.layer].voiceCount -= 1 }
+            }
+            voices[i] = v
+        }
+        while voiceHighWater > 0 && !voices[voiceHighWater - 1].active { voiceHighWater -= 1 }
+    }
+}
+
+extension Synthesizer: @unchecked Sendable {}  // uniquely owns its buffers; no shared mutable state
+
+/// Numbers for audio events (AudioContinuous tones), independent of the haptic voicing.
+enum ToneVoicing {
+    /// Partials in the tone's harmonic table.
+    static let harmonicCount = 12
+    /// Harmonic share at AudioBrightness 1.
+    static let maximumBrightness: Float = 1
+    /// Amplitude at AudioVolume 1.
+    static let peakLevel: Float = 0.5
+    /// Corner of the one-pole low-pass that AudioBrightness tilts against for clips.
+    static let tiltCornerFrequency = 1_000.0
+
+    /// AudioPitch -1...1 maps to 220...880 Hz (one octave either side of A4).
+    static func frequency(pitch: Float) -> Double { 440 * exp2(Double(pitch)) }
+}
+
+/// A scheduled change.
+struct Command {
+    enum Action {
+        case start(PreparedPattern, Double)
+        case stop
+        case fadeOutAll(Int)
+    }
+
+    var frame: Int64
+    var layer: Int
+    var action: Action
+}
+
+/// A player: the pattern it plays, where, and the control values sent to it.
+struct Layer {
+    var inUse = false
+    var id = 0
+    var pattern: PreparedPattern.Storage?
+    var startFrame: Int64 = 0
+    var offset = 0.0
+    var nextEvent = 0
+    var nextOnset = Int64.max
+    var voiceCount = 0
+    var overrides = EmptyTimelines.value
+    var patternCursors = [ParameterTimeline.Cursor](repeating: .init(), count: 12)
+    var overrideCursors = [ParameterTimeline.Cursor](repeating: .init(), count: 12)
+    var hapticControls = false
+    var audioControls = false
+
+    func hasControls(haptic: Bool) -> Bool { haptic ? hapticControls : audioControls }
+
+    mutating func updateControlFlags() {
+        func active(_ id: DynamicParameterID) -> Bool {
+            !overrides[id].isEmpty || !(pattern?.timelines[id].isEmpty ?? true)
+        }
+        hapticControls = active(.hapticIntensityControl) || active(.hapticSharpnessControl)
+        audioControls = active(.audioVolumeControl) || active(.audioPanControl) || active(.audioPitchControl)
+            || active(.audioBrightnessControl)
+    }
+
+    mutating func advance(format: AudioFormat) {
+        guard let pattern else { return }
+        nextEvent += 1
+        nextOnset = nextEvent < pattern.events.count
+            ? startFrame + format.frame(at: pattern.events[nextEvent].time - offset) : .max
+    }
+
+    mutating func control(_ index: Int, at frame: Int64, rate: Int) -> Float {
+        var value: Float = index == 0 || index == 5 ? 1 : 0  // neutral: multipliers 1, offsets 0
+        var start = -Double.infinity
+        let seconds = Double(rate)
+        if let pattern {
+            let timeline = pattern.timelines.timelines[index]
+            let t = offset + Double(frame - startFrame) / seconds
+            let k = patternCursors[index].seek(in: timeline, to: t)
+            if k >= 0 {
+                value = patternCursors[index].value(in: timeline, at: t)
+                start = Double(startFrame) / seconds + (timeline.knots[k].elementStart - offset)
+            }
+        }
+        let timeline = overrides.timelines[index]
+        if !timeline.isEmpty {
+            let t = Double(frame) / seconds
+            let k = overrideCursors[index].seek(in: timeline, to: t)
+            if k >= 0 && timeline.knots[k].elementStart >= start { value = overrideCursors[index].value(in: timeline, at: t) }
+        }
+        return value
+    }
+}
+
+enum EmptyTimelines {
+    static let value = ParameterTimelines(HapticPattern(elements: []))
+}

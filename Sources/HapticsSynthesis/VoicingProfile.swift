@@ -1,0 +1,151 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// How haptic events become sound: the carrier frequencies, the harmonic content, the click
+/// length and the loudness curve. Chosen with `haptic render --voice NAME`.
+///
+/// Sharpness *s* (0...1) sets the carrier `lowestFrequency * (highestFrequency / lowestFrequency)^s`
+/// and the harmonic mix `brightnessAtSoft + (brightnessAtSharp - brightnessAtSoft) * s`.
+/// Intensity *i* sets the amplitude `peakLevel * i^intensityExponent`. See docs/voicing.md.
+///
+/// ```swift
+/// let voice = VoicingProfile.named("pure") ?? .standard
+/// print(voice.summary)
+/// ```
+public struct VoicingProfile: Hashable, Sendable {
+    /// The name used on the command line.
+    public var name: String
+    /// One line for `--help` and `haptic voices`.
+    public var summary: String
+    /// Carrier frequency in Hz at sharpness 0.
+    public var lowestFrequency: Double
+    /// Carrier frequency in Hz at sharpness 1.
+    public var highestFrequency: Double
+    /// Partials in the harmonic wavetable, the fundamental included (1: a pure sine).
+    public var harmonicCount: Int
+    /// Partial *k* has amplitude `1 / k^harmonicRolloff` in the harmonic wavetable.
+    public var harmonicRolloff: Double
+    /// Share of the harmonics (over the pure fundamental) at sharpness 0.
+    public var brightnessAtSoft: Float
+    /// Share of the harmonics at sharpness 1.
+    public var brightnessAtSharp: Float
+    /// Length in seconds of a transient at sharpness 0 (sharper transients are shorter).
+    public var longestTransient: Double
+    /// Length in seconds of a transient at sharpness 1.
+    public var shortestTransient: Double
+    /// Amplitude (0...1 of full scale) of one event at intensity 1.
+    public var peakLevel: Float
+    /// Amplitude grows as `intensity^intensityExponent`.
+    public var intensityExponent: Float
+
+    public init(
+        name: String, summary: String, lowestFrequency: Double, highestFrequency: Double,
+        harmonicCount: Int, harmonicRolloff: Double, brightnessAtSoft: Float, brightnessAtSharp: Float,
+        longestTransient: Double, shortestTransient: Double, peakLevel: Float = 0.5,
+        intensityExponent: Float = 2
+    ) {
+        precondition(lowestFrequency > 0 && highestFrequency >= lowestFrequency && harmonicCount >= 1)
+        self.name = name
+        self.summary = summary
+        self.lowestFrequency = lowestFrequency
+        self.highestFrequency = highestFrequency
+        self.harmonicCount = harmonicCount
+        self.harmonicRolloff = harmonicRolloff
+        self.brightnessAtSoft = brightnessAtSoft
+        self.brightnessAtSharp = brightnessAtSharp
+        self.longestTransient = longestTransient
+        self.shortestTransient = shortestTransient
+        self.peakLevel = peakLevel
+        self.intensityExponent = intensityExponent
+    }
+
+    /// The default voice, named "default": a 70-280 Hz fundamental with 15 harmonics, so that
+    /// even laptop speakers (which roll off below about 200 Hz) play it clearly.
+    public static let standard = VoicingProfile(
+        name: "default",
+        summary: "70-280 Hz buzz with harmonics up to 16x, audible on laptop speakers",
+        lowestFrequency: 70, highestFrequency: 280, harmonicCount: 16, harmonicRolloff: 1,
+        brightnessAtSoft: 0.6, brightnessAtSharp: 1, longestTransient: 0.040, shortestTransient: 0.010)
+
+    /// "pure": a sine at the actuator's frequency (80-230 Hz), physically faithful; needs headphones
+    /// or a subwoofer to be heard well.
+    public static let pure = VoicingProfile(
+        name: "pure",
+        summary: "sine at the actuator frequency (80-230 Hz), physically faithful; use headphones",
+        lowestFrequency: 80, highestFrequency: 230, harmonicCount: 1, harmonicRolloff: 1,
+        brightnessAtSoft: 0, brightnessAtSharp: 0, longestTransient: 0.040, shortestTransient: 0.010)
+
+    /// "bright": one octave up (140-560 Hz) with harmonics, for phone and tablet speakers.
+    public static let bright = VoicingProfile(
+        name: "bright",
+        summary: "one octave up (140-560 Hz) with harmonics, for tiny phone or tablet speakers",
+        lowestFrequency: 140, highestFrequency: 560, harmonicCount: 12, harmonicRolloff: 1,
+        brightnessAtSoft: 0.5, brightnessAtSharp: 1, longestTransient: 0.030, shortestTransient: 0.008)
+
+    /// Every named profile, the default first.
+    public static let all: [VoicingProfile] = [.standard, .pure, .bright]
+
+    /// The profile called `name` (case-insensitive), or nil.
+    public static func named(_ name: String) -> VoicingProfile? {
+        let wanted = name.lowercased()
+        return all.first { $0.name == wanted }
+    }
+
+    /// The carrier frequency in Hz at `sharpness` (0...1).
+    public func frequency(sharpness: Float) -> Double {
+        lowestFrequency * pow(highestFrequency / lowestFrequency, Double(sharpness))
+    }
+
+    /// The harmonic share at `sharpness` (0...1).
+    public func brightness(sharpness: Float) -> Float {
+        brightnessAtSoft + (brightnessAtSharp - brightnessAtSoft) * sharpness
+    }
+
+    /// The amplitude of one event at `intensity` (0...1), before the limiter.
+    public func amplitude(intensity: Float) -> Float {
+        intensity <= 0 ? 0 : peakLevel * Float(pow(Double(intensity), Double(intensityExponent)))
+    }
+
+    /// The length in seconds of a transient at `sharpness` (0...1).
+    public func transientLength(sharpness: Float) -> Double {
+        longestTransient + (shortestTransient - longestTransient) * Double(sharpness)
+    }
+}
+
+/// A single-cycle wavetable pair: the fundamental (sine) and the harmonics above it, interleaved
+/// as (sine, harmonics) pairs with one guard point so lookups never wrap.
+@usableFromInline
+struct Wavetable: Sendable {
+    /// log2 of the number of points per cycle.
+    @usableFromInline static let bits = 11
+    @usableFromInline static let size = 1 << bits
+    /// `2 * (size + 1)` floats: sine[i], harmonics[i], ...
+    @usableFromInline let points: [Float]
+    /// Peak of sine + harmonics (so `1 / (1 + b * (harmonicPeak - 1))` normalises the mix).
+    @usableFromInline let harmonicPeak: Float
+
+    init(harmonicCount: Int, rolloff: Double) {
+        var points = [Float](repeating: 0, count: 2 * (Self.size + 1))
+        var peak: Double = 0
+        for i in 0...Self.size {
+            let phase = 2 * Double.pi * Double(i) / Double(Self.size)
+            var harmonics = 0.0
+            if harmonicCount > 1 {
+                for k in 2...harmonicCount { harmonics += sin(Double(k) * phase) / pow(Double(k), rolloff) }
+            }
+            let fundamental = sin(phase)
+            points[2 * i] = Float(fundamental)
+            points[2 * i + 1] = Float(harmonics)
+            peak = max(peak, abs(fundamental + harmonics))
+        }
+        self.points = points
+        self.harmonicPeak = Float(max(peak, 1))
+    }
+
+    /// The gain that keeps `sine + brightness * harmonics` within -1...1 (approximately).
+    @inlinable
+    func normalization(brightness: Float) -> Float { 1 / (1 + brightness * (harmonicPeak - 1)) }
+}

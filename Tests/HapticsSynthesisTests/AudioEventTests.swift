@@ -1,0 +1,88 @@
+import HapticsCore
+import HapticsSynthesis
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+@Suite struct AudioEventTests {
+    /// Half a second of a 441 Hz cosine at 22,050 Hz (its first sample is full scale).
+    static let clip = AudioClip(
+        sampleRate: 22_050, channels: 1,
+        samples: (0..<11_025).map { Float(0.8 * cos(2 * Double.pi * 441 * Double($0) / 22_050)) })
+
+    func custom(_ time: Double, duration: Double? = nil, pan: Float = 0, pitch: Float = 0, loop: Bool = false) -> PatternElement {
+        .event(HapticEvent(time: time, type: .audioCustom, duration: duration,
+                           parameters: [.init(.audioVolume, 0.5), .init(.audioPan, pan), .init(.audioPitch, pitch)],
+                           waveformPath: "beep.wav", waveformLoopEnabled: loop))
+    }
+
+    @Test func clipPlaysAtItsOwnLengthAndPitchAfterResampling() {
+        let format = AudioFormat(sampleRate: 48_000)
+        let samples = PatternRenderer.render(HapticPattern(elements: [custom(0.1)]), format: format, clips: ["beep.wav": Self.clip])
+        let onset = 4_800
+        #expect(Measure.firstNonZero(samples) == onset)
+        let last = Measure.lastNonZero(samples) ?? 0
+        #expect(abs(last - (onset + 24_000)) <= 2)  // 0.5 s at 48 kHz
+        let f = Measure.strongest(samples[(onset + 4_800)..<(onset + 19_200)], rate: 48_000, from: 300, to: 600)
+        #expect(abs(f - 441) <= 1)
+    }
+
+    @Test func audioPitchShiftsTheClipAnOctave() {
+        let format = AudioFormat(sampleRate: 48_000)
+        let samples = PatternRenderer.render(HapticPattern(elements: [custom(0, pitch: 1)]), format: format, clips: ["beep.wav": Self.clip])
+        #expect(abs(samples.count - 12_000) <= 2)  // twice as fast: half as long
+        let f = Measure.strongest(samples[2_000..<10_000], rate: 48_000, from: 600, to: 1_100)
+        #expect(abs(f - 882) <= 2)
+    }
+
+    @Test func loopingFillsTheEventDurationAndCutsAShorterOne() {
+        let format = AudioFormat(sampleRate: 48_000)
+        let looped = PatternRenderer.render(
+            HapticPattern(elements: [custom(0, duration: 1.2, loop: true)]), format: format, clips: ["beep.wav": Self.clip])
+        #expect(Measure.rms(looped[50_000..<56_000]) > 0.25)  // still playing in the third pass
+        #expect(looped.count >= 57_600 && looped.count < 57_600 + 480)
+        let cut = PatternRenderer.render(
+            HapticPattern(elements: [custom(0, duration: 0.2)]), format: format, clips: ["beep.wav": Self.clip])
+        #expect(cut.count >= 9_600 && cut.count < 9_600 + 480)
+    }
+
+    @Test(arguments: [Float(-1), -0.5, 0, 0.5, 1])
+    func panMovesEnergyBetweenChannels(pan: Float) {
+        let format = AudioFormat(sampleRate: 48_000, channels: 2)
+        let samples = PatternRenderer.render(HapticPattern(elements: [custom(0, pan: pan)]), format: format, clips: ["beep.wav": Self.clip])
+        let left = Measure.rms(ArraySlice(stride(from: 4_800, to: 40_000, by: 2).map { samples[$0] }))
+        let right = Measure.rms(ArraySlice(stride(from: 4_801, to: 40_000, by: 2).map { samples[$0] }))
+        // Below the limiter threshold (peak 0.4). Equal power: left^2 + right^2 stays the same, the split follows the pan law.
+        let angle = Double(pan + 1) * Double.pi / 4
+        #expect(abs(left - right * cos(angle) / max(sin(angle), 1e-9)) < 0.01 || pan == -1)
+        if pan == -1 { #expect(right < 1e-6) }
+        if pan == 1 { #expect(left < 1e-6) }
+        #expect(abs((left * left + right * right).squareRoot() - 0.4 / 2.squareRoot()) < 0.005)
+    }
+
+    @Test func missingClipRendersSilence() {
+        let format = AudioFormat(sampleRate: 48_000)
+        let samples = PatternRenderer.render(HapticPattern(elements: [custom(0, duration: 0.5)]), format: format)
+        #expect(samples.count == 24_000)
+        #expect(Measure.peak(samples) == 0)
+    }
+
+    @Test func audioContinuousToneFollowsPitchAndVolume() {
+        let format = AudioFormat(sampleRate: 48_000)
+        func tone(_ pitch: Float, _ volume: Float) -> [Float] {
+            PatternRenderer.render(HapticPattern(elements: [
+                .event(HapticEvent(time: 0, type: .audioContinuous, duration: 0.4,
+                                   parameters: [.init(.audioPitch, pitch), .init(.audioVolume, volume)])),
+            ]), format: format)
+        }
+        let low = tone(-1, 0.5)
+        let high = tone(0, 1)
+        #expect(abs(Measure.strongest(low[4_800..<14_400], rate: 48_000, from: 100, to: 1_000) - 220) <= 1)
+        #expect(abs(Measure.strongest(high[4_800..<14_400], rate: 48_000, from: 100, to: 1_000) - 440) <= 1)
+        #expect(Measure.rms(high[4_800..<14_400]) > Measure.rms(low[4_800..<14_400]) * 1.5)
+    }
+}

@@ -1,0 +1,272 @@
+import HapticsCore
+import HapticsSynthesis
+import Testing
+
+@Suite struct SynthesizerTests {
+    static let rates = [44_100, 48_000, 96_000]
+
+    @Test(arguments: rates, [0.0, 0.0123, 0.5, 1.00001, 2.71828])
+    func transientStartsAtItsExactFrame(rate: Int, time: Double) {
+        let format = AudioFormat(sampleRate: rate)
+        let samples = PatternRenderer.render(HapticPattern(elements: [transient(time)]), format: format)
+        #expect(Measure.firstNonZero(samples) == Int(format.frame(at: time)))
+    }
+
+    @Test(arguments: rates)
+    func continuousEventEndsAfterItsReleaseTime(rate: Int) {
+        let format = AudioFormat(sampleRate: rate)
+        let pattern = HapticPattern(elements: [
+            continuous(0.1003, 0.25, extra: [.init(.releaseTime, 0.1)]),
+        ])
+        var renderer = PatternRenderer(pattern: pattern, format: format)
+        let samples = PatternRenderer.render(pattern, format: format)
+        let end = Int(format.frame(at: 0.1003 + 0.25))
+        let release = Int((0.1 * Double(rate)).rounded())
+        let frameCount = renderer.frameCount
+        #expect(frameCount == Int64(end + release))
+        #expect(samples.count == end + release)
+        #expect(Measure.firstNonZero(samples) == Int(format.frame(at: 0.1003)))
+        // Full level up to the end, then the release fades to silence.
+        #expect(Measure.rms(samples[(end - 2_000)..<end]) > 0.2)
+        #expect(Measure.rms(samples[(end + release / 2)..<(end + release)]) < 0.05)
+        var scratch = [Float](repeating: 0, count: 10)
+        for _ in 0..<((end + release) / 10) { _ = scratch.withUnsafeMutableBufferPointer { renderer.render(into: $0) } }
+        #expect(scratch.withUnsafeMutableBufferPointer { renderer.render(into: $0) } == (end + release) % 10)
+    }
+
+    @Test func transientIsAShortClickBetween5And40Milliseconds() {
+        let format = AudioFormat(sampleRate: 48_000)
+        for sharpness: Float in [0, 0.5, 1] {
+            let samples = PatternRenderer.render(HapticPattern(elements: [transient(0, sharpness: sharpness)]), format: format)
+            let length = Double(samples.count) / 48_000
+            #expect(length >= 0.005 && length <= 0.040)
+        }
+    }
+
+    @Test func loudnessRisesWithIntensity() {
+        let format = AudioFormat(sampleRate: 48_000)
+        var previous = 0.0
+        for intensity: Float in [0.1, 0.25, 0.4, 0.55, 0.7, 0.85, 1] {
+            let samples = PatternRenderer.render(HapticPattern(elements: [continuous(0, 0.5, intensity: intensity)]), format: format)
+            let level = Measure.rms(samples[4_800..<19_200])
+            #expect(level > previous * 1.1, "intensity \(intensity)")
+            previous = level
+        }
+        let silent = PatternRenderer.render(HapticPattern(elements: [continuous(0, 0.5, intensity: 0)]), format: format)
+        #expect(Measure.peak(silent) == 0)
+    }
+
+    @Test(arguments: VoicingProfile.all)
+    func centroidRisesWithSharpness(voicing: VoicingProfile) {
+        let format = AudioFormat(sampleRate: 48_000)
+        var previous = 0.0
+        for sharpness: Float in [0, 0.25, 0.5, 0.75, 1] {
+            let samples = PatternRenderer.render(
+                HapticPattern(elements: [continuous(0, 0.3, sharpness: sharpness)]), format: format, voicing: voicing)
+            let centroid = Measure.centroid(samples[2_400..<7_200], rate: 48_000)
+            #expect(centroid > previous, "sharpness \(sharpness)")
+            previous = centroid
+        }
+    }
+
+    @Test(arguments: [Float(0), 0.5, 1])
+    func defaultFundamentalIsInTheHapticBand(sharpness: Float) {
+        let format = AudioFormat(sampleRate: 48_000)
+        let samples = PatternRenderer.render(HapticPattern(elements: [continuous(0, 0.5, sharpness: sharpness)]), format: format)
+        let fundamental = Measure.strongest(samples[4_800..<19_200], rate: 48_000, from: 40, to: 400)
+        #expect(fundamental >= 65 && fundamental <= 300)
+        let expected = VoicingProfile.standard.frequency(sharpness: sharpness)
+        #expect(abs(fundamental - expected) <= 2)
+        // Harmonics carry real energy (laptop speakers) in the default voice.
+        let slice = samples[4_800..<19_200]
+        let second = Measure.power(slice, frequency: 2 * expected, rate: 48_000)
+        let third = Measure.power(slice, frequency: 3 * expected, rate: 48_000)
+        let first = Measure.power(slice, frequency: expected, rate: 48_000)
+        #expect(second + third > first * 0.05)
+    }
+
+    @Test func pureVoiceIsASine() {
+        let format = AudioFormat(sampleRate: 48_000)
+        let samples = PatternRenderer.render(HapticPattern(elements: [continuous(0, 0.5, sharpness: 0.5)]), format: format, voicing: .pure)
+        let f = VoicingProfile.pure.frequency(sharpness: 0.5)
+        let slice = samples[4_800..<19_200]
+        #expect(Measure.power(slice, frequency: 2 * f, rate: 48_000) < Measure.power(slice, frequency: f, rate: 48_000) * 1e-4)
+        #expect(VoicingProfile.named("PURE") == .pure)
+        #expect(VoicingProfile.named("default") == .standard)
+        #expect(VoicingProfile.named("nope") == nil)
+    }
+
+    @Test func sixtyFourOverlappingEventsNeverClip() {
+        let format = AudioFormat(sampleRate: 48_000, channels: 2)
+        var elements: [PatternElement] = []
+        for i in 0..<32 {
+            elements.append(transient(0.01 + Double(i) * 0.0001, sharpness: Float(i % 4) / 3))
+            elements.append(continuous(0.005 + Double(i) * 0.0003, 0.2, sharpness: Float(i % 5) / 4))
+        }
+        let samples = PatternRenderer.render(HapticPattern(elements: elements), format: format)
+        #expect(Measure.peak(samples) <= 1.0)
+        #expect(Measure.peak(samples) > 0.8)  // loud: the limiter works, it is not just quiet
+    }
+
+    @Test(arguments: rates)
+    func eventEdgesHaveNoJumps(rate: Int) {
+        let format = AudioFormat(sampleRate: rate)
+        let pattern = HapticPattern(elements: [
+            continuous(0.05, 0.1, sharpness: 1), transient(0.3, sharpness: 1),
+            continuous(0.4, 0.05, sharpness: 1, extra: [.init(.sustained, 0)]),
+        ])
+        let samples = PatternRenderer.render(pattern, format: format)
+        // Compare with the largest step a full-level carrier takes inside the buzz.
+        let start = Int(format.frame(at: 0.05))
+        let end = Int(format.frame(at: 0.15))
+        let steady = Measure.maxStep(samples[(start + rate / 50)..<(end - 10)])
+        #expect(Measure.maxStep(samples[(start - 5)..<(start + 20)]) < steady * 0.5)
+        #expect(Measure.maxStep(samples[(end - 5)...]) <= steady * 1.01)
+        #expect(abs(samples[samples.count - 1]) < 1e-3)
+    }
+
+    @Test func twoRendersAreBitIdentical() {
+        let pattern = benchmarkLikePattern(seconds: 3)
+        let format = AudioFormat(sampleRate: 48_000, channels: 2)
+        #expect(PatternRenderer.render(pattern, format: format) == PatternRenderer.render(pattern, format: format))
+    }
+
+    @Test(arguments: [1, 2, 3])
+    func randomBlockSplitsAreBitIdentical(seed: UInt64) {
+        let pattern = benchmarkLikePattern(seconds: 6)
+        for channels in [1, 2] {
+            let format = AudioFormat(sampleRate: 48_000, channels: channels)
+            let whole = PatternRenderer.render(pattern, format: format)
+            var renderer = PatternRenderer(pattern: pattern, format: format)
+            var generator = SplitMix(seed: seed)
+            var pieces: [Float] = []
+            var block = [Float](repeating: 0, count: 3_000 * channels)
+            while true {
+                let frames = Int(generator.next() % 3_000) + 1
+                let n = block.withUnsafeMutableBufferPointer {
+                    renderer.render(into: UnsafeMutableBufferPointer(rebasing: $0[..<(frames * channels)]))
+                }
+                if n == 0 { break }
+                pieces += block[..<(n * channels)]
+            }
+            #expect(pieces.count == whole.count)
+            #expect(pieces == whole)
+        }
+    }
+
+    @Test func intensityCurveShapesTheBuzz() {
+        let format = AudioFormat(sampleRate: 48_000)
+        let pattern = HapticPattern(elements: [
+            continuous(0, 1),
+            .curve(ParameterCurve(.hapticIntensityControl, time: 0, controlPoints: [
+                .init(time: 0, value: 1), .init(time: 1, value: 0),
+            ])),
+        ])
+        let samples = PatternRenderer.render(pattern, format: format)
+        let early = Measure.rms(samples[4_800..<9_600])
+        let middle = Measure.rms(samples[21_600..<26_400])
+        let late = Measure.rms(samples[40_800..<45_600])
+        #expect(early > middle * 2 && middle > late * 3)
+    }
+
+    @Test func scheduledChangesLandAtExactFramesWhateverTheBlocks() {
+        let format = AudioFormat(sampleRate: 48_000)
+        let click = Synthesizer.prepare(HapticPattern(elements: [transient(0)]), clips: [:], format: format, voicing: .standard)
+        let buzz = Synthesizer.prepare(HapticPattern(elements: [continuous(0, 10)]), clips: [:], format: format, voicing: .standard)
+        var synth = Synthesizer(format: format, voicing: .standard)
+        let idleBefore = synth.isIdle
+        #expect(idleBefore)
+        var out = [Float](repeating: 0, count: 48_000)
+        synth.start(click, layer: 1, atFrame: 1_234)
+        synth.start(buzz, layer: 2, atFrame: 20_000)
+        synth.setControl(.hapticIntensityControl, 0, layer: 2, atFrame: 30_000)
+        synth.stop(layer: 2, atFrame: 40_000)
+        let busy = !synth.isIdle
+        #expect(busy)
+        var done = 0
+        var block = [Float](repeating: 0, count: 700)
+        while done < out.count {
+            block.withUnsafeMutableBufferPointer { synth.render(into: $0) }
+            for i in 0..<min(700, out.count - done) { out[done + i] = block[i] }
+            done += 700
+        }
+        #expect(Measure.firstNonZero(out) == 1_234)
+        #expect(out[19_999] == 0 && out[20_000] != 0)
+        #expect(Measure.rms(out[29_000..<29_900]) > 0.2)
+        #expect(Measure.rms(out[30_100..<31_000]) == 0)  // intensity control 0 after a 64-frame ramp
+        #expect(Measure.peak(Array(out[40_000...])) == 0)
+        let (frame, idle) = (synth.currentFrame, synth.isIdle)
+        #expect(frame == Int64(done))
+        #expect(idle)
+    }
+
+    @Test func stopFadesOutWithoutAJump() {
+        let format = AudioFormat(sampleRate: 48_000)
+        let buzz = Synthesizer.prepare(HapticPattern(elements: [continuous(0, 10)]), clips: [:], format: format, voicing: .standard)
+        var synth = Synthesizer(format: format, voicing: .standard)
+        synth.start(buzz, layer: 0, atFrame: 0)
+        synth.fadeOutAll(atFrame: 10_000, frames: 480)
+        var out = [Float](repeating: 0, count: 12_000)
+        out.withUnsafeMutableBufferPointer { synth.render(into: $0) }
+        let steady = Measure.maxStep(out[2_000..<10_000])
+        #expect(Measure.maxStep(out[10_000..<10_480]) <= steady * 1.01)
+        #expect(out[10_480...].allSatisfy { $0 == 0 })
+        let idle = synth.isIdle
+        #expect(idle)
+    }
+}
+
+/// Transients every 100 ms and a 2 s buzz under intensity and sharpness curves every 5 s.
+func benchmarkLikePattern(seconds: Int) -> HapticPattern {
+    var elements: [PatternElement] = []
+    for i in 0..<(seconds * 10) {
+        elements.append(transient(Double(i) * 0.1 + 0.0123, intensity: Float(i % 10) / 10 + 0.1, sharpness: Float(i % 7) / 7))
+    }
+    var t = 0.0
+    while t < Double(seconds) {
+        elements.append(continuous(t + 0.5, 2, intensity: 0.8, sharpness: 0.4, extra: [.init(.attackTime, 0.1), .init(.releaseTime, 0.2)]))
+        elements.append(.curve(ParameterCurve(.hapticIntensityControl, time: t + 0.5, controlPoints: [
+            .init(time: 0, value: 0.2), .init(time: 1, value: 1), .init(time: 2, value: 0.3)])))
+        elements.append(.curve(ParameterCurve(.hapticSharpnessControl, time: t + 0.5, controlPoints: [
+            .init(time: 0, value: -0.4), .init(time: 2, value: 0.5)])))
+        t += 5
+    }
+    return HapticPattern(elements: elements)
+}
+
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+@Suite struct OffsetStartTests {
+    @Test func startingPartWayJoinsEventsInProgressAndSkipsEarlierTransients() {
+        let format = AudioFormat(sampleRate: 48_000)
+        let pattern = Synthesizer.prepare(
+            HapticPattern(elements: [transient(0.1), continuous(0.2, 1), transient(0.7)]),
+            clips: [:], format: format, voicing: .standard)
+        var synth = Synthesizer(format: format, voicing: .standard)
+        synth.start(pattern, layer: 0, atFrame: 0, offset: 0.5)
+        var out = [Float](repeating: 0, count: 48_000)
+        out.withUnsafeMutableBufferPointer { synth.render(into: $0) }
+        // The buzz is already at full level; it ends (plus a 5 ms release) 0.7 s later; the
+        // transient at 0.7 lands 0.2 s in.
+        #expect(Measure.rms(out[0..<4_800]) > 0.2)
+        #expect(Measure.rms(out[24_000..<33_000]) > 0.2)
+        #expect(out[34_000...].allSatisfy { $0 == 0 })
+        var solo = [Float](repeating: 0, count: 48_000)
+        let clicks = Synthesizer.prepare(
+            HapticPattern(elements: [transient(0.1), transient(0.7)]), clips: [:], format: format, voicing: .standard)
+        var reference = Synthesizer(format: format, voicing: .standard)
+        reference.start(clicks, layer: 0, atFrame: 0, offset: 0.5)
+        solo.withUnsafeMutableBufferPointer { reference.render(into: $0) }
+        #expect(Measure.firstNonZero(solo) == 9_600)  // only the transient at 0.7 s sounds
+    }
+}
