@@ -27,6 +27,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HapticsCoreTests", dependencies: ["HapticsCore"]),
+        .testTarget(name: "HapticsSynthesisTests", dependencies: ["HapticsSynthesis"]),
     ]
 )
 
