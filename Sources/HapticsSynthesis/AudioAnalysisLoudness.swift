@@ -72,8 +72,9 @@ extension AudioAnalysis {
 }
 
 /// BS.1770's K-weighting as two biquads, with coefficients computed for any sample rate from the
-/// analogue prototypes (shelf: 1681.97 Hz, +4.0 dB, Q 0.7072; high-pass: 38.14 Hz, Q 0.5003),
-/// as libebur128 does. At 48 kHz they equal the coefficients tabulated in BS.1770-4.
+/// analogue prototypes (shelf: 1681.97 Hz, +4.0 dB, Q 0.7072; high-pass: 38.14 Hz, Q 0.5003)
+/// by the bilinear transform, as libebur128 does. At 48 kHz they equal the coefficients tabulated
+/// in BS.1770-4; at other rates a 997 Hz tone reads within 0.01 LU of its 48 kHz loudness.
 struct KWeighting: Sendable {
     /// b0, b1, b2, a1, a2 (a0 = 1) of one biquad.
     struct Biquad: Sendable {
@@ -105,9 +106,17 @@ struct KWeighting: Sendable {
         do {
             let f0 = 38.13547087602444
             let q = 0.5003270373238773
+            func a0(_ rate: Double) -> Double {
+                let k = tan(Double.pi * f0 / rate)
+                return 1 + k / q + k * k
+            }
             let k = tan(Double.pi * f0 / fs)
-            let a0 = 1 + k / q + k * k
-            highPass = Biquad(b0: 1, b1: -2, b2: 1, a1: 2 * (k * k - 1) / a0, a2: (1 - k / q + k * k) / a0)
+            // The tabulated numerator 1, -2, 1 is unnormalised: its passband gain is a0(48 kHz),
+            // +0.043 dB. Keep that gain at every rate (libebur128 keeps 1, -2, 1, which reads a
+            // 997 Hz tone 0.02 LU low at 96 kHz); at 48 kHz the scale is exactly 1.
+            let gain = a0(48_000) / a0(fs)
+            highPass = Biquad(
+                b0: gain, b1: -2 * gain, b2: gain, a1: 2 * (k * k - 1) / a0(fs), a2: (1 - k / q + k * k) / a0(fs))
         }
     }
 

@@ -75,8 +75,10 @@ struct WAVLayout: Hashable, Sendable {
     static let formatExtensible: UInt16 = 0xFFFE
     /// Bytes 2..<16 of the KSDATAFORMAT_SUBTYPE_PCM / _IEEE_FLOAT GUIDs, as stored in a file
     /// (the first two bytes are the format tag).
+    /// GUID {0000XXXX-0000-0010-8000-00AA00389B71}: Data1's high half, Data2, Data3 little-endian,
+    /// then Data4's eight bytes.
     static let subformatGUIDTail: [UInt8] = [
-        0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71,
+        0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71,
     ]
     static let sampleRates = 1_000...768_000
 
