@@ -12,11 +12,14 @@
 /// ```
 ///
 /// Layout, following Microsoft's WAVE and RF64/EBU Tech 3306 specifications:
-/// - `s16`: `WAVE_FORMAT_PCM`, a 16-byte `fmt ` chunk: the classic 44-byte header.
-/// - `s24`, `f32`: `WAVE_FORMAT_EXTENSIBLE` (40-byte `fmt `, channel mask front-centre for mono,
-///   front-left/right for stereo; PCM or IEEE-float subformat), which the WAVE specification asks
-///   for when samples are wider than 16 bits. `f32` adds the `fact` chunk non-PCM data requires.
-///   Headers are 68 (`s24`) and 80 (`f32`) bytes.
+/// - `s16`, `s24`: `WAVE_FORMAT_PCM` with a 16-byte `fmt ` chunk, the classic 44-byte header.
+/// - `f32`: `WAVE_FORMAT_IEEE_FLOAT` with an 18-byte `fmt ` chunk (`cbSize` 0) and the `fact`
+///   chunk (frame count) that non-PCM data requires: a 58-byte header.
+/// - Mono and stereo never use `WAVE_FORMAT_EXTENSIBLE`: every bit of each container is valid and
+///   the channel layout is the default, so it would say nothing more, while common readers
+///   stumble on it (Python's `wave` before 3.12 rejects it; sox warns on EXTENSIBLE float).
+///   Clips of more than two channels (``WAV/encode(_:sampleFormat:)`` only) are EXTENSIBLE, as
+///   the specification requires.
 /// - More than 4 GiB of samples: the same chunks in an `RF64` file with a `ds64` chunk after
 ///   `WAVE` (36 more bytes) and `0xFFFFFFFF` in the 32-bit size fields.
 public struct WAVHeader: Hashable, Sendable {
@@ -70,8 +73,8 @@ public struct WAVHeader: Hashable, Sendable {
         let blockAlign = channels * sampleFormat.bytesPerSample
         let dataSize = frameCount * Int64(blockAlign)
         let rf64 = needsRF64(dataByteCount: dataSize, sampleFormat: sampleFormat, channels: channels)
-        let extensible = sampleFormat != .s16 || channels > 2
-        let fmtSize = extensible ? 40 : 16
+        let extensible = channels > 2
+        let fmtSize = fmtChunkSize(sampleFormat: sampleFormat, channels: channels)
         let factSize = sampleFormat == .f32 ? 12 : 0
         let headerSize = 12 + (rf64 ? 36 : 0) + 8 + fmtSize + factSize + 8
         let riffSize = Int64(headerSize - 8) + dataSize + (dataSize & 1)
@@ -100,10 +103,13 @@ public struct WAVHeader: Hashable, Sendable {
         u32(UInt32(sampleRate * blockAlign))
         u16(blockAlign)
         u16(sampleFormat.bytesPerSample * 8)
+        if fmtSize == 18 {
+            u16(0)  // cbSize: non-PCM formats carry the (empty) extension size
+        }
         if extensible {
             u16(22)  // cbSize
             u16(sampleFormat.bytesPerSample * 8)  // valid bits: all of the container
-            u32(channels == 1 ? 0x4 : channels == 2 ? 0x3 : 0)  // speaker mask: FC, FL|FR, unassigned
+            u32(0)  // channel mask: no speaker assignment
             u16(Int(tag))
             out.append(contentsOf: WAVLayout.subformatGUIDTail)
         }
@@ -117,10 +123,15 @@ public struct WAVHeader: Hashable, Sendable {
         return out
     }
 
+    /// 40 for WAVE_FORMAT_EXTENSIBLE (more than two channels), 18 for IEEE float, 16 for PCM.
+    static func fmtChunkSize(sampleFormat: SampleFormat, channels: Int) -> Int {
+        channels > 2 ? 40 : sampleFormat == .f32 ? 18 : 16
+    }
+
     /// Whether the RIFF size field (file size minus 8) would overflow 32 bits.
     static func needsRF64(dataByteCount: Int64, sampleFormat: SampleFormat, channels: Int) -> Bool {
-        let extensible = sampleFormat != .s16 || channels > 2
-        let classicHeader = 12 + 8 + (extensible ? 40 : 16) + (sampleFormat == .f32 ? 12 : 0) + 8
+        let fmtSize = fmtChunkSize(sampleFormat: sampleFormat, channels: channels)
+        let classicHeader = 12 + 8 + fmtSize + (sampleFormat == .f32 ? 12 : 0) + 8
         return Int64(classicHeader - 8) + dataByteCount + (dataByteCount & 1) > Int64(UInt32.max)
     }
 }
@@ -177,20 +188,18 @@ public struct WAVEncoder: Hashable, Sendable {
             }
         case .s16:
             for i in 0..<count {
-                // Adding and subtracting 1.5 * 2^23 rounds to nearest-even for |x| <= 2^22.
-                let scaled = clamp(source[i]) * 32_768
-                let rounded = (scaled + 12_582_912) - 12_582_912
-                let code = Int32(Swift.min(rounded, 32_767))
-                target.storeBytes(
-                    of: Int16(truncatingIfNeeded: code).littleEndian, toByteOffset: i &* 2, as: Int16.self)
+                // x * 2^15 + 1.5 * 2^23 rounds to an integer (nearest, ties to even) held in the
+                // low mantissa bits, two's complement: no float-to-int conversion, so it vectorizes.
+                let scaled = Swift.min(clamp(source[i]) * 32_768, 32_767) + 12_582_912
+                let code = Int16(truncatingIfNeeded: scaled.bitPattern)
+                target.storeBytes(of: code.littleEndian, toByteOffset: i &* 2, as: Int16.self)
             }
         case .s24:
             let bytes = target.assumingMemoryBound(to: UInt8.self)
             for i in 0..<count {
-                // Float has 24 significant bits: rounding at 2^23 scale needs Double's magic number.
-                let scaled = Double(clamp(source[i])) * 8_388_608
-                let rounded = (scaled + 6_755_399_441_055_744) - 6_755_399_441_055_744
-                let code = UInt32(bitPattern: Int32(Swift.min(rounded, 8_388_607)))
+                // Float has 24 significant bits, too few at 2^23 scale: the same trick in Double.
+                let scaled = Swift.min(Double(clamp(source[i])) * 8_388_608, 8_388_607) + 6_755_399_441_055_744
+                let code = UInt32(truncatingIfNeeded: scaled.bitPattern)
                 let p = bytes + i &* 3
                 p[0] = UInt8(truncatingIfNeeded: code)
                 p[1] = UInt8(truncatingIfNeeded: code &>> 8)
@@ -202,7 +211,9 @@ public struct WAVEncoder: Hashable, Sendable {
     /// -1...1, with NaN mapped to 0.
     @inline(__always)
     static func clamp(_ x: Float) -> Float {
-        x.isNaN ? 0 : Swift.min(Swift.max(x, -1), 1)
+        // NaN fails both comparisons: select it away first; ordered selects vectorize to min/max.
+        let y = x == x ? x : 0
+        return y < -1 ? -1 : (y > 1 ? 1 : y)
     }
 }
 

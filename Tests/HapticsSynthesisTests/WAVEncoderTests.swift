@@ -21,32 +21,45 @@ struct WAVEncoderTests {
         #expect(header == expected)
     }
 
-    @Test("s24: WAVE_FORMAT_EXTENSIBLE with the PCM subformat GUID and a stereo speaker mask")
+    @Test("s24: the same classic PCM header with 24-bit samples")
     func headerS24() {
         let header = WAVHeader(format: AudioFormat(sampleRate: 44_100, channels: 2), sampleFormat: .s24, frameCount: 2)
         let expected: [UInt8] =
-            Array("RIFF".utf8) + [72, 0, 0, 0] + Array("WAVEfmt ".utf8) + [40, 0, 0, 0]
-            + [0xFE, 0xFF, 2, 0, 0x44, 0xAC, 0, 0, 0x98, 0x09, 0x04, 0]  // EXTENSIBLE, 2 ch, 44100, 264600 B/s
-            + [6, 0, 24, 0, 22, 0, 24, 0, 3, 0, 0, 0]  // align 6, 24 bits, cbSize 22, 24 valid, FL|FR
-            + [0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
+            Array("RIFF".utf8) + [48, 0, 0, 0] + Array("WAVEfmt ".utf8) + [16, 0, 0, 0]
+            + [1, 0, 2, 0, 0x44, 0xAC, 0, 0, 0x98, 0x09, 0x04, 0]  // PCM, 2 ch, 44100 Hz, 264600 B/s
+            + [6, 0, 24, 0]  // block align 6, 24 bits
             + Array("data".utf8) + [12, 0, 0, 0]
         #expect(header.bytes == expected)
-        #expect(header.bytes.count == 68)
         #expect(header.trailer == [])
         #expect(!header.isRF64)
     }
 
-    @Test("f32: EXTENSIBLE IEEE float plus the fact chunk with the frame count")
+    @Test("f32: WAVE_FORMAT_IEEE_FLOAT with cbSize 0 and the fact chunk holding the frame count")
     func headerF32() {
         let header = WAVHeader.bytes(format: AudioFormat(sampleRate: 96_000, channels: 1), sampleFormat: .f32, frameCount: 5)
         let expected: [UInt8] =
-            Array("RIFF".utf8) + [92, 0, 0, 0] + Array("WAVEfmt ".utf8) + [40, 0, 0, 0]
-            + [0xFE, 0xFF, 1, 0, 0x00, 0x77, 0x01, 0, 0x00, 0xDC, 0x05, 0]  // 96000 Hz, 384000 B/s
-            + [4, 0, 32, 0, 22, 0, 32, 0, 4, 0, 0, 0]  // align 4, 32 bits, cbSize 22, 32 valid, FC
-            + [0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
+            Array("RIFF".utf8) + [70, 0, 0, 0] + Array("WAVEfmt ".utf8) + [18, 0, 0, 0]
+            + [3, 0, 1, 0, 0x00, 0x77, 0x01, 0, 0x00, 0xDC, 0x05, 0]  // float, 1 ch, 96000 Hz, 384000 B/s
+            + [4, 0, 32, 0, 0, 0]  // block align 4, 32 bits, cbSize 0
             + Array("fact".utf8) + [4, 0, 0, 0, 5, 0, 0, 0]
             + Array("data".utf8) + [20, 0, 0, 0]
         #expect(header == expected)
+    }
+
+    @Test("A clip of more than two channels is written WAVE_FORMAT_EXTENSIBLE and reads back mixed to mono")
+    func extensibleForManyChannels() throws {
+        let clip = AudioClip(sampleRate: 48_000, channels: 4, samples: [0.5, 0.25, -0.25, 0.5, 0, 0, 0, 1])
+        let file = WAV.encode(clip, sampleFormat: .f32)
+        let expectedFmt: [UInt8] =
+            Array("fmt ".utf8) + [40, 0, 0, 0]
+            + [0xFE, 0xFF, 4, 0, 0x80, 0xBB, 0, 0, 0x00, 0xB8, 0x0B, 0]  // EXTENSIBLE, 4 ch, 48000 Hz, 768000 B/s
+            + [16, 0, 32, 0, 22, 0, 32, 0, 0, 0, 0, 0]  // align 16, 32 bits, cbSize 22, 32 valid, no mask
+            + [0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, 0x80, 0x00, 0x00, 0xAA, 0x00, 0x38, 0x9B, 0x71]
+        #expect(Array(file[12..<60]) == expectedFmt)
+        #expect(Array(file[60..<72]) == Array("fact".utf8) + [4, 0, 0, 0, 2, 0, 0, 0])
+        let decoded = try WAV.decode(file)
+        #expect(decoded.channels == 1)
+        #expect(decoded.samples == [0.25, 0.25])
     }
 
     @Test("s24 mono with an odd frame count: RIFF size counts the pad byte, which the trailer supplies")
@@ -54,10 +67,10 @@ struct WAVEncoderTests {
         let header = WAVHeader(format: AudioFormat(sampleRate: 48_000, channels: 1), sampleFormat: .s24, frameCount: 3)
         #expect(header.dataByteCount == 9)
         #expect(header.trailer == [0])
-        #expect(Array(header.bytes[4..<8]) == le32(68 - 8 + 10))
+        #expect(Array(header.bytes[4..<8]) == le32(44 - 8 + 10))
         let file = WAV.encode(AudioClip(sampleRate: 48_000, channels: 1, samples: [0.5, -0.5, 0]), sampleFormat: .s24)
-        #expect(file.count == 68 + 9 + 1)
-        #expect(Array(file.prefix(68)) == header.bytes)
+        #expect(file.count == 44 + 9 + 1)
+        #expect(Array(file.prefix(44)) == header.bytes)
         #expect(try WAV.decode(file).samples == [0.5, -0.5, 0])
     }
 
@@ -67,10 +80,10 @@ struct WAVEncoderTests {
         let header = WAVHeader(format: AudioFormat(sampleRate: 96_000, channels: 2), sampleFormat: .f32, frameCount: frames)
         let bytes = header.bytes
         #expect(header.isRF64)
-        #expect(bytes.count == 80 + 36)
+        #expect(bytes.count == 58 + 36)
         #expect(Array(bytes[0..<16]) == Array("RF64".utf8) + [0xFF, 0xFF, 0xFF, 0xFF] + Array("WAVEds64".utf8))
         #expect(Array(bytes[16..<20]) == le32(28))
-        #expect(Array(bytes[20..<28]) == le64(UInt64(116 - 8) + UInt64(frames * 8)))  // RIFF size
+        #expect(Array(bytes[20..<28]) == le64(UInt64(94 - 8) + UInt64(frames * 8)))  // RIFF size
         #expect(Array(bytes[28..<36]) == le64(UInt64(frames * 8)))  // data size
         #expect(Array(bytes[36..<44]) == le64(UInt64(frames)))  // sample count
         #expect(Array(bytes.suffix(8)) == Array("data".utf8) + [0xFF, 0xFF, 0xFF, 0xFF])
@@ -154,8 +167,9 @@ struct WAVEncoderTests {
         let bytes = try [UInt8](Data(contentsOf: fixtures.appending(path: "ahap/apple/AHAP/Drums.wav")))
         let clip = try WAV.decode(bytes)
         let encoded = WAV.encode(clip, sampleFormat: .s24)
-        // Drums.wav: data chunk body at byte 80, 1_165_122 bytes; ours follows the 68-byte header.
-        #expect(encoded[68...] == bytes[80..<(80 + 1_165_122)])
+        // Drums.wav: data chunk body at byte 80, 1_165_122 bytes; ours follows the 44-byte header.
+        #expect(encoded.count == 44 + 1_165_122)
+        #expect(encoded[44...] == bytes[80..<(80 + 1_165_122)])
     }
 
     @Test("Streaming blocks through one reused buffer writes the same bytes as a whole-file encode")
