@@ -79,6 +79,7 @@ public struct WAVHeader: Hashable, Sendable {
         let headerSize = 12 + (rf64 ? 36 : 0) + 8 + fmtSize + factSize + 8
         let riffSize = Int64(headerSize - 8) + dataSize + (dataSize & 1)
         let unknown = UInt32.max
+        precondition(sampleRate <= Int(UInt32.max), "sample rate does not fit a WAV header")
 
         var out: [UInt8] = []
         out.reserveCapacity(headerSize)
@@ -100,7 +101,7 @@ public struct WAVHeader: Hashable, Sendable {
         u16(Int(extensible ? WAVLayout.formatExtensible : tag))
         u16(channels)
         u32(UInt32(sampleRate))
-        u32(UInt32(sampleRate * blockAlign))
+        u32(UInt32(clamping: sampleRate * blockAlign))  // byte rate: informational
         u16(blockAlign)
         u16(sampleFormat.bytesPerSample * 8)
         if fmtSize == 18 {
@@ -154,6 +155,7 @@ public struct WAVEncoder: Hashable, Sendable {
     /// How each sample is stored.
     public var sampleFormat: SampleFormat
 
+    /// An encoder for interleaved `format` audio stored as `sampleFormat`.
     public init(format: AudioFormat, sampleFormat: SampleFormat) {
         self.format = format
         self.sampleFormat = sampleFormat
@@ -163,9 +165,11 @@ public struct WAVEncoder: Hashable, Sendable {
     ///
     /// `out` ends up exactly `samples.count * sampleFormat.bytesPerSample` bytes long; its
     /// capacity is reused, so once it has grown to the block size no call allocates.
+    /// `samples` must hold whole frames (a multiple of `format.channels`).
     ///
     /// - Complexity: O(*n*); `f32` runs at memory bandwidth, `s16`/`s24` in a branch-free loop.
     public func encode(_ samples: UnsafeBufferPointer<Float>, into out: inout [UInt8]) {
+        precondition(samples.count % format.channels == 0, "a block must hold whole frames")
         let byteCount = samples.count * sampleFormat.bytesPerSample
         if out.count < byteCount {
             out.append(contentsOf: repeatElement(0, count: byteCount - out.count))

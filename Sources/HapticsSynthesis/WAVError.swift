@@ -5,7 +5,7 @@
 ///
 /// ```swift
 /// do { _ = try WAV.decode(bytes) } catch {
-///     print(error)  // "not a WAV file: expected "RIFF", "RF64" or "BW64" at byte 0, found "ID3\u{3}""
+///     print(error)  // not a WAV file: expected "RIFF" or "RF64", found bytes 49 44 33 03 (at byte 0)
 /// }
 /// ```
 public struct WAVError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -30,12 +30,13 @@ public struct WAVError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Byte offset in the input where the problem was found.
     public var byteOffset: Int
 
+    /// An error of kind `code` found at `byteOffset`.
     public init(_ code: Code, _ message: String, at byteOffset: Int) {
         self.code = code
         self.message = message
         self.byteOffset = byteOffset
     }
 
-    /// `message` followed by the byte offset, e.g. `"fmt chunk: 0 channels (at byte 22)"`.
+    /// `message` followed by the byte offset, e.g. `"fmt chunk declares 0 channels (at byte 22)"`.
     public var description: String { "\(message) (at byte \(byteOffset))" }
 }
