@@ -23,7 +23,7 @@ public struct PatternRenderer: ~Copyable {
     ) {
         self.format = format
         let prepared = Synthesizer.prepare(pattern, clips: clips, format: format, voicing: voicing)
-        frameCount = Self.length(of: prepared, format: format, voicing: voicing)
+        frameCount = prepared.frameCount
         synthesizer = Synthesizer(format: format, voicing: voicing)
         synthesizer.start(prepared, layer: 0, atFrame: 0)
     }
@@ -56,19 +56,19 @@ public struct PatternRenderer: ~Copyable {
     }
 
     /// The last frame any event of `pattern` sounds, started at frame 0, plus one.
-    static func length(of pattern: PreparedPattern, format: AudioFormat, voicing: VoicingProfile) -> Int64 {
+    static func length(of pattern: PreparedPattern.Storage, format: AudioFormat, voicing: VoicingProfile) -> Int64 {
         var layer = Layer()
         layer.inUse = true
-        layer.pattern = pattern.storage
+        layer.pattern = pattern
         var end: Int64 = 0
-        for event in pattern.storage.events {
+        for event in pattern.events {
             let onset = format.frame(at: event.time)
             var durationFrames: Int?
             if let d = event.duration {
                 durationFrames = Int(max(0, format.frame(at: event.time + d) - onset))
                 end = max(end, onset + Int64(durationFrames!))
             }
-            let clip = event.clip >= 0 ? pattern.storage.clips[event.clip] : nil
+            let clip = event.clip >= 0 ? pattern.clips[event.clip] : nil
             let plan = VoicePlan(
                 event: event, durationFrames: durationFrames, clip: clip,
                 control: { layer.control(ParameterTimelines.index(of: $0), at: onset, rate: format.sampleRate) },

@@ -12,6 +12,9 @@ import Darwin
 /// Make one with ``Synthesizer/prepare(_:clips:format:voicing:)`` and start it as often as needed.
 public struct PreparedPattern: Sendable {
     @usableFromInline let storage: Storage
+    /// Frames from the start to the end of the last sound, release tails included, and never
+    /// less than `duration`: how long a player plays it.
+    public let frameCount: Int64
 
     /// The pattern's length in seconds (`HapticPattern.duration`), without release tails.
     public var duration: Double { storage.duration }

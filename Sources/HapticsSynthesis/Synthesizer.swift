@@ -32,6 +32,10 @@ public struct Synthesizer: ~Copyable {
 
     /// The next frame ``render(into:)`` will produce.
     public private(set) var currentFrame: Int64 = 0
+    /// Haptic events are silent (Core Haptics' `isMutedForHaptics`, or `playsAudioOnly`).
+    public private(set) var mutedHaptics = false
+    /// Audio events are silent (`isMutedForAudio`, or `playsHapticsOnly`).
+    public private(set) var mutedAudio = false
 
     let maxVoices: Int
     let voices: UnsafeMutablePointer<Voice>
@@ -106,9 +110,11 @@ public struct Synthesizer: ~Copyable {
             events.append(PreparedEvent(event, clip: index))
         }
         let sorted = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
-        return PreparedPattern(storage: .init(
+        let storage = PreparedPattern.Storage(
             events: sorted, timelines: ParameterTimelines(pattern), clips: clipData,
-            duration: pattern.duration, sampleRate: format.sampleRate))
+            duration: pattern.duration, sampleRate: format.sampleRate)
+        let sounding = PatternRenderer.length(of: storage, format: format, voicing: voicing)
+        return PreparedPattern(storage: storage, frameCount: max(sounding, format.frame(at: pattern.duration)))
     }
 
     /// Whether nothing is playing or scheduled.
@@ -158,6 +164,37 @@ public struct Synthesizer: ~Copyable {
     /// layer and cancels starts scheduled after `atFrame`.
     public mutating func fadeOutAll(atFrame: Int64, frames: Int) {
         schedule(Command(frame: max(atFrame, currentFrame), layer: -1, action: .fadeOutAll(max(1, frames))))
+    }
+
+    /// Silences haptic and/or audio events from the current frame on; what sounds ramps to its
+    /// new level over one control interval, so muting never clicks.
+    public mutating func setMuted(haptics: Bool, audio: Bool) {
+        guard haptics != mutedHaptics || audio != mutedAudio else { return }
+        mutedHaptics = haptics
+        mutedAudio = audio
+        refreshSoundingVoices { _ in true }
+    }
+
+    /// Silences `layer` (a player's `isMuted`) from the current frame on, with the same ramp.
+    public mutating func setMuted(_ muted: Bool, layer: Int) {
+        guard let slot = layerSlot(layer, create: true), layers[slot].muted != muted else { return }
+        layers[slot].muted = muted
+        refreshSoundingVoices { $0.layer == slot }
+    }
+
+    /// Re-targets the matching voices' gains from `currentFrame`.
+    mutating func refreshSoundingVoices(_ matches: (Voice) -> Bool) {
+        for i in 0..<voiceHighWater where voices[i].active && matches(voices[i]) {
+            var v = voices[i]
+            scheduleNextControl(&v, from: currentFrame, slot: v.layer)
+            voices[i] = v
+        }
+    }
+
+    /// Whether a voice is heard at all under the mute switches.
+    func audible(_ v: Voice) -> Bool {
+        if v.isHaptic ? mutedHaptics : mutedAudio { return false }
+        return v.layer < 0 || !layers[v.layer].muted
     }
 
     mutating func schedule(_ command: Command) {
@@ -392,8 +429,17 @@ public struct Synthesizer: ~Copyable {
         var step: Double
     }
 
-    /// The voice's gains, brightness and pitch at `frame` under its layer's controls.
+    /// The voice's gains, brightness and pitch at `frame` under its layer's controls and the mutes.
     func targets(_ v: Voice, at frame: Int64, slot: Int) -> Targets {
+        var t = unmutedTargets(v, at: frame, slot: slot)
+        if !audible(v) {
+            t.left = 0
+            t.right = 0
+        }
+        return t
+    }
+
+    func unmutedTargets(_ v: Voice, at frame: Int64, slot: Int) -> Targets {
         let rate = Double(format.sampleRate)
         func value(_ id: DynamicParameterID, _ base: Float) -> Float {
             guard slot >= 0 else { return base }
@@ -554,6 +600,7 @@ struct Layer {
     var overrideCursors = [ParameterTimeline.Cursor](repeating: .init(), count: 12)
     var hapticControls = false
     var audioControls = false
+    var muted = false
 
     func hasControls(haptic: Bool) -> Bool { haptic ? hapticControls : audioControls }
 
