@@ -28,6 +28,7 @@ struct ALSACall {
     @discardableResult
     func check(_ result: Int32, _ what: @autoclosure () -> String) throws(AudioOutputError) -> Int32 {
         if result >= 0 {
+            calsa_clear_last_message()  // Whatever ALSA said on the way to a success is not news.
             return result
         }
         throw error(errorNumber: -result, what())
@@ -37,6 +38,7 @@ struct ALSACall {
     @discardableResult
     func check(_ result: Int, _ what: @autoclosure () -> String) throws(AudioOutputError) -> Int {
         if result >= 0 {
+            calsa_clear_last_message()  // Whatever ALSA said on the way to a success is not news.
             return result
         }
         throw error(errorNumber: Int32(truncatingIfNeeded: -result), what())

@@ -30,7 +30,10 @@ public enum ALSADevices {
         var hints: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
         try call.check(snd_device_name_hint(-1, "pcm", &hints), "list its devices")
         guard let hints else { return [] }
-        defer { snd_device_name_free_hint(hints) }
+        defer {
+            snd_device_name_free_hint(hints)
+            call.clearDiagnostic()  // Cards that failed to answer are skipped, not reported later.
+        }
 
         var devices: [DeviceInfo] = []
         var cursor = hints

@@ -93,7 +93,9 @@ import Testing
 
     @Test func busyDeviceSuggestsClosingTheOtherProgramOrSharing() {
         // No machine in CI has a sound card to hold open; the funnel's mapping is what decides the text.
-        let error = ALSACall(device: "hw:0").error(errorNumber: EBUSY, "be opened for playback")
+        let call = ALSACall(device: "hw:0")
+        call.clearDiagnostic()
+        let error = call.error(errorNumber: EBUSY, "be opened for playback")
         #expect(error.code == .deviceBusy)
         #expect(error.systemErrorNumber == EBUSY)
         #expect(
@@ -103,7 +105,9 @@ import Testing
     }
 
     @Test func otherFailuresSayWhatWeWereDoing() {
-        let error = ALSACall(device: "default").error(errorNumber: EIO, "report its free room and delay")
+        let call = ALSACall(device: "default")
+        call.clearDiagnostic()
+        let error = call.error(errorNumber: EIO, "report its free room and delay")
         #expect(error.code == .deviceFailure)
         #expect(error.description == "device 'default' could not report its free room and delay: ALSA says 'Input/output error'")
     }

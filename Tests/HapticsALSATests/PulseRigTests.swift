@@ -46,17 +46,22 @@ struct PulseRigTests {
         let spacings = zip(onsets.dropFirst(), onsets).map { $0 - $1 }
         #expect(spacings.allSatisfy { abs($0 - Self.clickSpacing) <= 48 }, "spacings \(spacings)")
 
-        // The device position (framesWritten - delay) only moves forward. Once the PulseAudio stream
-        // has settled (its first ~50 ms report stale delays), it advances at the sample rate and
-        // strays from a straight line by less than a period: good enough to map engine time.
+        // The device position (framesWritten - delay) only moves forward. PulseAudio's first 50-250 ms
+        // are unreliable (it reports a delay of 0 or a stale one until its timing info arrives), so
+        // judge the second half: there it advances at the sample rate, strays from a straight line by
+        // less than a period, and the delay is the buffer plus a little server-side latency.
         let running = ticks.filter { $0.position > 0 }
         #expect(zip(running.dropFirst(), running).allSatisfy { $0.position >= $1.position })
-        let settled = ticks.filter { $0.uptimeNanoseconds >= began + 100_000_000 }
+        let settled = ticks.filter { $0.uptimeNanoseconds >= began + 500_000_000 }
+        #expect(settled.count > 50)
+        #expect(
+            settled.allSatisfy {
+                (output.bufferFrames - output.periodFrames...output.bufferFrames + 2 * output.periodFrames)
+                    .contains($0.timing.delayFrames + $0.timing.availableFrames)
+            })
         let fit = LineFit(settled.map { (Double($0.uptimeNanoseconds) / 1e9, Double($0.position)) })
         #expect(abs(fit.slope - Double(Self.rate)) < Double(Self.rate) * 0.01, "position advanced at \(fit.slope) frames/s")
         #expect(fit.maximumResidual < Double(output.periodFrames), "position strayed \(fit.maximumResidual) frames")
-        // The delay never claims more than the buffer plus what the server holds (a period or two).
-        #expect(ticks.allSatisfy { $0.timing.delayFrames <= output.bufferFrames + 2 * output.periodFrames })
     }
 
     @Test func beforePlaybackStartsTheDelayIsExactlyWhatIsQueued() throws {
