@@ -7,6 +7,9 @@ let package = Package(
     products: [
         .library(name: "HapticsCore", targets: ["HapticsCore"]),
         .library(name: "HapticsSynthesis", targets: ["HapticsSynthesis"]),
+        .library(name: "HapticsEngine", targets: ["HapticsEngine"]),
+        .library(name: "HapticsALSA", targets: ["HapticsALSA"]),
+        .library(name: "HapticsTestSupport", targets: ["HapticsTestSupport"]),
         .executable(name: "haptic", targets: ["haptic"]),
     ],
     dependencies: [
@@ -19,6 +22,12 @@ let package = Package(
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
         ),
         .target(name: "HapticsSynthesis", dependencies: ["HapticsCore"]),
+        .target(name: "HapticsEngine", dependencies: ["HapticsCore", "HapticsSynthesis"]),
+        // ALSA's C API; only HapticsALSA imports it.
+        .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
+        .target(name: "HapticsALSA", dependencies: ["CAlsa", "HapticsEngine", "HapticsSynthesis"]),
+        // Test double: an AudioOutput that records every frame written to it.
+        .target(name: "HapticsTestSupport", dependencies: ["HapticsEngine", "HapticsSynthesis"]),
         .executableTarget(
             name: "haptic",
             dependencies: [
@@ -31,6 +40,10 @@ let package = Package(
             dependencies: ["HapticsCore", .product(name: "OrderedCollections", package: "swift-collections")]
         ),
         .testTarget(name: "HapticsSynthesisTests", dependencies: ["HapticsCore", "HapticsSynthesis"]),
+        .testTarget(
+            name: "HapticsALSATests",
+            dependencies: ["HapticsALSA", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
+        ),
     ]
 )
 

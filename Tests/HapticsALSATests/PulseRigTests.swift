@@ -1,0 +1,121 @@
+import Dispatch
+import HapticsEngine
+import HapticsSynthesis
+import Testing
+
+@testable import HapticsALSA
+
+/// Real-time playback through ALSA's `pulse` PCM into the rig's private PulseAudio null sink,
+/// recorded from the sink's monitor. Start the rig first: `tools/audio-rig/with-rig swift test`.
+///
+/// Serialized: every test here plays into the same sink, and the recording hears all of them.
+@Suite(.serialized, .enabled(if: AudioRig.isRunning, "needs the audio rig: tools/audio-rig/with-rig swift test"))
+struct PulseRigTests {
+    static let rate = 48_000
+    static let clickSpacing = 4_800  // 100 ms
+    static let clickLength = 24  // 0.5 ms
+
+    /// One second of silence with a 0.5 ms, 0.8-amplitude click every 100 ms (10 clicks).
+    static let clicks: [Float] = (0..<rate).map { frame in frame % clickSpacing < clickLength ? 0.8 : 0 }
+
+    @Test func clicksWrittenInRealTimeArriveEvenlySpacedAfterOneSecond() async throws {
+        let output = try ALSAOutput(
+            .init(device: "rig", format: AudioFormat(sampleRate: Self.rate, channels: 1), latencyMilliseconds: 40))
+        defer { output.close() }
+        #expect(output.format.sampleRate == Self.rate)
+
+        let recording = try AudioRig.Recording()
+        try output.start()
+        let began = DispatchTime.now().uptimeNanoseconds
+        let ticks = try await AudioRig.play(Self.clicks, through: output, tickMilliseconds: 5)
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9
+        let recorded = try recording.stop()
+
+        // Playback paced itself by the device: it took the signal's own second, not less.
+        #expect(seconds >= 0.98 && seconds < 1.5, "playing 1 s took \(seconds) s")
+        #expect(output.framesWritten == Int64(Self.rate))
+        #expect(output.underrunCount == 0)
+
+        // Every click arrived, 100 ms apart within 1 ms (48 frames).
+        var onsets: [Int] = []
+        for (index, sample) in recorded.enumerated() where sample > 0.4 {
+            if let last = onsets.last, index - last < Self.clickSpacing / 2 { continue }
+            onsets.append(index)
+        }
+        #expect(onsets.count == 10, "click onsets at \(onsets)")
+        let spacings = zip(onsets.dropFirst(), onsets).map { $0 - $1 }
+        #expect(spacings.allSatisfy { abs($0 - Self.clickSpacing) <= 48 }, "spacings \(spacings)")
+
+        // The device position (framesWritten - delay) only moves forward. PulseAudio's first 50-250 ms
+        // are unreliable (it reports a delay of 0 or a stale one until its timing info arrives), so
+        // judge the second half: there it advances at the sample rate, strays from a straight line by
+        // less than a period, and the delay is the buffer plus a little server-side latency.
+        let running = ticks.filter { $0.position > 0 }
+        #expect(zip(running.dropFirst(), running).allSatisfy { $0.position >= $1.position })
+        let settled = ticks.filter { $0.uptimeNanoseconds >= began + 500_000_000 }
+        #expect(settled.count > 50)
+        #expect(
+            settled.allSatisfy {
+                (output.bufferFrames - output.periodFrames...output.bufferFrames + 2 * output.periodFrames)
+                    .contains($0.timing.delayFrames + $0.timing.availableFrames)
+            })
+        let fit = LineFit(settled.map { (Double($0.uptimeNanoseconds) / 1e9, Double($0.position)) })
+        #expect(abs(fit.slope - Double(Self.rate)) < Double(Self.rate) * 0.01, "position advanced at \(fit.slope) frames/s")
+        #expect(fit.maximumResidual < Double(output.periodFrames), "position strayed \(fit.maximumResidual) frames")
+    }
+
+    @Test func beforePlaybackStartsTheDelayIsExactlyWhatIsQueued() throws {
+        // PulseAudio's PCM cannot report a delay before it runs (EIO); nothing has been heard yet,
+        // so the output answers with the frames queued.
+        let output = try ALSAOutput(.init(device: "rig", latencyMilliseconds: 20))
+        defer { output.close() }
+        try output.start()
+        let fewFrames = [Float](repeating: 0, count: 100)  // less than the 240-frame start threshold
+        #expect(try fewFrames.withUnsafeBufferPointer { try output.write($0) } == 100)
+        #expect(try output.timing() == OutputTiming(availableFrames: 860, delayFrames: 100))
+        #expect(try output.delayFrames() == 100)
+        #expect(try output.playbackPosition() == 0)
+    }
+
+    @Test func starvingTheDeviceCountsAnUnderrunAndPlaybackResumes() async throws {
+        let output = try ALSAOutput(.init(device: "rig", latencyMilliseconds: 20))
+        defer { output.close() }
+        try output.start()
+        let silence = [Float](repeating: 0, count: output.bufferFrames)
+        #expect(try silence.withUnsafeBufferPointer { try output.write($0) } == output.bufferFrames)
+
+        // Write nothing more: within a few buffer lengths the device must notice it ran dry.
+        let starved = try await AudioRig.poll(everyMilliseconds: 5, timeoutMilliseconds: 2_000) {
+            _ = try output.timing()
+            return output.underrunCount > 0
+        }
+        #expect(starved)
+        #expect(output.underrunCount == 1)
+
+        // After recovery it takes a full buffer again and plays it out.
+        #expect(try output.availableFrames() == output.bufferFrames)
+        #expect(try silence.withUnsafeBufferPointer { try output.write($0) } == output.bufferFrames)
+        try output.drain()
+        #expect(output.framesWritten == Int64(2 * output.bufferFrames))
+    }
+}
+
+/// Least-squares line through points, and how far the farthest point lies from it.
+struct LineFit {
+    var slope = 0.0
+    var intercept = 0.0
+    var maximumResidual = Double.infinity
+
+    init(_ points: [(x: Double, y: Double)]) {
+        guard points.count >= 2 else { return }
+        let count = Double(points.count)
+        let meanX = points.map(\.x).reduce(0, +) / count
+        let meanY = points.map(\.y).reduce(0, +) / count
+        let covariance = points.map { ($0.x - meanX) * ($0.y - meanY) }.reduce(0, +)
+        let variance = points.map { ($0.x - meanX) * ($0.x - meanX) }.reduce(0, +)
+        guard variance > 0 else { return }
+        slope = covariance / variance
+        intercept = meanY - slope * meanX
+        maximumResidual = points.map { abs($0.y - (intercept + slope * $0.x)) }.max() ?? .infinity
+    }
+}
