@@ -22,7 +22,13 @@ let package = Package(
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
         ),
         .target(name: "HapticsSynthesis", dependencies: ["HapticsCore"]),
-        .target(name: "HapticsEngine", dependencies: ["HapticsCore", "HapticsSynthesis"]),
+        .target(
+            name: "HapticsEngine",
+            dependencies: [
+                "HapticsCore", "HapticsSynthesis",
+                .product(name: "HeapModule", package: "swift-collections"),
+            ]
+        ),
         // ALSA's C API; only HapticsALSA imports it.
         .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(name: "HapticsALSA", dependencies: ["CAlsa", "HapticsEngine", "HapticsSynthesis"]),
@@ -31,7 +37,7 @@ let package = Package(
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "HapticsCore", "HapticsSynthesis",
+                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -41,9 +47,14 @@ let package = Package(
         ),
         .testTarget(name: "HapticsSynthesisTests", dependencies: ["HapticsCore", "HapticsSynthesis"]),
         .testTarget(
+            name: "HapticsEngineTests",
+            dependencies: ["HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
+        ),
+        .testTarget(
             name: "HapticsALSATests",
             dependencies: ["HapticsALSA", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
         ),
+        .testTarget(name: "HapticCLITests", dependencies: ["haptic", "HapticsSynthesis"]),
     ]
 )
 

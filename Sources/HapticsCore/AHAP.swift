@@ -69,8 +69,8 @@ public struct AHAPError: Error, Hashable, Sendable, CustomStringConvertible {
     public var diagnostics: [Diagnostic]
 
     public init(
-        file: String?, path: JSONPath, location: SourceLocation?, code: String, message: String,
-        diagnostics: [Diagnostic]
+        file: String?, path: JSONPath, location: SourceLocation? = nil, code: String, message: String,
+        diagnostics: [Diagnostic] = []
     ) {
         self.file = file
         self.path = path
@@ -86,9 +86,12 @@ public struct AHAPError: Error, Hashable, Sendable, CustomStringConvertible {
             message: diagnostic.message, diagnostics: diagnostics)
     }
 
-    public var description: String {
-        Diagnostic(.error, code: code, message, at: path, location: location).formatted(file: file)
+    /// The error itself as one finding, for a report that lists it among others.
+    public var diagnostic: Diagnostic {
+        Diagnostic(.error, code: code, message, at: path, location: location)
     }
+
+    public var description: String { diagnostic.formatted(file: file) }
 }
 
 /// A decoded AHAP file: the pattern and the warnings about what was tolerated.

@@ -1,0 +1,118 @@
+import Dispatch
+import Foundation
+import Synchronization
+
+/// A monotonic time source in nanoseconds. Injected into the engine so that tests drive
+/// time by hand and never sleep.
+public protocol EngineClock: Sendable {
+    /// Nanoseconds since an arbitrary, fixed origin; never goes backwards.
+    var nanoseconds: UInt64 { get }
+}
+
+/// The system's monotonic clock (`CLOCK_MONOTONIC`), unaffected by wall-clock changes.
+public struct MonotonicClock: EngineClock {
+    public init() {}
+
+    public var nanoseconds: UInt64 {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return UInt64(ts.tv_sec) &* 1_000_000_000 &+ UInt64(ts.tv_nsec)
+    }
+}
+
+/// A clock that moves only when told to: `advance(by:)`.
+///
+/// ```swift
+/// let clock = ManualClock()
+/// clock.advance(byNanoseconds: 5_000_000)
+/// clock.nanoseconds  // 5_000_000
+/// ```
+public final class ManualClock: EngineClock {
+    private let now: Atomic<UInt64>
+
+    public init(nanoseconds: UInt64 = 0) { now = Atomic(nanoseconds) }
+
+    public var nanoseconds: UInt64 { now.load(ordering: .acquiring) }
+
+    public func advance(byNanoseconds delta: UInt64) {
+        now.add(delta, ordering: .releasing)
+    }
+}
+
+/// Something that calls the engine back at a steady interval: the real one is a
+/// `DispatchSourceTimer`; tests use `ManualTickSource`.
+public protocol TickSource: AnyObject, Sendable {
+    /// Begins calling `handler` every `intervalNanoseconds` until `stop()`.
+    func start(intervalNanoseconds: UInt64, handler: @escaping @Sendable () -> Void)
+    /// Stops calling; after it returns no handler call is running or will start.
+    func stop()
+}
+
+/// A strict, zero-leeway `DispatchSourceTimer` on a high-QoS serial queue.
+public final class DispatchTickSource: TickSource {
+    /// The serial queue every tick runs on; the engine's render state belongs to it.
+    public let queue: DispatchQueue
+    private let timer = Mutex<TimerBox?>(nil)
+
+    public init(label: String = "swift-haptics.engine") {
+        queue = DispatchQueue(label: label, qos: .userInteractive)
+        queue.setSpecific(key: Self.onQueueKey, value: true)
+    }
+
+    public func start(intervalNanoseconds: UInt64, handler: @escaping @Sendable () -> Void) {
+        let source = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
+        source.schedule(
+            deadline: .now(), repeating: .nanoseconds(Int(intervalNanoseconds)), leeway: .nanoseconds(0))
+        source.setEventHandler(handler: handler)
+        source.resume()
+        let previous = timer.withLock { box in
+            defer { box = TimerBox(source) }
+            return box
+        }
+        previous?.source.cancel()
+    }
+
+    public func stop() {
+        let box = timer.withLock { box in
+            defer { box = nil }
+            return box
+        }
+        guard let box else { return }
+        box.source.cancel()
+        // Wait for a handler that is running right now to finish.
+        if DispatchQueue.getSpecific(key: Self.onQueueKey) == nil {
+            queue.sync {}
+        }
+    }
+
+    private static let onQueueKey = DispatchSpecificKey<Bool>()
+}
+
+/// Holds the timer so it can live in a `Mutex`.
+// @unchecked: the DispatchSourceTimer is only cancelled through this box, under the Mutex.
+private final class TimerBox: @unchecked Sendable {
+    let source: any DispatchSourceTimer
+    init(_ source: any DispatchSourceTimer) { self.source = source }
+}
+
+/// A tick source for tests: nothing happens until `tick()` is called.
+public final class ManualTickSource: TickSource {
+    private let handler = Mutex<(@Sendable () -> Void)?>(nil)
+
+    public init() {}
+
+    public func start(intervalNanoseconds: UInt64, handler: @escaping @Sendable () -> Void) {
+        self.handler.withLock { $0 = handler }
+    }
+
+    public func stop() { handler.withLock { $0 = nil } }
+
+    /// Whether the engine has a tick handler installed (it is running).
+    public var isRunning: Bool { handler.withLock { $0 != nil } }
+
+    /// Runs one tick on the caller's thread.
+    public func tick() {
+        let current = handler.withLock { $0 }
+        current?()
+    }
+}

@@ -1,0 +1,431 @@
+import Dispatch
+public import HapticsCore
+public import HapticsSynthesis
+import Synchronization
+
+/// Plays patterns in real time, each event on its exact sample of the output stream.
+///
+/// A timer ticks every few milliseconds on a high-priority serial queue. Each tick asks
+/// the output how much room it has and how much it still has to play (its delay), applies
+/// the commands due in the frames about to be rendered, renders exactly that many frames
+/// and writes them. Engine time is the output's own clock: `currentTime` is the frame
+/// being heard now divided by the sample rate, and a command for time `t` takes effect at
+/// frame `round(t × rate)`, so the timer's jitter can delay a write but never moves an event.
+///
+/// ```swift
+/// let engine = HapticEngine(output: try ALSAOutput(.init(device: "default")))
+/// try engine.start()
+/// let player = try engine.makePlayer(file)
+/// try player.start(atTime: HapticEngine.timeImmediate)
+/// ```
+///
+/// Threads: players and properties may be used from any thread; they only take a short
+/// lock to queue a command. Rendering runs on the tick queue and never waits on a lock
+/// another thread holds for long, nor allocates.
+public final class HapticEngine: Sendable {
+    /// Start "as soon as possible": Core Haptics' `CHHapticTimeImmediate`.
+    public static let timeImmediate: Double = 0
+
+    /// How the engine runs.
+    public struct Configuration: Sendable {
+        /// The timer's period; at most 5 ms keeps a start call within 5 ms of the device.
+        public var tickIntervalNanoseconds: UInt64 = 4_000_000
+        /// How haptics become sound.
+        public var voicing: VoicingProfile = .standard
+        /// Voices that can sound at once, across all players.
+        public var maxVoices = 1024
+        /// Players that can exist at once.
+        public var maxPlayers = 1024
+        /// Frames the engine keeps queued ahead of the listener; nil: the device's whole buffer.
+        public var leadFrames: Int?
+        /// Play haptic events only (audio events are silent), as Core Haptics' `playsHapticsOnly`.
+        public var playsHapticsOnly = false
+        /// Play audio events only, as Core Haptics' `playsAudioOnly`.
+        public var playsAudioOnly = false
+        /// With auto-shutdown on, the engine stops after this long with nothing playing.
+        public var idleShutdownSeconds = 10.0
+
+        public init() {}
+    }
+
+    /// Why the engine stopped by itself (Core Haptics' `CHHapticEngine.StoppedReason`).
+    public enum StoppedReason: Int, Sendable, CustomStringConvertible {
+        case audioSessionInterrupt = 1
+        case applicationSuspended = 2
+        case idleTimeout = 3
+        case notifyWhenFinished = 4
+        case engineDestroyed = 5
+        case gameControllerDisconnect = 6
+        case systemError = -1
+
+        public var description: String {
+            switch self {
+            case .audioSessionInterrupt: "audio session interrupted"
+            case .applicationSuspended: "application suspended"
+            case .idleTimeout: "idle timeout"
+            case .notifyWhenFinished: "players finished"
+            case .engineDestroyed: "engine destroyed"
+            case .gameControllerDisconnect: "game controller disconnected"
+            case .systemError: "system error"
+            }
+        }
+    }
+
+    /// What to do once every player has finished (Core Haptics' `FinishedAction`).
+    public enum FinishedAction: Sendable {
+        case stopEngine
+        case leaveEngineRunning
+    }
+
+    public let output: any AudioOutput
+    public let configuration: Configuration
+    /// The output's format: what the engine renders.
+    public var format: AudioFormat { output.format }
+
+    let clock: any EngineClock
+    let ticks: any TickSource
+    let control: Mutex<ControlState>
+    let render: Mutex<RenderState>
+    let anchor: Mutex<TimeAnchor>
+    let callbacks = DispatchQueue(label: "swift-haptics.engine.callbacks")
+
+    /// Creates an engine on `output`. Nothing plays until `start()`.
+    /// - Parameters:
+    ///   - clock: the engine's monotonic clock (a `ManualClock` in tests).
+    ///   - ticks: what drives rendering (a `ManualTickSource` in tests).
+    public init(
+        output: any AudioOutput, configuration: Configuration = Configuration(),
+        clock: any EngineClock = MonotonicClock(), ticks: any TickSource = DispatchTickSource()
+    ) {
+        self.output = output
+        self.configuration = configuration
+        self.clock = clock
+        self.ticks = ticks
+        control = Mutex(ControlState(maxPlayers: configuration.maxPlayers))
+        render = Mutex(
+            RenderState(
+                synthesizer: Synthesizer(
+                    format: output.format, voicing: configuration.voicing, maxVoices: configuration.maxVoices,
+                    maxLayers: configuration.maxPlayers),
+                maxPlayers: configuration.maxPlayers, channels: output.format.channels))
+        anchor = Mutex(TimeAnchor())
+    }
+
+    deinit {
+        ticks.stop()
+    }
+
+    // MARK: - Handlers and switches
+
+    /// Called (on a callback queue) when the engine stops by itself, with the reason.
+    public var stoppedHandler: (@Sendable (StoppedReason) -> Void)? {
+        get { control.withLock { $0.stoppedHandler } }
+        set { control.withLock { $0.stoppedHandler = newValue } }
+    }
+
+    /// Called (on a callback queue) after the engine recovered from an output failure by
+    /// restarting; players must be made again.
+    public var resetHandler: (@Sendable () -> Void)? {
+        get { control.withLock { $0.resetHandler } }
+        set { control.withLock { $0.resetHandler = newValue } }
+    }
+
+    /// Silences haptic events (the ones a phone would make you feel).
+    public var isMutedForHaptics: Bool {
+        get { control.withLock { $0.mutedForHaptics } }
+        set { control.withLock { $0.mutedForHaptics = newValue } }
+    }
+
+    /// Silences audio events.
+    public var isMutedForAudio: Bool {
+        get { control.withLock { $0.mutedForAudio } }
+        set { control.withLock { $0.mutedForAudio = newValue } }
+    }
+
+    /// Stop by itself after `configuration.idleShutdownSeconds` with nothing playing (off by
+    /// default, as in Core Haptics).
+    public var isAutoShutdownEnabled: Bool {
+        get { control.withLock { $0.autoShutdown } }
+        set { control.withLock { $0.autoShutdown = newValue } }
+    }
+
+    /// Whether the engine is running.
+    public var isRunning: Bool { control.withLock { $0.running } }
+
+    /// How often the output ran dry since the engine was created.
+    public var underrunCount: Int { output.underrunCount }
+
+    /// Engine time in seconds: the position of the frame being heard now. Monotonic; 0 before
+    /// the first start.
+    public var currentTime: Double {
+        let now = clock.nanoseconds
+        let rate = Double(format.sampleRate)
+        return anchor.withLock { anchor in
+            guard anchor.running else { return Double(anchor.heardFrame) / rate }
+            let elapsed = Double(now &- anchor.nanoseconds) / 1e9
+            let frames = min(Double(anchor.heardFrame) + elapsed * rate, Double(anchor.writtenFrame))
+            return max(frames, Double(anchor.lastReportedFrame)) / rate
+        }
+    }
+
+    // MARK: - Start and stop
+
+    /// Opens the output and starts the timer.
+    public func start() throws(HapticEngineError) {
+        let alreadyRunning = control.withLock { state in
+            defer { state.running = true }
+            return state.running
+        }
+        if alreadyRunning { return }
+        do {
+            try output.start()
+        } catch {
+            control.withLock { $0.running = false }
+            throw HapticEngineError(.serverInitFailed, "cannot start audio output: \(error)")
+        }
+        let startFrame = render.withLock { render in
+            render.running = true
+            render.idleSinceNanoseconds = clock.nanoseconds
+            return render.synthesizer.currentFrame
+        }
+        anchor.withLock {
+            $0.running = true
+            $0.nanoseconds = clock.nanoseconds
+            $0.heardFrame = startFrame
+            $0.writtenFrame = startFrame
+        }
+        ticks.start(intervalNanoseconds: configuration.tickIntervalNanoseconds) { [weak self] in
+            self?.tick()
+        }
+    }
+
+    /// Calls `completion` once the engine has started, or failed to.
+    public func start(completionHandler completion: @escaping @Sendable ((any Error)?) -> Void) {
+        do {
+            try start()
+            callbacks.async { completion(nil) }
+        } catch {
+            callbacks.async { completion(error) }
+        }
+    }
+
+    /// Stops the engine: everything sounding fades out within a few milliseconds, the device
+    /// plays what it holds, and the timer stops. Players stay valid for a later start.
+    public func stop(fadeMilliseconds: Double = 5) {
+        stop(reason: nil, fadeMilliseconds: fadeMilliseconds)
+    }
+
+    /// Stops, then calls `completion` on the callback queue.
+    public func stop(completionHandler completion: @escaping @Sendable ((any Error)?) -> Void) {
+        stop()
+        callbacks.async { completion(nil) }
+    }
+
+    func stop(reason: StoppedReason?, fadeMilliseconds: Double) {
+        let (wasRunning, handler) = control.withLock { state in
+            defer { state.running = false }
+            return (state.running, state.stoppedHandler)
+        }
+        guard wasRunning else { return }
+        ticks.stop()
+        let fadeFrames = max(1, Int(fadeMilliseconds / 1000 * Double(format.sampleRate)))
+        render.withLock { render in
+            // Fade from the next frame to be rendered, render the fade, and hand it over.
+            render.synthesizer.fadeOutAll(atFrame: render.synthesizer.currentFrame, frames: fadeFrames)
+            render.renderAndWrite(frames: fadeFrames, to: output)
+            render.running = false
+        }
+        try? output.drain()
+        anchor.withLock { $0.running = false }
+        if let reason, let handler { callbacks.async { handler(reason) } }
+    }
+
+    /// Calls `handler` once every player has finished; its answer says whether to stop.
+    public func notifyWhenPlayersFinished(
+        _ handler: @escaping @Sendable ((any Error)?) -> FinishedAction
+    ) {
+        control.withLock { $0.finishedHandler = handler }
+    }
+
+    /// Waits until every callback already queued (completions, handlers) has run.
+    public func flushCallbacks() {
+        callbacks.sync {}
+    }
+
+    // MARK: - Players
+
+    /// A player for `pattern`, whose AudioCustom events play `clips`.
+    public func makePlayer(
+        _ pattern: HapticPattern, clips: [String: AudioClip] = [:]
+    ) throws(HapticEngineError) -> Player {
+        try makePlayer(pattern, clips: clips, advanced: false)
+    }
+
+    /// An advanced player: adds pause, resume, seek, looping, playback rate and completion.
+    public func makeAdvancedPlayer(
+        _ pattern: HapticPattern, clips: [String: AudioClip] = [:]
+    ) throws(HapticEngineError) -> Player {
+        try makePlayer(pattern, clips: clips, advanced: true)
+    }
+
+    /// A player for a pattern file.
+    public func makePlayer(_ file: PatternFile, advanced: Bool = false) throws(HapticEngineError) -> Player {
+        try makePlayer(file.pattern, clips: file.clips, advanced: advanced)
+    }
+
+    /// Longest pattern a player accepts, in seconds.
+    public static let maxPatternSeconds = 3600.0
+
+    func makePlayer(_ pattern: HapticPattern, clips: [String: AudioClip], advanced: Bool) throws(HapticEngineError) -> Player {
+        guard pattern.duration <= Self.maxPatternSeconds else {
+            throw HapticEngineError(
+                .invalidPatternData,
+                "pattern is \(pattern.duration) s long; players accept at most \(Self.maxPatternSeconds) s")
+        }
+        guard let layer = control.withLock({ $0.freeLayers.popLast() }) else {
+            throw HapticEngineError(
+                .resourceNotAvailable, "too many players (at most \(configuration.maxPlayers)); let some go first")
+        }
+        let prepared = Synthesizer.prepare(
+            pattern, clips: clips, format: format, voicing: configuration.voicing)
+        return Player(engine: self, layer: layer, pattern: pattern, clips: clips, prepared: prepared, advanced: advanced)
+    }
+
+    /// Returns a player's layer for reuse once the player is gone.
+    func release(layer: Int) {
+        enqueue(.release(layer: layer), at: Int64.min)
+    }
+
+    // MARK: - Commands
+
+    /// Converts engine seconds to the frame a command takes effect at.
+    func frame(forTime time: Double) throws(HapticEngineError) -> Int64 {
+        guard time.isFinite, time >= 0 else {
+            throw HapticEngineError(.invalidTime, "invalid time \(time): times are engine seconds >= 0")
+        }
+        if time == Self.timeImmediate { return Int64.min }
+        return format.frame(at: time)
+    }
+
+    /// The first frame the next tick will render: where an immediate command lands.
+    var nextFrame: Int64 { anchor.withLock { $0.writtenFrame } }
+
+    func enqueue(_ command: Command, at frame: Int64) {
+        control.withLock { $0.commands.insert(command, deadline: frame) }
+    }
+
+    func requireRunning() throws(HapticEngineError) {
+        guard isRunning else {
+            throw HapticEngineError(.engineNotRunning, "the engine is not running: call start() first")
+        }
+    }
+
+    // MARK: - The tick
+
+    /// One timer tick: feed the device up to the lead, with every due command applied on its frame.
+    func tick() {
+        let now = clock.nanoseconds
+        var failure: AudioOutputError?
+        var finishedAll = false
+        render.withLock { render in
+            guard render.running else { return }
+            let timing: OutputTiming
+            do throws(AudioOutputError) {
+                timing = try output.timing()
+            } catch {
+                failure = error
+                return
+            }
+            let written = render.synthesizer.currentFrame
+            let heard = max(render.lastHeard, written - Int64(timing.delayFrames) - Int64(render.pendingFrames))
+            render.lastHeard = heard
+            anchor.withLock {
+                $0.nanoseconds = now
+                $0.heardFrame = heard
+                $0.writtenFrame = written
+                $0.lastReportedFrame = max($0.lastReportedFrame, heard)
+            }
+            let lead = configuration.leadFrames ?? output.bufferFrames
+            let queued = timing.delayFrames + render.pendingFrames
+            let room = min(timing.availableFrames - render.pendingFrames, lead - queued)
+            do throws(AudioOutputError) {
+                try render.flushPending(to: output)
+            } catch {
+                failure = error
+                return
+            }
+            if room > 0 {
+                let end = written + Int64(room)
+                let flags = control.withLock { state -> (Bool, Bool) in
+                    while let command = state.commands.popFirst(dueBy: end - 1) {
+                        render.due.append((command.deadline, command.element))
+                    }
+                    return (state.mutedForHaptics || configuration.playsAudioOnly,
+                            state.mutedForAudio || configuration.playsHapticsOnly)
+                }
+                render.synthesizer.setMuted(haptics: flags.0, audio: flags.1)
+                render.apply(due: written)
+                render.renderAndWrite(frames: room, to: output)
+            }
+            finishedAll = render.collectFinished(heardFrame: heard, callbacks: callbacks)
+            if !render.released.isEmpty {
+                let released = render.released
+                render.released.removeAll(keepingCapacity: true)
+                control.withLock { $0.freeLayers.append(contentsOf: released) }
+            }
+            if render.synthesizer.isIdle && !render.hasActiveLayers {
+                if render.idleSinceNanoseconds == 0 { render.idleSinceNanoseconds = now }
+            } else {
+                render.idleSinceNanoseconds = 0
+            }
+        }
+        if let failure { handleFailure(failure); return }
+        if finishedAll { notifyFinished() }
+        checkIdleShutdown(now: now)
+    }
+
+    func notifyFinished() {
+        guard let handler = control.withLock({ $0.finishedHandler }) else { return }
+        control.withLock { $0.finishedHandler = nil }
+        callbacks.async { [weak self] in
+            if handler(nil) == .stopEngine { self?.stop(reason: .notifyWhenFinished, fadeMilliseconds: 5) }
+        }
+    }
+
+    func checkIdleShutdown(now: UInt64) {
+        guard control.withLock({ $0.autoShutdown }) else { return }
+        let idleSince = render.withLock { $0.idleSinceNanoseconds }
+        guard idleSince != 0, now &- idleSince >= UInt64(configuration.idleShutdownSeconds * 1e9) else { return }
+        callbacks.async { [weak self] in self?.stop(reason: .idleTimeout, fadeMilliseconds: 5) }
+    }
+
+    func handleFailure(_ error: AudioOutputError) {
+        callbacks.async { [weak self] in self?.stop(reason: .systemError, fadeMilliseconds: 0) }
+    }
+}
+
+/// What app threads share with the tick: a short lock, never held while rendering.
+struct ControlState {
+    var running = false
+    var commands = ScheduleQueue<Command>()
+    var stoppedHandler: (@Sendable (HapticEngine.StoppedReason) -> Void)?
+    var resetHandler: (@Sendable () -> Void)?
+    var finishedHandler: (@Sendable ((any Error)?) -> HapticEngine.FinishedAction)?
+    var mutedForHaptics = false
+    var mutedForAudio = false
+    var autoShutdown = false
+    var freeLayers: [Int]
+
+    init(maxPlayers: Int) {
+        freeLayers = Array((0..<maxPlayers).reversed())
+    }
+}
+
+/// The mapping from the monotonic clock to output frames, refreshed every tick.
+struct TimeAnchor {
+    var running = false
+    var nanoseconds: UInt64 = 0
+    var heardFrame: Int64 = 0
+    var writtenFrame: Int64 = 0
+    var lastReportedFrame: Int64 = 0
+}

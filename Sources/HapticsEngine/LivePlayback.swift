@@ -1,0 +1,92 @@
+import Dispatch
+import Foundation
+public import HapticsSynthesis
+import Synchronization
+
+/// Plays one pattern file through an output in real time until it ends or is interrupted:
+/// what `haptic play` does.
+///
+/// ```swift
+/// let playback = try LivePlayback(file: file, output: alsa, options: .init(loop: false))
+/// let outcome = playback.run()      // blocks; SIGINT (Ctrl-C) fades out and returns .interrupted
+/// ```
+public final class LivePlayback: Sendable {
+    /// How to play.
+    public struct Options: Sendable {
+        /// Start again at the end, until interrupted.
+        public var loop = false
+        /// Speed (scales times and continuous durations, not pitch).
+        public var rate: Float = 1
+        /// Seconds into the pattern to start from.
+        public var fromSeconds = 0.0
+        /// How haptics become sound.
+        public var voicing: VoicingProfile = .standard
+        /// Length of the fade when interrupted.
+        public var fadeMilliseconds = 5.0
+
+        public init(loop: Bool = false, rate: Float = 1, fromSeconds: Double = 0, voicing: VoicingProfile = .standard) {
+            self.loop = loop
+            self.rate = rate
+            self.fromSeconds = fromSeconds
+            self.voicing = voicing
+        }
+    }
+
+    /// How a playback ended.
+    public enum Outcome: Sendable, Equatable {
+        case finished
+        case interrupted
+        case failed(String)
+    }
+
+    public let engine: HapticEngine
+    let player: Player
+    let options: Options
+    let done = DispatchSemaphore(value: 0)
+    let outcome = Mutex<Outcome?>(nil)
+
+    public init(file: PatternFile, output: any AudioOutput, options: Options) throws(HapticEngineError) {
+        var configuration = HapticEngine.Configuration()
+        configuration.voicing = options.voicing
+        engine = HapticEngine(output: output, configuration: configuration)
+        player = try engine.makeAdvancedPlayer(file.pattern, clips: file.clips)
+        self.options = options
+    }
+
+    /// Plays, blocking the calling thread until the end, a failure, or SIGINT.
+    public func run() -> Outcome {
+        signal(SIGINT, SIG_IGN)
+        let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global(qos: .userInteractive))
+        interrupts.setEventHandler { [weak self] in self?.finish(.interrupted) }
+        interrupts.resume()
+        defer {
+            interrupts.cancel()
+            signal(SIGINT, SIG_DFL)
+        }
+        engine.stoppedHandler = { [weak self] reason in self?.finish(.failed("the engine stopped: \(reason)")) }
+        do {
+            try engine.start()
+            player.playbackRate = options.rate
+            player.loopEnabled = options.loop
+            player.completionHandler = { [weak self] _ in self?.finish(.finished) }
+            if options.fromSeconds > 0 { try player.seek(toOffset: options.fromSeconds) }
+            try player.start(atTime: HapticEngine.timeImmediate)
+        } catch {
+            engine.stop(fadeMilliseconds: 0)
+            return .failed(error.description)
+        }
+        done.wait()
+        let result = outcome.withLock { $0 } ?? .finished
+        engine.stop(fadeMilliseconds: result == .interrupted ? options.fadeMilliseconds : 0)
+        return result
+    }
+
+    /// Records the first way playback ended and wakes `run()`.
+    func finish(_ result: Outcome) {
+        let first = outcome.withLock { outcome in
+            defer { if outcome == nil { outcome = result } }
+            return outcome == nil
+        }
+        if first { done.signal() }
+    }
+}

@@ -1,0 +1,231 @@
+public import HapticsCore
+import HapticsSynthesis
+import Synchronization
+
+/// Plays one pattern on an engine; any number of players mix.
+///
+/// Times are engine seconds (`HapticEngine.currentTime`'s clock); `HapticEngine.timeImmediate`
+/// (0) means "as soon as possible". A command for a future time takes effect on exactly that
+/// sample. Every method may be called from any thread.
+///
+/// An advanced player (`HapticEngine.makeAdvancedPlayer`) adds pause, resume, seek, looping,
+/// a playback rate and a completion handler; on a plain player those throw
+/// `operationNotPermitted`.
+public final class Player: Sendable {
+    let engine: HapticEngine
+    let layer: Int
+    /// Whether this player has the advanced controls.
+    public let isAdvanced: Bool
+    let state: Mutex<State>
+
+    struct State {
+        var pattern: HapticPattern
+        var clips: [String: AudioClip]
+        var prepared: PreparedPattern
+        var isMuted = false
+        var loopEnabled = false
+        var loopEnd = 0.0
+        var playbackRate: Float = 1
+        var completionHandler: (@Sendable ((any Error)?) -> Void)?
+    }
+
+    init(
+        engine: HapticEngine, layer: Int, pattern: HapticPattern, clips: [String: AudioClip],
+        prepared: PreparedPattern, advanced: Bool
+    ) {
+        self.engine = engine
+        self.layer = layer
+        isAdvanced = advanced
+        state = Mutex(State(pattern: pattern, clips: clips, prepared: prepared))
+    }
+
+    deinit {
+        engine.release(layer: layer)
+    }
+
+    /// The pattern's length in seconds at the current playback rate.
+    public var duration: Double {
+        state.withLock { Double($0.pattern.duration) / Double($0.playbackRate) }
+    }
+
+    // MARK: - Every player
+
+    /// Starts the pattern from its beginning at `time`.
+    public func start(atTime time: Double) throws(HapticEngineError) {
+        try engine.requireRunning()
+        let frame = try engine.frame(forTime: time)
+        let (prepared, loop) = state.withLock { ($0.prepared, loopSpec($0)) }
+        engine.enqueue(.start(layer: layer, pattern: prepared, offset: 0, loop: loop), at: frame)
+    }
+
+    /// Stops at `time` with a short fade: nothing is left buzzing.
+    public func stop(atTime time: Double) throws(HapticEngineError) {
+        try engine.requireRunning()
+        engine.enqueue(.stop(layer: layer), at: try engine.frame(forTime: time))
+    }
+
+    /// Sends dynamic parameters; each takes effect at `time` plus its own `time` offset.
+    public func sendParameters(_ parameters: [DynamicParameter], atTime time: Double) throws(HapticEngineError) {
+        try engine.requireRunning()
+        for parameter in parameters {
+            guard parameter.time.isFinite, parameter.time >= 0 else {
+                throw HapticEngineError(.invalidParameterType, "parameter time \(parameter.time) must be >= 0")
+            }
+            let value = min(max(parameter.value, parameter.id.range.lowerBound), parameter.id.range.upperBound)
+            let base = try engine.frame(forTime: time)
+            let offset = engine.format.frame(at: parameter.time)
+            let frame = offset == 0 ? base : (base == Int64.min ? engine.nextFrame : base) + offset
+            engine.enqueue(.control(layer: layer, id: parameter.id, value: value), at: frame)
+        }
+    }
+
+    /// Schedules a parameter curve; its own start time is replaced by `time`.
+    public func scheduleParameterCurve(_ curve: ParameterCurve, atTime time: Double) throws(HapticEngineError) {
+        try engine.requireRunning()
+        guard !curve.controlPoints.isEmpty else {
+            throw HapticEngineError(.badParameterEntry, "a parameter curve needs at least one control point")
+        }
+        var moved = curve
+        moved.time = 0
+        engine.enqueue(.curve(layer: layer, curve: moved), at: try engine.frame(forTime: time))
+    }
+
+    /// Stops at once and forgets every command not yet applied.
+    public func cancel() throws(HapticEngineError) {
+        try engine.requireRunning()
+        let layer = self.layer
+        engine.control.withLock { state in
+            state.commands.removeAll { command in command.layer == layer }
+        }
+        engine.enqueue(.stop(layer: layer), at: Int64.min)
+    }
+
+    /// Silences this player without stopping it.
+    public var isMuted: Bool {
+        get { state.withLock { $0.isMuted } }
+        set {
+            state.withLock { $0.isMuted = newValue }
+            engine.enqueue(.mute(layer: layer, muted: newValue), at: Int64.min)
+        }
+    }
+
+    // MARK: - Advanced players
+
+    func requireAdvanced(_ what: String) throws(HapticEngineError) {
+        guard isAdvanced else {
+            throw HapticEngineError(.operationNotPermitted, "\(what) needs an advanced player (makeAdvancedPlayer)")
+        }
+    }
+
+    /// Pauses at `time`; `resume` continues from there.
+    public func pause(atTime time: Double) throws(HapticEngineError) {
+        try requireAdvanced("pause")
+        try engine.requireRunning()
+        engine.enqueue(.pause(layer: layer), at: try engine.frame(forTime: time))
+    }
+
+    /// Continues a paused pattern at `time`.
+    public func resume(atTime time: Double) throws(HapticEngineError) {
+        try requireAdvanced("resume")
+        try engine.requireRunning()
+        engine.enqueue(.resume(layer: layer), at: try engine.frame(forTime: time))
+    }
+
+    /// Moves to `offset` seconds into the pattern, now if playing, else at the next start.
+    public func seek(toOffset offset: Double) throws(HapticEngineError) {
+        try requireAdvanced("seek")
+        try engine.requireRunning()
+        guard offset.isFinite, offset >= 0 else {
+            throw HapticEngineError(.invalidTime, "seek offset \(offset) must be >= 0")
+        }
+        let scaled = offset / Double(state.withLock { $0.playbackRate })
+        engine.enqueue(.seek(layer: layer, offset: scaled), at: Int64.min)
+    }
+
+    /// Whether the pattern starts again when it reaches `loopEnd`.
+    public var loopEnabled: Bool {
+        get { state.withLock { $0.loopEnabled } }
+        set { update { $0.loopEnabled = newValue } }
+    }
+
+    /// Where a loop wraps, in pattern seconds; 0 means the end of the last event.
+    public var loopEnd: Double {
+        get { state.withLock { $0.loopEnd } }
+        set { update { $0.loopEnd = max(0, newValue.isFinite ? newValue : 0) } }
+    }
+
+    /// Speed: scales event times and continuous durations (not pitch). Values <= 0 are ignored.
+    public var playbackRate: Float {
+        get { state.withLock { $0.playbackRate } }
+        set {
+            guard newValue > 0, newValue.isFinite else { return }
+            update { state in
+                state.playbackRate = newValue
+                state.prepared = Synthesizer.prepare(
+                    state.pattern.scaled(by: Double(newValue)), clips: state.clips,
+                    format: engine.format, voicing: engine.configuration.voicing)
+            }
+        }
+    }
+
+    /// Called once the pattern has played to its end (not when stopped or looping).
+    public var completionHandler: (@Sendable ((any Error)?) -> Void)? {
+        get { state.withLock { $0.completionHandler } }
+        set {
+            state.withLock { $0.completionHandler = newValue }
+            engine.enqueue(.completion(layer: layer, handler: newValue), at: Int64.min)
+        }
+    }
+
+    /// Changes the player's state and tells the tick what later starts and loops play.
+    private func update(_ change: (inout State) -> Void) {
+        let (prepared, loop) = state.withLock { state in
+            change(&state)
+            return (state.prepared, loopSpec(state))
+        }
+        engine.enqueue(.replace(layer: layer, pattern: prepared, loop: loop), at: Int64.min)
+    }
+
+    private func loopSpec(_ state: State) -> LoopSpec? {
+        guard isAdvanced, state.loopEnabled else { return nil }
+        let end = state.loopEnd > 0 ? state.loopEnd : state.pattern.duration
+        let seconds = end / Double(state.playbackRate)
+        return LoopSpec(lengthFrames: max(1, engine.format.frame(at: seconds)))
+    }
+}
+
+extension Command {
+    /// The layer a command is for.
+    var layer: Int {
+        switch self {
+        case .start(let layer, _, _, _), .stop(let layer), .pause(let layer), .resume(let layer),
+            .seek(let layer, _), .control(let layer, _, _), .curve(let layer, _), .mute(let layer, _),
+            .replace(let layer, _, _), .completion(let layer, _), .release(let layer):
+            layer
+        }
+    }
+}
+
+extension HapticPattern {
+    /// The pattern played `rate` times as fast: times and durations divided by `rate`, values kept.
+    public func scaled(by rate: Double) -> HapticPattern {
+        guard rate > 0, rate != 1 else { return self }
+        var copy = self
+        copy.elements = elements.map { element in
+            switch element {
+            case .event(var event):
+                event.time /= rate
+                event.duration = event.duration.map { $0 / rate }
+                return .event(event)
+            case .parameter(var parameter):
+                parameter.time /= rate
+                return .parameter(parameter)
+            case .curve(var curve):
+                curve.time /= rate
+                curve.controlPoints = curve.controlPoints.map { .init(time: $0.time / rate, value: $0.value) }
+                return .curve(curve)
+            }
+        }
+        return copy
+    }
+}

@@ -1,0 +1,243 @@
+import Dispatch
+import HapticsCore
+import HapticsSynthesis
+
+/// A request from a player, applied on the tick at its frame.
+enum Command: Sendable {
+    /// Play `pattern` on the layer from `offset` seconds into it.
+    case start(layer: Int, pattern: PreparedPattern, offset: Double, loop: LoopSpec?)
+    /// Fade the layer out.
+    case stop(layer: Int)
+    /// Stop where it is and remember the place (advanced players).
+    case pause(layer: Int)
+    /// Play on from where `pause` left off.
+    case resume(layer: Int)
+    /// Jump to `offset` seconds into the pattern (playing or not).
+    case seek(layer: Int, offset: Double)
+    case control(layer: Int, id: DynamicParameterID, value: Float)
+    case curve(layer: Int, curve: ParameterCurve)
+    case mute(layer: Int, muted: Bool)
+    /// Replace what later starts, resumes and loops play (a new playback rate or loop end).
+    case replace(layer: Int, pattern: PreparedPattern, loop: LoopSpec?)
+    case completion(layer: Int, handler: (@Sendable ((any Error)?) -> Void)?)
+    /// The player is gone: silence the layer and return it for reuse.
+    case release(layer: Int)
+}
+
+/// How a looping layer repeats: every `lengthFrames` it starts again from the beginning.
+struct LoopSpec: Sendable {
+    var lengthFrames: Int64
+}
+
+/// What the tick knows about one player's layer.
+struct LayerState {
+    var active = false
+    var pattern: PreparedPattern?
+    var startFrame: Int64 = 0
+    var startOffset = 0.0
+    var endFrame: Int64 = .max
+    var loop: LoopSpec?
+    var nextLoopFrame: Int64 = .max
+    var pausedOffset: Double?
+    var pendingSeek: Double?
+    var completion: (@Sendable ((any Error)?) -> Void)?
+}
+
+/// Everything the tick owns: the synthesizer, the layers and the block buffers.
+/// Only the tick (and start/stop) touch it, under a lock no app thread takes.
+struct RenderState: ~Copyable {
+    var synthesizer: Synthesizer
+    var running = false
+    var lastHeard: Int64 = 0
+    var idleSinceNanoseconds: UInt64 = 0
+    var due: [(deadline: Int64, command: Command)] = []
+    var layers: [LayerState]
+    var released: [Int] = []
+    let channels: Int
+    var buffer: [Float]
+    var pending: [Float]
+    var pendingFrames = 0
+
+    /// Frames rendered per synthesizer call.
+    static let blockFrames = 1024
+
+    init(synthesizer: consuming Synthesizer, maxPlayers: Int, channels: Int) {
+        self.synthesizer = synthesizer
+        self.channels = channels
+        layers = Array(repeating: LayerState(), count: maxPlayers)
+        buffer = Array(repeating: 0, count: Self.blockFrames * channels)
+        pending = []
+        pending.reserveCapacity(Self.blockFrames * channels * 64)
+        due.reserveCapacity(4096)
+        released.reserveCapacity(maxPlayers)
+    }
+
+    var hasActiveLayers: Bool { layers.contains { $0.active } }
+
+    /// Applies the due commands, in (deadline, insertion) order, each at its own frame.
+    mutating func apply(due _: Int64) {
+        let now = synthesizer.currentFrame
+        for (deadline, command) in due {
+            apply(command, at: max(deadline, now))
+        }
+        due.removeAll(keepingCapacity: true)
+    }
+
+    mutating func apply(_ command: Command, at frame: Int64) {
+        switch command {
+        case .start(let layer, let pattern, let offset, let loop):
+            layers[layer].pattern = pattern
+            layers[layer].loop = loop
+            begin(layer: layer, at: frame, offset: offset)
+        case .stop(let layer):
+            synthesizer.stop(layer: layer, atFrame: frame)
+            finish(layer: layer, at: frame)
+        case .pause(let layer):
+            guard layers[layer].active else { return }
+            layers[layer].pausedOffset = offset(of: layer, at: frame)
+            synthesizer.stop(layer: layer, atFrame: frame)
+            layers[layer].active = false
+            layers[layer].nextLoopFrame = .max
+        case .resume(let layer):
+            guard let paused = layers[layer].pausedOffset else { return }
+            layers[layer].pausedOffset = nil
+            begin(layer: layer, at: frame, offset: paused)
+        case .seek(let layer, let offset):
+            if layers[layer].active {
+                synthesizer.stop(layer: layer, atFrame: frame)
+                begin(layer: layer, at: frame, offset: offset)
+            } else if layers[layer].pausedOffset != nil {
+                layers[layer].pausedOffset = offset
+            } else {
+                layers[layer].pendingSeek = offset
+            }
+        case .control(let layer, let id, let value):
+            synthesizer.setControl(id, value, layer: layer, atFrame: frame)
+        case .curve(let layer, let curve):
+            synthesizer.scheduleCurve(curve, layer: layer, atFrame: frame)
+        case .mute(let layer, let muted):
+            synthesizer.setMuted(muted, layer: layer)
+        case .replace(let layer, let pattern, let loop):
+            layers[layer].pattern = pattern
+            layers[layer].loop = loop
+            if layers[layer].active, let loop {
+                layers[layer].nextLoopFrame = layers[layer].startFrame + loop.lengthFrames
+            } else if loop == nil {
+                layers[layer].nextLoopFrame = .max
+            }
+        case .completion(let layer, let handler):
+            layers[layer].completion = handler
+        case .release(let layer):
+            synthesizer.stop(layer: layer, atFrame: frame)
+            layers[layer] = LayerState()
+            released.append(layer)
+        }
+    }
+
+    /// Starts the layer's pattern at `frame`, `offset` seconds in (a pending seek wins).
+    mutating func begin(layer: Int, at frame: Int64, offset requested: Double) {
+        guard let pattern = layers[layer].pattern else { return }
+        let offset = layers[layer].pendingSeek ?? requested
+        layers[layer].pendingSeek = nil
+        synthesizer.start(pattern, layer: layer, atFrame: frame, offset: offset)
+        let rate = Double(synthesizer.format.sampleRate)
+        let remaining = max(0, pattern.frameCount - Int64((offset * rate).rounded()))
+        layers[layer].active = true
+        layers[layer].startFrame = frame
+        layers[layer].startOffset = offset
+        if let loop = layers[layer].loop {
+            let first = max(1, loop.lengthFrames - Int64((offset * rate).rounded()))
+            layers[layer].nextLoopFrame = frame + first
+            layers[layer].endFrame = .max
+        } else {
+            layers[layer].nextLoopFrame = .max
+            layers[layer].endFrame = frame + remaining
+        }
+    }
+
+    /// Seconds into the pattern the layer has reached at `frame`.
+    func offset(of layer: Int, at frame: Int64) -> Double {
+        let state = layers[layer]
+        return state.startOffset + Double(frame - state.startFrame) / Double(synthesizer.format.sampleRate)
+    }
+
+    mutating func finish(layer: Int, at frame: Int64) {
+        layers[layer].endFrame = min(layers[layer].endFrame, frame)
+        layers[layer].nextLoopFrame = .max
+        layers[layer].loop = nil
+    }
+
+    /// Renders `frames` frames, starting loop iterations on their exact frames, and writes them.
+    mutating func renderAndWrite(frames: Int, to output: any AudioOutput) {
+        var left = frames
+        while left > 0 {
+            let chunk = min(left, Self.blockFrames)
+            let end = synthesizer.currentFrame + Int64(chunk)
+            restartLoops(before: end)
+            buffer.withUnsafeMutableBufferPointer { all in
+                synthesizer.render(into: UnsafeMutableBufferPointer(rebasing: all[0..<chunk * channels]))
+            }
+            write(count: chunk * channels, to: output)
+            left -= chunk
+        }
+    }
+
+    mutating func restartLoops(before end: Int64) {
+        for layer in layers.indices where layers[layer].active && layers[layer].nextLoopFrame < end {
+            while layers[layer].nextLoopFrame < end, let loop = layers[layer].loop, let pattern = layers[layer].pattern {
+                let at = layers[layer].nextLoopFrame
+                synthesizer.start(pattern, layer: layer, atFrame: at, offset: 0)
+                layers[layer].startFrame = at
+                layers[layer].startOffset = 0
+                layers[layer].nextLoopFrame = at + max(1, loop.lengthFrames)
+            }
+        }
+    }
+
+    /// Hands `count` samples of `buffer` to the output; what it does not take waits in `pending`.
+    mutating func write(count: Int, to output: any AudioOutput) {
+        if pendingFrames > 0 {
+            pending.append(contentsOf: buffer[0..<count])
+            pendingFrames += count / channels
+            return
+        }
+        let accepted = buffer.withUnsafeBufferPointer { all in
+            (try? output.write(UnsafeBufferPointer(rebasing: all[0..<count]))) ?? 0
+        }
+        if accepted * channels < count {
+            pending.append(contentsOf: buffer[(accepted * channels)..<count])
+            pendingFrames += (count - accepted * channels) / channels
+        }
+    }
+
+    /// Writes what an earlier tick could not.
+    mutating func flushPending(to output: any AudioOutput) throws(AudioOutputError) {
+        guard pendingFrames > 0 else { return }
+        var failure: AudioOutputError?
+        let accepted = pending.withUnsafeBufferPointer { samples -> Int in
+            do throws(AudioOutputError) {
+                return try output.write(samples)
+            } catch {
+                failure = error
+                return 0
+            }
+        }
+        if let failure { throw failure }
+        pending.removeFirst(accepted * channels)
+        pendingFrames -= accepted
+    }
+
+    /// Calls the completion of every layer the listener has now heard to its end.
+    /// - Returns: true when this tick finished the last active layer.
+    mutating func collectFinished(heardFrame: Int64, callbacks: DispatchQueue) -> Bool {
+        var finishedAny = false
+        for layer in layers.indices where layers[layer].active && layers[layer].endFrame <= heardFrame {
+            layers[layer].active = false
+            finishedAny = true
+            if let completion = layers[layer].completion {
+                callbacks.async { completion(nil) }
+            }
+        }
+        return finishedAny && !hasActiveLayers
+    }
+}

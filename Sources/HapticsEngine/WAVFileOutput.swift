@@ -1,0 +1,93 @@
+import Foundation
+public import HapticsSynthesis
+import Synchronization
+
+/// An output that writes what the engine plays to a WAV file, as fast as it is fed.
+///
+/// It has no clock: it always has room and nothing is ever waiting to be heard, so the
+/// engine's time runs at whatever pace its ticks come. The file is written under a
+/// temporary name and moved into place, with its header completed, by `drain()` or `close()`.
+public final class WAVFileOutput: AudioOutput {
+    public let name: String
+    public let format: AudioFormat
+    public let bufferFrames: Int
+    public var periodFrames: Int { bufferFrames / 4 }
+    public let sampleFormat: SampleFormat
+
+    private struct State {
+        var file: OutputFile?
+        var bytes: [UInt8] = []
+        var frames: Int64 = 0
+    }
+
+    private let state: Mutex<State>
+    private let encoder: WAVEncoder
+
+    /// Creates `path` (replacing it when complete).
+    public init(
+        path: String, format: AudioFormat = AudioFormat(), sampleFormat: SampleFormat = .f32, bufferFrames: Int = 1024
+    ) throws(AudioOutputError) {
+        name = path
+        self.format = format
+        self.sampleFormat = sampleFormat
+        self.bufferFrames = bufferFrames
+        encoder = WAVEncoder(format: format, sampleFormat: sampleFormat)
+        let file: OutputFile
+        do {
+            file = try OutputFile(path)
+            try file.write(WAVHeader.bytes(format: format, sampleFormat: sampleFormat, frameCount: 0))
+        } catch {
+            throw AudioOutputError(code: .deviceFailure, device: path, message: "cannot write WAV file: \(error.message)")
+        }
+        var initial = State(file: file)
+        initial.bytes.reserveCapacity(bufferFrames * format.channels * sampleFormat.bytesPerSample)
+        state = Mutex(initial)
+    }
+
+    public func start() throws(AudioOutputError) {}
+    public func availableFrames() throws(AudioOutputError) -> Int { bufferFrames }
+    public func delayFrames() throws(AudioOutputError) -> Int { 0 }
+    public func waitForRoom(timeoutMilliseconds: Int) throws(AudioOutputError) -> Bool { true }
+    public var framesWritten: Int64 { state.withLock { $0.frames } }
+    public var underrunCount: Int { 0 }
+
+    public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioOutputError) -> Int {
+        let name = self.name
+        return try state.withLock { (state) throws(AudioOutputError) -> Int in
+            guard let file = state.file else {
+                throw AudioOutputError(code: .closed, device: name, message: "the WAV file is already closed")
+            }
+            state.bytes.removeAll(keepingCapacity: true)
+            encoder.encode(samples, into: &state.bytes)
+            do throws(RenderError) {
+                try file.write(state.bytes)
+            } catch {
+                throw AudioOutputError(code: .deviceFailure, device: name, message: error.message)
+            }
+            let frames = samples.count / format.channels
+            state.frames += Int64(frames)
+            return frames
+        }
+    }
+
+    /// Completes the header and moves the file into place.
+    public func drain() throws(AudioOutputError) {
+        let name = self.name
+        try state.withLock { (state) throws(AudioOutputError) in
+            guard let file = state.file else { return }
+            state.file = nil
+            do throws(RenderError) {
+                let header = WAVHeader.bytes(format: format, sampleFormat: sampleFormat, frameCount: state.frames)
+                try file.overwrite(header, at: 0)
+                try file.commit()
+            } catch {
+                file.abandon()
+                throw AudioOutputError(code: .deviceFailure, device: name, message: error.message)
+            }
+        }
+    }
+
+    public func close() {
+        try? drain()
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+public import HapticsSynthesis
+
+/// What an offline render produces: rate, channels, sample format and voicing.
+public struct RenderOptions: Hashable, Sendable {
+    public var format: AudioFormat
+    public var sampleFormat: SampleFormat
+    public var voicing: VoicingProfile
+
+    public init(
+        format: AudioFormat = AudioFormat(), sampleFormat: SampleFormat = .f32, voicing: VoicingProfile = .standard
+    ) {
+        self.format = format
+        self.sampleFormat = sampleFormat
+        self.voicing = voicing
+    }
+}
+
+/// A failure to write rendered audio, naming the destination.
+public struct RenderError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var destination: String
+    public var message: String
+
+    public init(destination: String, message: String) {
+        self.destination = destination
+        self.message = message
+    }
+
+    public var description: String { "\(destination): \(message)" }
+}
+
+/// Renders a pattern file to a WAV file or to standard output, block by block.
+///
+/// A file is written under a temporary name beside the destination and renamed into
+/// place only when complete, so a failed or interrupted render never leaves a truncated
+/// WAV where a good one was expected. Standard output (`-`) is streamed as it renders.
+///
+/// - Complexity: O(frames); memory is one block, whatever the pattern's length.
+public enum WAVFileRender {
+    /// Frames rendered and encoded per block.
+    public static let blockFrames = 8192
+
+    /// Renders `file` to `destination` (a path, or `-` for standard output).
+    /// - Parameter progress: called after each block with (frames done, frames in all).
+    /// - Returns: the frames written.
+    @discardableResult
+    public static func render(
+        _ file: PatternFile, to destination: String, options: RenderOptions,
+        progress: ((Int64, Int64) -> Void)? = nil
+    ) throws(RenderError) -> Int64 {
+        var renderer = PatternRenderer(
+            pattern: file.pattern, format: options.format, voicing: options.voicing, clips: file.clips)
+        let total = renderer.frameCount
+        let sink = try OutputFile(destination)
+        let header = WAVHeader(format: options.format, sampleFormat: options.sampleFormat, frameCount: total)
+        do {
+            try sink.write(header.bytes)
+            let encoder = WAVEncoder(format: options.format, sampleFormat: options.sampleFormat)
+            let channels = options.format.channels
+            var samples = [Float](repeating: 0, count: blockFrames * channels)
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(samples.count * options.sampleFormat.bytesPerSample)
+            var done: Int64 = 0
+            while true {
+                let frames = samples.withUnsafeMutableBufferPointer { renderer.render(into: $0) }
+                if frames == 0 { break }
+                bytes.removeAll(keepingCapacity: true)
+                samples.withUnsafeBufferPointer {
+                    encoder.encode(UnsafeBufferPointer(rebasing: $0[0..<frames * channels]), into: &bytes)
+                }
+                try sink.write(bytes)
+                done += Int64(frames)
+                progress?(done, total)
+            }
+            try sink.write(header.trailer)
+            try sink.commit()
+            return done
+        } catch {
+            sink.abandon()
+            throw error
+        }
+    }
+}
+
+/// A destination for bytes: standard output, or a file written atomically.
+final class OutputFile {
+    private let destination: String
+    private let fd: Int32
+    private let temporaryPath: String?
+    private var isOpen = true
+
+    init(_ destination: String) throws(RenderError) {
+        self.destination = destination
+        if destination == "-" {
+            fd = STDOUT_FILENO
+            temporaryPath = nil
+            return
+        }
+        let url = URL(filePath: destination)
+        let folder = url.deletingLastPathComponent().path(percentEncoded: false)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isDirectory),
+            isDirectory.boolValue
+        else {
+            throw RenderError(destination: destination, message: "folder '\(folder)' does not exist")
+        }
+        let temporary = "\(destination).partial-\(getpid())"
+        let opened = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        guard opened >= 0 else {
+            throw RenderError(destination: destination, message: "cannot create file: \(String(cString: strerror(errno)))")
+        }
+        fd = opened
+        temporaryPath = temporary
+    }
+
+    func write(_ bytes: [UInt8]) throws(RenderError) {
+        var failure: Int32 = 0
+        bytes.withUnsafeBytes { raw in
+            var offset = 0
+            while offset < raw.count {
+                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    failure = errno
+                    return
+                }
+                offset += n
+            }
+        }
+        if failure != 0 {
+            throw RenderError(destination: destination, message: "write failed: \(String(cString: strerror(failure)))")
+        }
+    }
+
+    /// Replaces bytes already written at `offset` (a header completed at the end).
+    func overwrite(_ bytes: [UInt8], at offset: Int64) throws(RenderError) {
+        guard temporaryPath != nil else {
+            throw RenderError(destination: destination, message: "standard output cannot be rewritten")
+        }
+        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
+        guard written == bytes.count else {
+            throw RenderError(destination: destination, message: "write failed: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Makes the file durable and moves it into place.
+    func commit() throws(RenderError) {
+        guard let temporaryPath else { return }
+        guard fsync(fd) == 0 else {
+            throw RenderError(destination: destination, message: "fsync failed: \(String(cString: strerror(errno)))")
+        }
+        close(fd)
+        isOpen = false
+        guard rename(temporaryPath, destination) == 0 else {
+            throw RenderError(destination: destination, message: "cannot move file into place: \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Removes the partial file after a failure.
+    func abandon() {
+        guard let temporaryPath else { return }
+        if isOpen { close(fd) }
+        isOpen = false
+        unlink(temporaryPath)
+    }
+}

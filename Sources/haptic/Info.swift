@@ -1,0 +1,137 @@
+import ArgumentParser
+import Foundation
+import HapticsCore
+import HapticsEngine
+import HapticsSynthesis
+
+extension HapticCommand {
+    struct Info: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Describe a pattern: duration, events, parameters, curves, rendered peak and loudness.")
+
+        @Argument(help: "The AHAP file.")
+        var pattern: String
+
+        @Flag(help: "Print the description as JSON.")
+        var json = false
+
+        @OptionGroup var audio: AudioOptions
+
+        func run() throws {
+            let file = try Terminal.load(pattern)
+            let info = PatternInfo(file, options: audio.renderOptions)
+            print(json ? info.json() : info.text())
+        }
+    }
+}
+
+/// What `haptic info` reports about one pattern.
+struct PatternInfo: Encodable {
+    struct Range: Encodable {
+        var count: Int
+        var min: Float
+        var max: Float
+    }
+
+    var file: String
+    var version: Double?
+    var durationSeconds: Double
+    var events: [String: Int]
+    var eventParameters: [String: Range]
+    var dynamicParameters: [String: Range]
+    var parameterCurves: [String: Int]
+    var curveControlPoints: Int
+    var metadata: [String: String]
+    var renderedSeconds: Double
+    var peakDBFS: Double
+    var loudnessLUFS: Double?
+    var warnings: Int
+
+    init(_ file: PatternFile, options: RenderOptions) {
+        let pattern = file.pattern
+        self.file = file.path
+        version = pattern.version
+        durationSeconds = pattern.duration
+        events = Dictionary(grouping: pattern.events, by: \.type.rawValue).mapValues(\.count)
+        var parameters: [String: Range] = [:]
+        for event in pattern.events {
+            for parameter in event.parameters {
+                parameters[parameter.id.rawValue, default: Range(count: 0, min: .infinity, max: -.infinity)]
+                    .include(parameter.value)
+            }
+        }
+        eventParameters = parameters
+        var dynamic: [String: Range] = [:]
+        for parameter in pattern.dynamicParameters {
+            dynamic[parameter.id.rawValue, default: Range(count: 0, min: .infinity, max: -.infinity)]
+                .include(parameter.value)
+        }
+        dynamicParameters = dynamic
+        parameterCurves = Dictionary(grouping: pattern.parameterCurves, by: \.id.rawValue).mapValues(\.count)
+        curveControlPoints = pattern.parameterCurves.reduce(0) { $0 + $1.controlPoints.count }
+        metadata = pattern.metadata.reduce(into: [:]) { result, entry in
+            if case .string(let text) = entry.value { result[entry.key] = text }
+        }
+        let samples = PatternRenderer.render(
+            pattern, format: options.format, voicing: options.voicing, clips: file.clips)
+        renderedSeconds = Double(samples.count / options.format.channels) / Double(options.format.sampleRate)
+        let peak = samples.withUnsafeBufferPointer { AudioAnalysis.peak($0) }
+        peakDBFS = peak > 0 ? 20 * log10(Double(peak)) : -.infinity
+        let loudness = samples.withUnsafeBufferPointer { AudioAnalysis.integratedLoudness($0, format: options.format) }
+        loudnessLUFS = loudness.isFinite ? loudness : nil
+        warnings = file.diagnostics.count
+    }
+
+    func text() -> String {
+        func seconds(_ s: Double) -> String { String(format: "%.3f s", s) }
+        func ranges(_ values: [String: Range]) -> String {
+            guard !values.isEmpty else { return "none" }
+            return values.sorted { $0.key < $1.key }.map { key, r in
+                r.min == r.max
+                    ? "\(key) \(format(r.min)) (\(r.count)x)"
+                    : "\(key) \(format(r.min))…\(format(r.max)) (\(r.count)x)"
+            }.joined(separator: "\n" + String(repeating: " ", count: 14))
+        }
+        let eventSummary = events.isEmpty
+            ? "none"
+            : "\(events.values.reduce(0, +)): " + events.sorted { $0.key < $1.key }.map { "\($1) \($0)" }.joined(separator: ", ")
+        let curves = parameterCurves.isEmpty
+            ? "none"
+            : parameterCurves.sorted { $0.key < $1.key }.map { "\($1) \($0)" }.joined(separator: ", ")
+                + " (\(curveControlPoints) control points)"
+        let peak = peakDBFS.isFinite ? String(format: "%.1f dBFS", peakDBFS) : "silent"
+        let loudness = loudnessLUFS.map { String(format: "%.1f LUFS", $0) } ?? "silent"
+        var lines = [file]
+        if let description = metadata["Description"] { lines.append("  \(description)") }
+        lines += [
+            "  duration    \(seconds(durationSeconds))",
+            "  events      \(eventSummary)",
+            "  parameters  \(ranges(eventParameters))",
+            "  dynamic     \(ranges(dynamicParameters))",
+            "  curves      \(curves)",
+            "  rendered    \(seconds(renderedSeconds)), peak \(peak), loudness \(loudness)",
+        ]
+        if warnings > 0 { lines.append("  lint        \(warnings) warning\(warnings == 1 ? "" : "s") (haptic lint \(file))") }
+        return lines.joined(separator: "\n")
+    }
+
+    func json() -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf", negativeInfinity: "-inf", nan: "nan")
+        return String(decoding: (try? encoder.encode(self)) ?? Data(), as: UTF8.self)
+    }
+}
+
+extension PatternInfo.Range {
+    mutating func include(_ value: Float) {
+        count += 1
+        min = Swift.min(min, value)
+        max = Swift.max(max, value)
+    }
+}
+
+private func format(_ value: Float) -> String {
+    value == value.rounded() ? String(Int(value)) : String(format: "%.2f", Double(value))
+}

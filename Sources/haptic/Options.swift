@@ -1,0 +1,40 @@
+import ArgumentParser
+import HapticsEngine
+import HapticsSynthesis
+
+/// The flags that shape rendered audio, shared by every command that renders.
+struct AudioOptions: ParsableArguments {
+    @Option(help: "Sample rate in Hz: 44100, 48000 or 96000.")
+    var sampleRate: Int = 48_000
+
+    @Option(help: "Sample format of the WAV file: s16, s24 or f32.")
+    var format: SampleFormat = .s16
+
+    @Option(help: "1 for mono, 2 for stereo (AudioPan places audio events).")
+    var channels: Int = 1
+
+    @Option(help: ArgumentHelp("How haptics become sound.", valueName: "name"))
+    var voice: String = VoicingProfile.standard.name
+
+    func validate() throws {
+        guard AudioFormat.supportedSampleRates.contains(sampleRate) else {
+            throw ValidationError("--sample-rate must be one of 44100, 48000, 96000 (got \(sampleRate))")
+        }
+        guard (1...2).contains(channels) else {
+            throw ValidationError("--channels must be 1 or 2 (got \(channels))")
+        }
+        guard VoicingProfile.named(voice) != nil else {
+            let names = VoicingProfile.all.map(\.name).joined(separator: ", ")
+            throw ValidationError("unknown --voice '\(voice)'; choose one of: \(names)")
+        }
+    }
+
+    var renderOptions: RenderOptions {
+        RenderOptions(
+            format: AudioFormat(sampleRate: sampleRate, channels: channels),
+            sampleFormat: format,
+            voicing: VoicingProfile.named(voice) ?? .standard)
+    }
+}
+
+extension SampleFormat: ExpressibleByArgument {}

@@ -1,0 +1,118 @@
+import ArgumentParser
+import Foundation
+import HapticsALSA
+import HapticsEngine
+import HapticsSynthesis
+
+extension HapticCommand {
+    struct Play: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Play a pattern in real time through ALSA.",
+            discussion: """
+                Ctrl-C stops within a few milliseconds with a short fade (exit status 130). Without \
+                a usable audio device, play says why and writes the preview to a WAV file instead.
+                """)
+
+        @Argument(help: "The AHAP file.")
+        var pattern: String
+
+        @OptionGroup var device: DeviceOptions
+
+        @Flag(help: "Start again at the end, until Ctrl-C.")
+        var loop = false
+
+        @Option(help: "Playback speed: 2 plays twice as fast (times scale, pitch does not).")
+        var rate: Float = 1
+
+        @Option(help: ArgumentHelp("Start this many seconds into the pattern.", valueName: "seconds"))
+        var from: Double = 0
+
+        @Option(help: ArgumentHelp("How haptics become sound.", valueName: "name"))
+        var voice: String = VoicingProfile.standard.name
+
+        func validate() throws {
+            guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be above 0 (got \(rate))") }
+            guard from >= 0, from.isFinite else { throw ValidationError("--from must be 0 or more seconds (got \(from))") }
+            guard VoicingProfile.named(voice) != nil else {
+                throw ValidationError(
+                    "unknown --voice '\(voice)'; choose one of: \(VoicingProfile.all.map(\.name).joined(separator: ", "))")
+            }
+        }
+
+        func run() throws {
+            let file = try Terminal.load(pattern)
+            Terminal.report(file.diagnostics, in: file.path)
+            let voicing = VoicingProfile.named(voice) ?? .standard
+            let output: ALSAOutput
+            do {
+                output = try device.open()
+            } catch {
+                try Terminal.writePreview(of: file, voicing: voicing, because: error)
+                return
+            }
+            let playback = try LivePlayback(
+                file: file, output: output,
+                options: .init(loop: loop, rate: rate, fromSeconds: from, voicing: voicing))
+            switch playback.run() {
+            case .finished: break
+            case .interrupted: throw ExitCode(130)
+            case .failed(let reason): Terminal.fail(reason)
+            }
+        }
+    }
+
+    struct Devices: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List ALSA playback devices.")
+
+        func run() throws {
+            let devices: [DeviceInfo]
+            do {
+                devices = try ALSADevices.list()
+            } catch {
+                Terminal.fail(error.description)
+            }
+            if devices.isEmpty { Terminal.printError("no ALSA playback devices") }
+            let width = devices.map(\.name.count).max() ?? 0
+            for device in devices {
+                let summary = device.description.split(separator: "\n").joined(separator: " — ")
+                print(device.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + summary)
+            }
+        }
+    }
+}
+
+/// Where real-time audio goes.
+struct DeviceOptions: ParsableArguments {
+    @Option(help: "ALSA playback device (see `haptic devices`).")
+    var device: String = ProcessInfo.processInfo.environment["HAPTIC_DEVICE"] ?? "default"
+
+    @Option(help: ArgumentHelp("Output latency in milliseconds.", valueName: "ms"))
+    var latency: Int = 20
+
+    func validate() throws {
+        guard (2...2_000).contains(latency) else {
+            throw ValidationError("--latency must be 2 to 2000 ms (got \(latency))")
+        }
+    }
+
+    func open() throws(AudioOutputError) -> ALSAOutput {
+        try ALSAOutput(.init(device: device, latencyMilliseconds: latency))
+    }
+}
+
+extension Terminal {
+    /// Without a device: says why in one line, renders the preview to a WAV file and prints its path.
+    static func writePreview(of file: PatternFile, voicing: VoicingProfile, because error: AudioOutputError) throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "haptic-preview")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let name = URL(filePath: file.path).deletingPathExtension().lastPathComponent
+        let destination = folder.appending(path: "\(name).wav").path(percentEncoded: false)
+        printError("haptic: no usable audio device (\(error)); writing the preview to a WAV file instead")
+        do {
+            try WAVFileRender.render(file, to: destination, options: RenderOptions(voicing: voicing))
+        } catch {
+            fail(error.description)
+        }
+        print(destination)
+    }
+}

@@ -1,0 +1,78 @@
+import ArgumentParser
+import Foundation
+import HapticsCore
+import HapticsEngine
+
+/// How the CLI talks to the person at the terminal: errors and warnings on standard error,
+/// in the linter's `FILE:PATH: severity: message` form.
+enum Terminal {
+    static var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+    static func printError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    /// Loads a pattern file, or prints why not and exits with status 1.
+    static func load(_ path: String) throws -> PatternFile {
+        do {
+            return try PatternFile.load(path)
+        } catch {
+            printError(error.description)
+            throw ExitCode.failure
+        }
+    }
+
+    /// Prints the warnings a command tolerated, so they are never silently swallowed.
+    static func report(_ diagnostics: [Diagnostic], in file: String) {
+        for diagnostic in diagnostics { printError(diagnostic.formatted(file: file)) }
+    }
+
+    /// Prints `haptic: message` and exits with status 1.
+    static func fail(_ message: String) -> Never {
+        printError("haptic: \(message)")
+        exit(1)
+    }
+}
+
+/// A one-line progress bar on standard error, drawn only when standard error is a terminal.
+final class ProgressBar {
+    private let label: String
+    private let framesPerSecond: Double
+    private var lastDraw = ContinuousClock.now
+    private var drawn = false
+    /// Renders shorter than this many seconds of audio finish too fast to need a bar.
+    static let minimumSeconds = 120.0
+
+    /// Nil when standard error is not a terminal: piped output stays quiet.
+    init?(label: String, unit framesPerSecond: Int) {
+        guard Terminal.standardErrorIsTerminal else { return nil }
+        self.label = label
+        self.framesPerSecond = Double(framesPerSecond)
+    }
+
+    func update(done: Int64, total: Int64) {
+        guard total > 0, Double(total) / framesPerSecond >= Self.minimumSeconds else { return }
+        let now = ContinuousClock.now
+        guard !drawn || now - lastDraw >= .milliseconds(50) || done == total else { return }
+        lastDraw = now
+        drawn = true
+        let fraction = Double(done) / Double(total)
+        let width = 30
+        let filled = Int((fraction * Double(width)).rounded(.down))
+        let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
+        let seconds = String(format: "%.1f of %.1f s", Double(done) / framesPerSecond, Double(total) / framesPerSecond)
+        Terminal.printErrorRaw("\r\(label) \(bar) \(Int(fraction * 100))%  \(seconds)\u{1B}[K")
+    }
+
+    /// Clears the bar's line.
+    func finish() {
+        if drawn { Terminal.printErrorRaw("\r\u{1B}[K") }
+        drawn = false
+    }
+}
+
+extension Terminal {
+    static func printErrorRaw(_ text: String) {
+        FileHandle.standardError.write(Data(text.utf8))
+    }
+}

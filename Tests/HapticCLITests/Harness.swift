@@ -1,0 +1,87 @@
+import Foundation
+import Synchronization
+import Testing
+
+/// Runs the real `haptic` executable, as a user or a CI job would.
+struct Haptic {
+    struct Result {
+        var status: Int32
+        var stdout: [UInt8]
+        var stderr: String
+        var output: String { String(decoding: stdout, as: UTF8.self) }
+    }
+
+    /// The built `haptic` binary: it sits beside the test bundle in the build folder.
+    static let executable: URL = {
+        var folder = URL(filePath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appending(path: "haptic")
+            if FileManager.default.isExecutableFile(atPath: candidate.path(percentEncoded: false)) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        return packageRoot.appending(path: ".build/debug/haptic")
+    }()
+
+    static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let fixtures = packageRoot.appending(path: "../shared/fixtures").standardizedFileURL
+    static let patterns = packageRoot.appending(path: "Patterns")
+
+    /// Runs `haptic ARGS` with `input` on standard input; returns status and both streams.
+    static func run(_ arguments: [String], input: [UInt8] = [], in directory: URL? = nil) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if let directory { process.currentDirectoryURL = directory }
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = stderr
+        try process.run()
+        // Drain standard error on another thread so a chatty child never blocks on a full pipe.
+        let errorHandle = stderr.fileHandleForReading
+        let errorBytes = Mutex(Data())
+        let drained = DispatchGroup()
+        DispatchQueue.global().async(group: drained) {
+            let bytes = errorHandle.readDataToEndOfFile()
+            errorBytes.withLock { $0 = bytes }
+        }
+        if !input.isEmpty { stdin.fileHandleForWriting.write(Data(input)) }
+        try stdin.fileHandleForWriting.close()
+        let outBytes = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        drained.wait()
+        return Result(
+            status: process.terminationStatus, stdout: [UInt8](outBytes),
+            stderr: String(decoding: errorBytes.withLock { $0 }, as: UTF8.self))
+    }
+}
+
+/// A scratch folder removed when the test ends.
+final class ScratchFolder {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appending(path: "haptic-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// Writes `text` to `name` and returns its path.
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> String {
+        try write(name, Array(text.utf8))
+    }
+
+    @discardableResult
+    func write(_ name: String, _ bytes: [UInt8]) throws -> String {
+        let file = url.appending(path: name)
+        try FileManager.default.createDirectory(
+            at: file.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try Data(bytes).write(to: file)
+        return file.path(percentEncoded: false)
+    }
+
+    func path(_ name: String) -> String { url.appending(path: name).path(percentEncoded: false) }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import HapticsSynthesis
+import Testing
+
+@Suite struct RenderCommandTests {
+    let scratch: ScratchFolder
+    init() throws { scratch = try ScratchFolder() }
+
+    func renderedSamples(_ pattern: String, _ extra: [String] = []) throws -> AudioClip {
+        let out = scratch.path("out.wav")
+        let result = try Haptic.run(["render", pattern, "-o", out] + extra)
+        #expect(result.status == 0, "\(result.stderr)")
+        return try WAV.decode([UInt8](Data(contentsOf: URL(filePath: out))))
+    }
+
+    @Test func theSharpTapStartsOnTheFirstSample() throws {
+        let clip = try renderedSamples(Haptic.patterns.appending(path: "examples/sharp-tap.ahap").path)
+        #expect(clip.sampleRate == 48_000 && clip.channels == 1)
+        let onsets = AudioAnalysis.onsets(clip.samples, channels: 1, minGapFrames: 2_400)
+        #expect(onsets == [0])
+        #expect(AudioAnalysis.peak(clip.samples) > 0.5)
+    }
+
+    /// The day-50 sequence: the first tap has intensity 0 and is silent, the other 19 land
+    /// exactly on round(t × rate), 100 ms apart.
+    @Test(arguments: [44_100, 48_000, 96_000])
+    func theRisingFallingTapsLandOnTheirSamples(rate: Int) throws {
+        let clip = try renderedSamples(
+            Haptic.patterns.appending(path: "examples/rising-falling.ahap").path, ["--sample-rate", "\(rate)"])
+        #expect(clip.sampleRate == rate)
+        let expected = (1..<20).map { Int((Double($0) / 10 * Double(rate)).rounded()) }
+        let onsets = AudioAnalysis.onsets(clip.samples, channels: 1, minGapFrames: rate / 20)
+        #expect(onsets == expected)
+    }
+
+    @Test func standardOutputCarriesTheSameWAVAsAFile() throws {
+        let pattern = Haptic.patterns.appending(path: "examples/rising-falling.ahap").path
+        let out = scratch.path("file.wav")
+        #expect(try Haptic.run(["render", pattern, "-o", out, "--format", "f32"]).status == 0)
+        let piped = try Haptic.run(["render", pattern, "-o", "-", "--format", "f32"])
+        #expect(piped.status == 0)
+        #expect(piped.stderr.isEmpty)
+        #expect(piped.stdout == [UInt8](try Data(contentsOf: URL(filePath: out))))
+        #expect(Array(piped.stdout.prefix(4)) == Array("RIFF".utf8))
+    }
+
+    @Test(arguments: [("s16", 1, 44_100), ("s24", 2, 48_000), ("f32", 2, 96_000)])
+    func theWAVHeaderSaysWhatWasAskedFor(format: String, channels: Int, rate: Int) throws {
+        let clip = try renderedSamples(
+            Haptic.patterns.appending(path: "examples/sharp-tap.ahap").path,
+            ["--format", format, "--channels", "\(channels)", "--sample-rate", "\(rate)"])
+        #expect(clip.channels == channels)
+        #expect(clip.sampleRate == rate)
+        let bytes = [UInt8](try Data(contentsOf: URL(filePath: scratch.path("out.wav"))))
+        let bits = Int(bytes[34]) | Int(bytes[35]) << 8
+        #expect(bits == ["s16": 16, "s24": 24, "f32": 32][format])
+    }
+
+    @Test func renderingTwiceGivesTheSameBytes() throws {
+        let pattern = Haptic.fixtures.appending(path: "ahap/apple/Heartbeats.ahap").path
+        let a = try Haptic.run(["render", pattern, "-o", "-"])
+        let b = try Haptic.run(["render", pattern, "-o", "-"])
+        #expect(a.status == 0 && a.stdout.count > 44)
+        #expect(a.stdout == b.stdout)
+    }
+
+    @Test func drumsPlaysItsAudioFileFromTheAHAPFolder() throws {
+        let clip = try renderedSamples(Haptic.fixtures.appending(path: "ahap/apple/Drums.ahap").path)
+        #expect(AudioAnalysis.peak(clip.samples) > 0.1)
+    }
+
+    @Test func aMissingPatternIsNamedAndExitsOne() throws {
+        let result = try Haptic.run(["render", "no-such.ahap", "-o", scratch.path("x.wav")])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("no-such.ahap"))
+        #expect(result.stderr.contains("does not exist"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("x.wav")))
+    }
+
+    @Test func aFolderThatDoesNotExistLeavesNothingBehind() throws {
+        let pattern = Haptic.patterns.appending(path: "examples/sharp-tap.ahap").path
+        let result = try Haptic.run(["render", pattern, "-o", scratch.path("missing/out.wav")])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("missing"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path(percentEncoded: false)).isEmpty)
+    }
+
+    @Test(arguments: [
+        (["--sample-rate", "22050"], "--sample-rate must be one of 44100, 48000, 96000 (got 22050)"),
+        (["--channels", "6"], "--channels must be 1 or 2 (got 6)"),
+        (["--voice", "kazoo"], "unknown --voice 'kazoo'; choose one of:"),
+        (["--format", "u8"], "The value 'u8' is invalid for '--format <format>'"),
+    ])
+    func badFlagsAreExplained(flags: [String], message: String) throws {
+        let pattern = Haptic.patterns.appending(path: "examples/sharp-tap.ahap").path
+        let result = try Haptic.run(["render", pattern, "-o", scratch.path("x.wav")] + flags)
+        #expect(result.status == 64)
+        #expect(result.stderr.contains(message), "\(result.stderr)")
+    }
+
+    @Test func pipedRendersDrawNoProgressBar() throws {
+        let long = try scratch.write("long.ahap", longPattern(seconds: 240))
+        let result = try Haptic.run(["render", long, "-o", scratch.path("long.wav")])
+        #expect(result.status == 0)
+        #expect(result.stderr.isEmpty, "\(result.stderr)")
+    }
+}
+
+/// A pattern of `seconds` length: a transient every 100 ms.
+func longPattern(seconds: Int) -> String {
+    let events = (0..<(seconds * 10)).map {
+        #"{"Event":{"Time":\#(Double($0) / 10),"EventType":"HapticTransient"}}"#
+    }
+    return #"{"Version":1,"Pattern":[\#(events.joined(separator: ","))]}"#
+}
