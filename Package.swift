@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "HapticsCore", targets: ["HapticsCore"]),
         .library(name: "HapticsSynthesis", targets: ["HapticsSynthesis"]),
+        .library(name: "HapticsReview", targets: ["HapticsReview"]),
         .executable(name: "haptic", targets: ["haptic"]),
     ],
     dependencies: [
@@ -19,6 +20,13 @@ let package = Package(
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
         ),
         .target(name: "HapticsSynthesis", dependencies: ["HapticsCore"]),
+        .target(
+            name: "HapticsReview",
+            dependencies: [
+                "HapticsCore", "HapticsSynthesis",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         .executableTarget(
             name: "haptic",
             dependencies: [
@@ -27,6 +35,13 @@ let package = Package(
             ]
         ),
         .testTarget(name: "HapticsCoreTests", dependencies: ["HapticsCore"]),
+        .testTarget(
+            name: "HapticsReviewTests",
+            dependencies: [
+                "HapticsReview", "HapticsCore",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
     ]
 )
 
