@@ -494,12 +494,16 @@ struct PlotCanvas {
             }
         }
         let step = layout.plotWidth / Double(columns)
-        out += "<path class=\"waveform\" d=\""
-        for (k, v) in upper.enumerated() {
-            out += "\(k == 0 ? "M" : "L")\(Self.n(layout.left + (Double(k) + 0.5) * step)),\(Self.n(layout.stripY(v) - 0.5))"
+        // Interior points of flat runs add nothing to the outline: skip them.
+        func needed(_ values: [Float], _ k: Int) -> Bool {
+            k == 0 || k == values.count - 1 || values[k] != values[k - 1] || values[k] != values[k + 1]
         }
-        for (k, v) in lower.enumerated().reversed() {
-            out += "L\(Self.n(layout.left + (Double(k) + 0.5) * step)),\(Self.n(layout.stripY(v) + 0.5))"
+        out += "<path class=\"waveform\" d=\""
+        for k in upper.indices where needed(upper, k) {
+            out += "\(k == 0 ? "M" : "L")\(Self.n(layout.left + (Double(k) + 0.5) * step)),\(Self.n(layout.stripY(upper[k]) - 0.5))"
+        }
+        for k in lower.indices.reversed() where needed(lower, k) {
+            out += "L\(Self.n(layout.left + (Double(k) + 0.5) * step)),\(Self.n(layout.stripY(lower[k]) + 0.5))"
         }
         out += "Z\" fill=\"\(color.hex)\" fill-opacity=\"\(Self.n(opacity))\" stroke=\"none\"/>\n"
     }
