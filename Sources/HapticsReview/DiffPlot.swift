@@ -33,7 +33,7 @@ public enum DiffPlot {
         canvas.begin(title: title, description: description)
         canvas.drawAxes(rightAxis: TimelinePlot.usesOffsetControls(a.pattern) || TimelinePlot.usesOffsetControls(b.pattern))
         canvas.drawLegend()
-        drawBands(&canvas, diff)
+        let symbols = drawBands(&canvas, diff)
         canvas.drawContinuous(a.pattern, color: Palette.sideA)
         canvas.drawContinuous(b.pattern, color: Palette.sideB)
         canvas.drawEffective(a.effective, intensityColor: Palette.sideA, sharpnessColor: Palette.sideA, opacity: 0.8)
@@ -44,6 +44,7 @@ public enum DiffPlot {
         canvas.drawControls(b.pattern, color: Palette.sideB)
         canvas.drawWaveform(a.samples, sampleRate: a.sampleRate, color: Palette.sideA, opacity: 0.5)
         canvas.drawWaveform(b.samples, sampleRate: b.sampleRate, color: Palette.sideB, opacity: 0.5)
+        canvas.out += symbols
         if diff.isEmpty {
             canvas.text(
                 "No differences", x: canvas.layout.right - 8, y: canvas.layout.mainTop + 18, size: 13,
@@ -73,9 +74,11 @@ public enum DiffPlot {
         title.count > 40 ? String(title.prefix(39)) + "…" : title
     }
 
-    /// One tinted band per change; symbols above them, skipped where they would overlap the previous one.
-    private static func drawBands(_ canvas: inout PlotCanvas, _ diff: PatternDiff) {
-        guard !diff.changes.isEmpty else { return }
+    /// One tinted band per change. Returns the change symbols, to be drawn on top of everything
+    /// (each skipped where it would overlap the previous one).
+    private static func drawBands(_ canvas: inout PlotCanvas, _ diff: PatternDiff) -> String {
+        guard !diff.changes.isEmpty else { return "" }
+        var symbols = "<g class=\"change-symbols\">\n"
         let l = canvas.layout
         canvas.out += "<g class=\"changes\">\n"
         var lastSymbolX = -Double.infinity
@@ -103,12 +106,14 @@ public enum DiffPlot {
             }
             let symbolX = (x0 + x1) / 2
             if symbolX - lastSymbolX >= 16 {
-                canvas.out += "<text x=\"\(n(symbolX))\" y=\"\(n(l.mainTop + 14))\" font-size=\"13\" font-weight=\"700\""
-                canvas.out += " text-anchor=\"middle\" fill=\"\(color.hex)\">\(symbol)</text>"
+                symbols += "<text x=\"\(n(symbolX))\" y=\"\(n(l.mainTop + 14))\" font-size=\"14\" font-weight=\"700\""
+                symbols += " text-anchor=\"middle\" fill=\"\(color.hex)\" stroke=\"#ffffff\" stroke-width=\"3\""
+                symbols += " paint-order=\"stroke\">\(symbol)</text>\n"
                 lastSymbolX = symbolX
             }
             canvas.out += "</g>\n"
         }
         canvas.out += "</g>\n"
+        return symbols + "</g>\n"
     }
 }

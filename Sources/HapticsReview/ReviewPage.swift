@@ -186,7 +186,7 @@ public enum ReviewPage {
         .summary .count { padding: 1px 10px; border-radius: 999px; font-size: 13px; font-weight: 600; }
         .summary .count.zero { background: #374151; color: #d1d5db; }
         .generated { font-size: 13px; }
-        main { padding-top: 24px; padding-bottom: 8px; }
+        main.wrap { padding-top: 24px; padding-bottom: 8px; }
         h2, h3 { line-height: 1.25; }
         .toc { background: var(--card); border: 1px solid var(--line); border-radius: 12px; padding: 16px 24px;
           margin-bottom: 24px; }

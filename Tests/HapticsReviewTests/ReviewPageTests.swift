@@ -129,6 +129,7 @@ import Testing
             a: PlotInput(title: "before", pattern: a, samples: S.renderClicks(a), sampleRate: 8_000),
             b: PlotInput(title: "after", pattern: b, samples: S.renderClicks(b), sampleRate: 8_000), diff: diff)
         #expect(S.parseXML(svg).error == nil)
+        if let keep = ProcessInfo.processInfo.environment["REVIEW_DIFF_SVG"] { try Data(svg.utf8).write(to: URL(filePath: keep)) }
         #expect(try S.captures(#"<g class="change (\w+)">"#, in: svg).sorted() == ["added", "moved", "removed"])
         let legend = try S.captures(#"class="legend-label"[^>]*>([^<]*)<"#, in: svg)
         #expect(legend.prefix(2) == ["A: before", "B: after"])
