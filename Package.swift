@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "HapticsEngine", targets: ["HapticsEngine"]),
         .library(name: "HapticsALSA", targets: ["HapticsALSA"]),
         .library(name: "HapticsTestSupport", targets: ["HapticsTestSupport"]),
+        .library(name: "HapticsReview", targets: ["HapticsReview"]),
         .executable(name: "haptic", targets: ["haptic"]),
     ],
     dependencies: [
@@ -34,6 +35,13 @@ let package = Package(
         .target(name: "HapticsALSA", dependencies: ["CAlsa", "HapticsEngine", "HapticsSynthesis"]),
         // Test double: an AudioOutput that records every frame written to it.
         .target(name: "HapticsTestSupport", dependencies: ["HapticsEngine", "HapticsSynthesis"]),
+        .target(
+            name: "HapticsReview",
+            dependencies: [
+                "HapticsCore", "HapticsSynthesis",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         .executableTarget(
             name: "haptic",
             dependencies: [
@@ -55,6 +63,13 @@ let package = Package(
             dependencies: ["HapticsALSA", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
         ),
         .testTarget(name: "HapticCLITests", dependencies: ["haptic", "HapticsSynthesis"]),
+        .testTarget(
+            name: "HapticsReviewTests",
+            dependencies: [
+                "HapticsReview", "HapticsCore",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
     ]
 )
 
