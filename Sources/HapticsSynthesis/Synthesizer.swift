@@ -28,7 +28,7 @@ public struct Synthesizer: ~Copyable {
     /// Controls are evaluated at absolute frames that are multiples of this, and ramped between.
     public static let controlInterval = 64
     /// The soft limiter leaves samples up to this magnitude untouched.
-    public static let limiterThreshold: Float = 0.5
+    public static let limiterThreshold: Float = 0.8
 
     /// The next frame ``render(into:)`` will produce.
     public private(set) var currentFrame: Int64 = 0
@@ -454,7 +454,8 @@ public struct Synthesizer: ~Copyable {
             let sharpness = value(.hapticSharpnessControl, v.baseSharpness)
             let intensity = value(.hapticIntensityControl, v.baseIntensity)
             let brightness = voicing.brightness(sharpness: sharpness)
-            let gain = voicing.amplitude(intensity: intensity) / (1 + brightness * (hapticPeak - 1))
+            let boost = v.kind == .click ? voicing.transientGain : 1
+            let gain = boost * voicing.amplitude(intensity: intensity) / (1 + brightness * (hapticPeak - 1))
             return Targets(
                 left: gain, right: gain, brightness: brightness,
                 increment: increment(voicing.frequency(sharpness: sharpness)), step: 1)
@@ -483,7 +484,7 @@ public struct Synthesizer: ~Copyable {
                     increment: increment(ToneVoicing.frequency(pitch: pitch)), step: 1)
             }
             return Targets(
-                left: volume * left, right: volume * right, brightness: 2 * brightness,
+                left: volume * left, right: volume * right, brightness: brightness,
                 increment: 0, step: v.baseStep * exp2(Double(pitch)))
         }
     }

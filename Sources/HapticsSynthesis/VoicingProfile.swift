@@ -40,12 +40,15 @@ public struct VoicingProfile: Hashable, Sendable {
     public var peakLevel: Float
     /// Amplitude grows as `intensity^intensityExponent`.
     public var intensityExponent: Float
+    /// Extra gain for transients: a 5-40 ms click never reaches its waveform's peak before it
+    /// decays, so without it a full-strength tap would sound weaker than a buzz.
+    public var transientGain: Float
 
     public init(
         name: String, summary: String, lowestFrequency: Double, highestFrequency: Double,
         harmonicCount: Int, harmonicRolloff: Double, brightnessAtSoft: Float, brightnessAtSharp: Float,
-        longestTransient: Double, shortestTransient: Double, peakLevel: Float = 0.5,
-        intensityExponent: Float = 2
+        longestTransient: Double, shortestTransient: Double, peakLevel: Float = 0.8,
+        intensityExponent: Float = 2, transientGain: Float = 2
     ) {
         precondition(lowestFrequency > 0 && highestFrequency >= lowestFrequency && harmonicCount >= 1)
         self.name = name
@@ -60,6 +63,7 @@ public struct VoicingProfile: Hashable, Sendable {
         self.shortestTransient = shortestTransient
         self.peakLevel = peakLevel
         self.intensityExponent = intensityExponent
+        self.transientGain = transientGain
     }
 
     /// The default voice, named "default": a 70-280 Hz fundamental with 15 harmonics, so that

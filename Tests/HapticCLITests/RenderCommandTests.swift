@@ -29,7 +29,7 @@ import Testing
             Haptic.patterns.appending(path: "examples/rising-falling.ahap").path, ["--sample-rate", "\(rate)"])
         #expect(clip.sampleRate == rate)
         let expected = (1..<20).map { Int((Double($0) / 10 * Double(rate)).rounded()) }
-        let onsets = AudioAnalysis.onsets(clip.samples, channels: 1, minGapFrames: rate / 20)
+        let onsets = AudioAnalysis.onsets(clip.samples, channels: 1, threshold: 1e-9, minGapFrames: rate / 20)
         #expect(onsets == expected)
     }
 

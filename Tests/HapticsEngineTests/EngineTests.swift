@@ -26,9 +26,9 @@ final class EngineRig {
 
     /// Lets `frames` frames play on the device, then runs one tick.
     func advance(frames: Int) {
+        ticks.tick()
         output.play(frames: frames)
         clock.advance(byNanoseconds: UInt64(frames) * 1_000_000_000 / UInt64(rate))
-        ticks.tick()
     }
 
     /// Plays `seconds` in ticks of `tickFrames` (uneven ticks model timer jitter).
