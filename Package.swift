@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "HapticsALSA", targets: ["HapticsALSA"]),
         .library(name: "HapticsTestSupport", targets: ["HapticsTestSupport"]),
         .library(name: "HapticsReview", targets: ["HapticsReview"]),
+        .library(name: "SensoryFeedback", targets: ["SensoryFeedback"]),
         .executable(name: "haptic", targets: ["haptic"]),
     ],
     dependencies: [
@@ -42,6 +43,7 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        .target(name: "SensoryFeedback", dependencies: ["HapticsCore", "HapticsSynthesis", "HapticsEngine"]),
         .executableTarget(
             name: "haptic",
             dependencies: [
