@@ -113,3 +113,26 @@ func longPattern(seconds: Int) -> String {
     }
     return #"{"Version":1,"Pattern":[\#(events.joined(separator: ","))]}"#
 }
+
+/// The progress bar, as a person at a terminal sees it: `script` gives the command a real tty.
+@Suite struct ProgressBarTests {
+    @Test func aLongRenderShowsProgressOnATerminal() throws {
+        let scratch = try ScratchFolder()
+        let long = try scratch.write("long.ahap", longPattern(seconds: 600))
+        let command = "\(Haptic.executable.path(percentEncoded: false)) render \(long) -o \(scratch.path("out.wav"))"
+        let process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/script")
+        process.arguments = ["-qec", command, "/dev/null"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let screen = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(screen.contains("rendering "), "\(screen.debugDescription)")
+        #expect(screen.contains("100%"))
+        #expect(screen.contains("of 600.0 s") || screen.contains("of 600.1 s") || screen.contains("of 600.0"))
+        #expect(screen.hasSuffix("\r\u{1B}[K"), "the bar is cleared at the end")
+    }
+}
