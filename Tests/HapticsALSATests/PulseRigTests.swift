@@ -9,7 +9,8 @@ import Testing
 /// recorded from the sink's monitor. Start the rig first: `tools/audio-rig/with-rig swift test`.
 ///
 /// Serialized: every test here plays into the same sink, and the recording hears all of them.
-@Suite(.serialized, .enabled(if: AudioRig.isRunning, "needs the audio rig: tools/audio-rig/with-rig swift test"))
+@Suite(
+    .serialized, .enabled(if: AudioRig.isRunning, "needs the audio rig: tools/audio-rig/with-rig swift test"))
 struct PulseRigTests {
     static let rate = 48_000
     static let clickSpacing = 4_800  // 100 ms
@@ -20,7 +21,9 @@ struct PulseRigTests {
 
     @Test func clicksWrittenInRealTimeArriveEvenlySpacedAfterOneSecond() async throws {
         let output = try ALSAOutput(
-            .init(device: "rig", format: AudioFormat(sampleRate: Self.rate, channels: 1), latencyMilliseconds: 40))
+            .init(
+                device: "rig", format: AudioFormat(sampleRate: Self.rate, channels: 1),
+                latencyMilliseconds: 40))
         defer { output.close() }
         #expect(output.format.sampleRate == Self.rate)
 
@@ -65,10 +68,15 @@ struct PulseRigTests {
                 / Double(settled[end].uptimeNanoseconds - settled[start].uptimeNanoseconds)
         }.sorted()
         let medianRate = rates.isEmpty ? 0 : rates[rates.count / 2]
-        #expect(abs(medianRate - Double(Self.rate)) < Double(Self.rate) * 0.01, "position advanced at \(medianRate) frames/s")
-        let sane = (output.bufferFrames - output.periodFrames)...(output.bufferFrames + 2 * output.periodFrames)
+        #expect(
+            abs(medianRate - Double(Self.rate)) < Double(Self.rate) * 0.01,
+            "position advanced at \(medianRate) frames/s")
+        let sane =
+            (output.bufferFrames - output.periodFrames)...(output.bufferFrames + 2 * output.periodFrames)
         let saneTicks = settled.filter { sane.contains($0.timing.delayFrames + $0.timing.availableFrames) }
-        #expect(saneTicks.count * 10 >= settled.count * 9, "delay + room outside \(sane) in \(settled.count - saneTicks.count) of \(settled.count) ticks")
+        #expect(
+            saneTicks.count * 10 >= settled.count * 9,
+            "delay + room outside \(sane) in \(settled.count - saneTicks.count) of \(settled.count) ticks")
     }
 
     @Test func beforePlaybackStartsTheDelayIsExactlyWhatIsQueued() throws {
