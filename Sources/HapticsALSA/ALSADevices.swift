@@ -40,7 +40,9 @@ public enum ALSADevices {
         while let hint = cursor.pointee {
             defer { cursor += 1 }
             let direction = hintValue(hint, "IOID")
-            guard direction == nil || direction == "Output", let name = hintValue(hint, "NAME") else { continue }
+            guard direction == nil || direction == "Output", let name = hintValue(hint, "NAME") else {
+                continue
+            }
             let description = (hintValue(hint, "DESC") ?? "")
                 .split(separator: "\n").map { $0.trimmingSpaces() }.joined(separator: ", ")
             devices.append(DeviceInfo(name: name, description: description))

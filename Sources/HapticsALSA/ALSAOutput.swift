@@ -197,7 +197,8 @@ public final class ALSAOutput: AudioOutput {
                 attempts += 1
                 if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED {
                     let available = try call.check(snd_pcm_avail(pcm), "report its free room")
-                    return OutputTiming(availableFrames: available, delayFrames: max(0, bufferFrames - available))
+                    return OutputTiming(
+                        availableFrames: available, delayFrames: max(0, bufferFrames - available))
                 }
                 var available: snd_pcm_sframes_t = 0
                 var delay: snd_pcm_sframes_t = 0
@@ -362,7 +363,8 @@ public final class ALSAOutput: AudioOutput {
         case .signed32:
             let target = conversion.baseAddress!.assumingMemoryBound(to: Int32.self)
             for index in 0..<count {
-                target[index] = Int32((Double(Self.clamp(source[index])) * 2_147_483_647).rounded()).littleEndian
+                target[index] =
+                    Int32((Double(Self.clamp(source[index])) * 2_147_483_647).rounded()).littleEndian
             }
         case .signed16:
             let target = conversion.baseAddress!.assumingMemoryBound(to: Int16.self)
@@ -396,7 +398,9 @@ extension ALSAOutput {
     ) throws(AudioOutputError) -> Negotiated {
         var hardwareHandle: OpaquePointer?
         try call.check(snd_pcm_hw_params_malloc(&hardwareHandle), "allocate hardware parameters")
-        guard let hardware = hardwareHandle else { throw call.error(errorNumber: ENOMEM, "allocate parameters") }
+        guard let hardware = hardwareHandle else {
+            throw call.error(errorNumber: ENOMEM, "allocate parameters")
+        }
         defer { snd_pcm_hw_params_free(hardware) }
 
         try call.check(snd_pcm_hw_params_any(pcm, hardware), "report what it supports")
@@ -452,7 +456,9 @@ extension ALSAOutput {
 
         var softwareHandle: OpaquePointer?
         try call.check(snd_pcm_sw_params_malloc(&softwareHandle), "allocate software parameters")
-        guard let software = softwareHandle else { throw call.error(errorNumber: ENOMEM, "allocate parameters") }
+        guard let software = softwareHandle else {
+            throw call.error(errorNumber: ENOMEM, "allocate parameters")
+        }
         defer { snd_pcm_sw_params_free(software) }
         try call.check(snd_pcm_sw_params_current(pcm, software), "report its software parameters")
         try call.check(

@@ -8,7 +8,8 @@ import Testing
 /// ALSA devices that exist everywhere: `null` (discards) and `file` (exact raw capture, not clocked).
 @Suite struct ALSAOutputTests {
     @Test func nullDeviceNegotiatesFloatAtTheRequestedRateAndTakesEverything() throws {
-        let output = try ALSAOutput(.init(device: "null", format: AudioFormat(sampleRate: 48_000, channels: 1)))
+        let output = try ALSAOutput(
+            .init(device: "null", format: AudioFormat(sampleRate: 48_000, channels: 1)))
         defer { output.close() }
         #expect(output.format == AudioFormat(sampleRate: 48_000, channels: 1))
         #expect(output.sampleFormat == .float32)
@@ -26,7 +27,9 @@ import Testing
 
     @Test func latencySetsTheBufferAndAQuarterOfItThePeriod() throws {
         let output = try ALSAOutput(
-            .init(device: "null", format: AudioFormat(sampleRate: 44_100, channels: 2), latencyMilliseconds: 40))
+            .init(
+                device: "null", format: AudioFormat(sampleRate: 44_100, channels: 2), latencyMilliseconds: 40)
+        )
         defer { output.close() }
         #expect(output.format == AudioFormat(sampleRate: 44_100, channels: 2))
         #expect(output.bufferFrames == 1_764)
@@ -109,7 +112,10 @@ import Testing
         call.clearDiagnostic()
         let error = call.error(errorNumber: EIO, "report its free room and delay")
         #expect(error.code == .deviceFailure)
-        #expect(error.description == "device 'default' could not report its free room and delay: ALSA says 'Input/output error'")
+        #expect(
+            error.description
+                == "device 'default' could not report its free room and delay: ALSA says 'Input/output error'"
+        )
     }
 
     // MARK: Exact capture through the file PCM
@@ -118,11 +124,17 @@ import Testing
     static let probe: [Float] = [0, 0.5, -0.5, 1, -1, 1.5, -2, 0.25, .nan, -0.25]
 
     @Test(arguments: [
-        (ALSASampleFormat.signed16, [0, 16_384, -16_384, 32_767, -32_767, 32_767, -32_767, 8_192, 0, -8_192]),
+        (
+            ALSASampleFormat.signed16,
+            [0, 16_384, -16_384, 32_767, -32_767, 32_767, -32_767, 8_192, 0, -8_192]
+        ),
         (
             ALSASampleFormat.signed32,
-            [0, 1_073_741_824, -1_073_741_824, 2_147_483_647, -2_147_483_647, 2_147_483_647, -2_147_483_647,
-             536_870_912, 0, -536_870_912]
+            [
+                0, 1_073_741_824, -1_073_741_824, 2_147_483_647, -2_147_483_647, 2_147_483_647,
+                -2_147_483_647,
+                536_870_912, 0, -536_870_912,
+            ]
         ),
     ])
     func integerDevicesGetClampedRoundedSamples(format: ALSASampleFormat, expected: [Int64]) throws {
@@ -163,7 +175,8 @@ import Testing
     /// (ALSA's device list leaves out PCMs that need arguments, so it is not listed.)
     @Test(.enabled(if: AudioRig.isRunning, "needs tools/audio-rig/start"))
     func rigCapturePCMKeepsEveryByte() throws {
-        let bytes = try capture(Self.probe, format: .signed16, channels: 1, device: { "haptic_capture:FILE=\($0)" })
+        let bytes = try capture(
+            Self.probe, format: .signed16, channels: 1, device: { "haptic_capture:FILE=\($0)" })
         #expect(littleEndianIntegers(bytes, width: 2).count == Self.probe.count)
         #expect(littleEndianIntegers(bytes, width: 2)[1] == 16_384)
     }
@@ -174,7 +187,9 @@ import Testing
         let devices = try ALSADevices.list()
         #expect(
             devices.contains(
-                DeviceInfo(name: "null", description: "Discard all samples (playback) or generate zero samples (capture)")))
+                DeviceInfo(
+                    name: "null",
+                    description: "Discard all samples (playback) or generate zero samples (capture)")))
         #expect(Set(devices.map(\.name)).count == devices.count)
     }
 
@@ -183,7 +198,8 @@ import Testing
         let devices = try ALSADevices.list()
         #expect(
             devices.contains(
-                DeviceInfo(name: "rig", description: "swift-haptics audio rig (private PulseAudio null sink)")))
+                DeviceInfo(name: "rig", description: "swift-haptics audio rig (private PulseAudio null sink)")
+            ))
     }
 
     // MARK: Helpers

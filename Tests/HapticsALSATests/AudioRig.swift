@@ -32,7 +32,8 @@ enum AudioRig {
 
         /// Starts recording and returns once the capture stream is connected.
         init() throws {
-            file = FileManager.default.temporaryDirectory.appending(path: "haptic-rig-\(UUID().uuidString).wav")
+            file = FileManager.default.temporaryDirectory.appending(
+                path: "haptic-rig-\(UUID().uuidString).wav")
             process.executableURL = AudioRig.packageRoot.appending(path: "tools/audio-rig/record")
             process.arguments = [file.path, "float32le"]
             let output = Pipe()
@@ -64,7 +65,8 @@ enum AudioRig {
         let bytes = [UInt8](data)
         func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
         func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
-        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8)
+        guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8),
+            bytes[8..<12].elementsEqual("WAVE".utf8)
         else { throw Failure.wav("no RIFF/WAVE header") }
         var offset = 12
         var channels = 0
@@ -100,7 +102,9 @@ enum AudioRig {
     /// Feeds `signal` (mono or interleaved) to `output` the way the engine will: a DispatchSourceTimer
     /// on a high-QoS serial queue asks for room every `tickMilliseconds` and writes that much. Drains
     /// at the end. Returns every tick's measurement.
-    static func play(_ signal: [Float], through output: any AudioOutput, tickMilliseconds: Int) async throws -> [Tick] {
+    static func play(_ signal: [Float], through output: any AudioOutput, tickMilliseconds: Int) async throws
+        -> [Tick]
+    {
         let queue = DispatchQueue(label: "haptic.rig.player", qos: .userInteractive)
         let timer = DispatchSource.makeTimerSource(queue: queue)
         let state = Mutex((offset: 0, ticks: [Tick](), finished: false))
@@ -115,7 +119,8 @@ enum AudioRig {
                     let offset = state.withLock { $0.offset }
                     let frames = min(timing.availableFrames, (signal.count - offset) / channels)
                     let accepted = try signal.withUnsafeBufferPointer {
-                        try output.write(UnsafeBufferPointer(rebasing: $0[offset..<(offset + frames * channels)]))
+                        try output.write(
+                            UnsafeBufferPointer(rebasing: $0[offset..<(offset + frames * channels)]))
                     }
                     let done = state.withLock { state in
                         state.offset += accepted * channels
@@ -162,7 +167,8 @@ enum AudioRig {
                     continuation.resume(throwing: error)
                 }
             }
-            timer.schedule(deadline: .now(), repeating: .milliseconds(tickMilliseconds), leeway: .microseconds(500))
+            timer.schedule(
+                deadline: .now(), repeating: .milliseconds(tickMilliseconds), leeway: .microseconds(500))
             timer.activate()
         }
     }
