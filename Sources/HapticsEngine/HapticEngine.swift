@@ -185,6 +185,7 @@ public final class HapticEngine: Sendable {
         }
         let startFrame = render.withLock { render in
             render.running = true
+            render.firstWriteNanoseconds = 0
             render.idleSinceNanoseconds = clock.nanoseconds
             return render.synthesizer.currentFrame
         }
@@ -337,7 +338,17 @@ public final class HapticEngine: Sendable {
                 return
             }
             let written = render.synthesizer.currentFrame
-            let heard = max(render.lastHeard, written - Int64(timing.delayFrames) - Int64(render.pendingFrames))
+            // Some devices (PulseAudio's ALSA plugin while it prebuffers) report a stale or zero
+            // delay at first; frames written less than (now - first write) ago cannot have been
+            // heard, so the larger of the two estimates is the one to trust.
+            let rate = Double(format.sampleRate)
+            let handed = written - Int64(render.pendingFrames)
+            var delay = Int64(timing.delayFrames)
+            if render.firstWriteNanoseconds != 0 {
+                let elapsed = Int64(Double(now &- render.firstWriteNanoseconds) / 1e9 * rate)
+                delay = max(delay, handed - render.firstWriteFrame - elapsed)
+            }
+            let heard = max(render.lastHeard, handed - delay)
             render.lastHeard = heard
             anchor.withLock {
                 $0.nanoseconds = now
@@ -346,7 +357,7 @@ public final class HapticEngine: Sendable {
                 $0.lastReportedFrame = max($0.lastReportedFrame, heard)
             }
             let lead = configuration.leadFrames ?? output.bufferFrames
-            let queued = timing.delayFrames + render.pendingFrames
+            let queued = Int(delay) + render.pendingFrames
             let room = min(timing.availableFrames - render.pendingFrames, lead - queued)
             do throws(AudioOutputError) {
                 try render.flushPending(to: output)
@@ -365,6 +376,10 @@ public final class HapticEngine: Sendable {
                 }
                 render.synthesizer.setMuted(haptics: flags.0, audio: flags.1)
                 render.apply(due: written)
+                if render.firstWriteNanoseconds == 0 {
+                    render.firstWriteNanoseconds = now
+                    render.firstWriteFrame = written
+                }
                 render.renderAndWrite(frames: room, to: output)
             }
             finishedAll = render.collectFinished(heardFrame: heard, callbacks: callbacks)

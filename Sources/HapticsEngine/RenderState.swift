@@ -49,6 +49,9 @@ struct RenderState: ~Copyable {
     var synthesizer: Synthesizer
     var running = false
     var lastHeard: Int64 = 0
+    /// When (engine clock) and at which frame the current run first handed audio to the output.
+    var firstWriteNanoseconds: UInt64 = 0
+    var firstWriteFrame: Int64 = 0
     var idleSinceNanoseconds: UInt64 = 0
     var due: [(deadline: Int64, command: Command)] = []
     var layers: [LayerState]
