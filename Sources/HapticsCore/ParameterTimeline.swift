@@ -172,8 +172,9 @@ public struct ParameterTimeline: Hashable, Sendable {
         id.apply(value(at: t), to: base)
     }
 
+    /// The value a knot gives at `t` (its value, plus its slope times the time since it).
     @inlinable
-    static func value(of knot: Knot, at t: Double) -> Float {
+    public static func value(of knot: Knot, at t: Double) -> Float {
         knot.slope == 0 ? knot.value : knot.value + Float(knot.slope * (t - knot.time))
     }
 
@@ -194,9 +195,21 @@ public struct ParameterTimeline: Hashable, Sendable {
         /// Moves to `t` and returns the index of the knot in force (or -1).
         @inlinable
         public mutating func seek(in timeline: ParameterTimeline, to t: Double) -> Int {
-            let knots = timeline.knots
+            timeline.knots.withUnsafeBufferPointer { seek(in: $0, to: t) }
+        }
+
+        /// Moves to `t` over a timeline's knots held in memory the caller owns (the synthesizer's
+        /// hot path: no reference counting per step).
+        @inlinable
+        public mutating func seek(in knots: UnsafeBufferPointer<Knot>, to t: Double) -> Int {
             if index >= knots.count || (index >= 0 && knots[index].time > t) {
-                index = timeline.knotIndex(at: t)
+                var low = 0
+                var high = knots.count
+                while low < high {
+                    let mid = (low + high) / 2
+                    if knots[mid].time <= t { low = mid + 1 } else { high = mid }
+                }
+                index = low - 1
                 return index
             }
             while index + 1 < knots.count, knots[index + 1].time <= t { index += 1 }

@@ -31,12 +31,25 @@ public struct PreparedPattern: Sendable {
         let duration: Double
         let sampleRate: Int
 
+        /// Each timeline's knots, copied once into memory this storage owns, so the render loop
+        /// can walk them without reference counting.
+        let knots: [KnotBuffer]
+
         init(events: [PreparedEvent], timelines: ParameterTimelines, clips: [ClipData], duration: Double, sampleRate: Int) {
             self.events = events
             self.timelines = timelines
+            knots = timelines.timelines.map { timeline in
+                let buffer = UnsafeMutableBufferPointer<ParameterTimeline.Knot>.allocate(capacity: timeline.knots.count)
+                _ = buffer.initialize(from: timeline.knots)
+                return KnotBuffer(knots: UnsafeBufferPointer(buffer))
+            }
             self.clips = clips
             self.duration = duration
             self.sampleRate = sampleRate
+        }
+
+        deinit {
+            for buffer in knots { buffer.knots.deallocate() }
         }
     }
 }
@@ -202,4 +215,10 @@ struct VoicePlan {
             }
         }
     }
+}
+
+/// A timeline's knots in memory owned by `PreparedPattern.Storage`.
+// @unchecked Sendable: written once in Storage.init, only read afterwards, freed in Storage.deinit.
+struct KnotBuffer: @unchecked Sendable {
+    let knots: UnsafeBufferPointer<ParameterTimeline.Knot>
 }

@@ -263,6 +263,14 @@ public struct Synthesizer: ~Copyable {
     @inlinable
     static func limit(_ samples: UnsafeMutablePointer<Float>, count: Int) {
         let threshold = limiterThreshold
+        // Most blocks never reach the threshold: one vectorisable max-abs pass decides.
+        // Compared as bit patterns (sign cleared), which order like the magnitudes they encode
+        // and let the loop vectorise, unlike Float's NaN-aware max.
+        var loudest: UInt32 = 0
+        samples.withMemoryRebound(to: UInt32.self, capacity: count) { bits in
+            for i in 0..<count { loudest = Swift.max(loudest, bits[i] & 0x7FFF_FFFF) }
+        }
+        guard loudest > threshold.bitPattern else { return }
         for i in 0..<count {
             let x = samples[i]
             let magnitude = x.magnitude
@@ -625,20 +633,26 @@ struct Layer {
         var value: Float = index == 0 || index == 5 ? 1 : 0  // neutral: multipliers 1, offsets 0
         var start = -Double.infinity
         let seconds = Double(rate)
-        if let pattern {
-            let timeline = pattern.timelines.timelines[index]
+        if pattern != nil {
+            // The layer holds the storage strongly for the whole call: no retain per evaluation
+            // (this runs once per voice every 64 frames).
+            // Timelines are passed straight through, never copied into locals: a copy would
+            // retain their arrays on every evaluation.
+            unowned(unsafe) let storage = pattern.unsafelyUnwrapped
+            let knots = storage.knots[index].knots
             let t = offset + Double(frame - startFrame) / seconds
-            let k = patternCursors[index].seek(in: timeline, to: t)
+            let k = patternCursors[index].seek(in: knots, to: t)
             if k >= 0 {
-                value = patternCursors[index].value(in: timeline, at: t)
-                start = Double(startFrame) / seconds + (timeline.knots[k].elementStart - offset)
+                value = ParameterTimeline.value(of: knots[k], at: t)
+                start = Double(startFrame) / seconds + (knots[k].elementStart - offset)
             }
         }
-        let timeline = overrides.timelines[index]
-        if !timeline.isEmpty {
+        if !overrides.timelines[index].isEmpty {
             let t = Double(frame) / seconds
-            let k = overrideCursors[index].seek(in: timeline, to: t)
-            if k >= 0 && timeline.knots[k].elementStart >= start { value = overrideCursors[index].value(in: timeline, at: t) }
+            let k = overrideCursors[index].seek(in: overrides.timelines[index], to: t)
+            if k >= 0 && overrides.timelines[index].knots[k].elementStart >= start {
+                value = overrideCursors[index].value(in: overrides.timelines[index], at: t)
+            }
         }
         return value
     }

@@ -100,7 +100,7 @@ public struct VoicingProfile: Hashable, Sendable {
 
     /// The carrier frequency in Hz at `sharpness` (0...1).
     public func frequency(sharpness: Float) -> Double {
-        lowestFrequency * pow(highestFrequency / lowestFrequency, Double(sharpness))
+        lowestFrequency * exp2(log2(highestFrequency / lowestFrequency) * Double(sharpness))
     }
 
     /// The harmonic share at `sharpness` (0...1).
@@ -110,7 +110,10 @@ public struct VoicingProfile: Hashable, Sendable {
 
     /// The amplitude of one event at `intensity` (0...1), before the limiter.
     public func amplitude(intensity: Float) -> Float {
-        intensity <= 0 ? 0 : peakLevel * Float(pow(Double(intensity), Double(intensityExponent)))
+        if intensity <= 0 { return 0 }
+        // The default exponent is 2: square without calling pow (this runs every control update).
+        if intensityExponent == 2 { return peakLevel * intensity * intensity }
+        return peakLevel * Float(pow(Double(intensity), Double(intensityExponent)))
     }
 
     /// The length in seconds of a transient at `sharpness` (0...1).
