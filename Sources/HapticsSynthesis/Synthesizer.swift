@@ -25,8 +25,8 @@ public struct Synthesizer: ~Copyable {
     public let format: AudioFormat
     /// How haptic events sound.
     public let voicing: VoicingProfile
-    /// Controls are evaluated at absolute frames that are multiples of this, and ramped between.
-    public static let controlInterval = 64
+    /// Controls are evaluated every this many frames from their layer's start, and ramped between.
+    public static let controlInterval = 128
     /// The soft limiter leaves samples up to this magnitude untouched.
     public static let limiterThreshold: Float = 0.8
 
@@ -410,8 +410,11 @@ public struct Synthesizer: ~Copyable {
 
     /// Ramps current values towards those at the next control frame and schedules the update.
     func scheduleNextControl(_ v: inout Voice, from frame: Int64, slot: Int) {
+        // The grid starts at the layer's start frame, so a pattern sounds the same wherever in
+        // the stream it starts: a live play equals the offline render, sample for sample.
         let interval = Int64(Self.controlInterval)
-        let next = (frame / interval + 1) * interval
+        let origin = slot >= 0 ? layers[slot].startFrame : 0
+        let next = origin + (Swift.max(0, frame - origin) / interval + 1) * interval
         let t = targets(v, at: next, slot: slot)
         let n = Float(next - frame)
         v.gainLeftTarget = t.left
@@ -635,7 +638,7 @@ struct Layer {
         let seconds = Double(rate)
         if pattern != nil {
             // The layer holds the storage strongly for the whole call: no retain per evaluation
-            // (this runs once per voice every 64 frames).
+            // (this runs once per voice every control interval).
             // Timelines are passed straight through, never copied into locals: a copy would
             // retain their arrays on every evaluation.
             unowned(unsafe) let storage = pattern.unsafelyUnwrapped

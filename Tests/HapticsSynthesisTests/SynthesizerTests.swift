@@ -193,7 +193,10 @@ import Testing
         #expect(Measure.firstNonZero(out) == 1_234)
         #expect(out[19_999] == 0 && out[20_000] != 0)
         #expect(Measure.rms(out[29_000..<29_900]) > 0.2)
-        #expect(Measure.rms(out[30_100..<31_000]) == 0)  // intensity control 0 after a 64-frame ramp
+        // Intensity control 0 from 30,000, reached at the next control frame of layer 2's grid
+        // (20,000 + k × 128 = 30,112): at most one control interval of ramp.
+        #expect(Measure.rms(out[30_112..<31_000]) == 0)
+        #expect(Measure.rms(out[30_000..<30_112]) > 0)
         #expect(Measure.peak(Array(out[40_000...])) == 0)
         let (frame, idle) = (synth.currentFrame, synth.isIdle)
         #expect(frame == Int64(done))
