@@ -33,8 +33,8 @@ public final class CHHapticEngine: Sendable {
     public let engine: HapticEngine
     private let flags = Mutex(Flags())
     private let resources = Mutex(Resources())
-    /// Players started by `playPattern(from:)`, kept until they finish.
-    private let oneShots = Mutex<[ObjectIdentifier: Player]>([:])
+    /// Players playing, kept until they finish.
+    let keepAlive = KeepAlive()
 
     private struct Flags {
         var playsHapticsOnly = false
@@ -176,14 +176,17 @@ public final class CHHapticEngine: Sendable {
     /// A player for `pattern`.
     public func makePlayer(with pattern: CHHapticPattern) throws -> any CHHapticPatternPlayer {
         let clips = try clips(for: pattern)
-        return PatternPlayer(try bridged { () throws(HapticEngineError) in try engine.makePlayer(pattern.model, clips: clips) })
+        return PatternPlayer(
+            try bridged { () throws(HapticEngineError) in try engine.makePlayer(pattern.model, clips: clips) },
+            keepAlive: keepAlive)
     }
 
     /// An advanced player (pause, resume, seek, loops, rate, completion) for `pattern`.
     public func makeAdvancedPlayer(with pattern: CHHapticPattern) throws -> any CHHapticAdvancedPatternPlayer {
         let clips = try clips(for: pattern)
         return PatternPlayer(
-            try bridged { () throws(HapticEngineError) in try engine.makeAdvancedPlayer(pattern.model, clips: clips) })
+            try bridged { () throws(HapticEngineError) in try engine.makeAdvancedPlayer(pattern.model, clips: clips) },
+            keepAlive: keepAlive)
     }
 
     /// Plays an AHAP file now; the engine keeps the player until it finishes.
@@ -203,17 +206,7 @@ public final class CHHapticEngine: Sendable {
     }
 
     private func play(_ pattern: CHHapticPattern) throws {
-        let clips = try clips(for: pattern)
-        let player = try bridged { () throws(HapticEngineError) in try engine.makeAdvancedPlayer(pattern.model, clips: clips) }
-        let key = ObjectIdentifier(player)
-        oneShots.withLock { $0[key] = player }
-        player.completionHandler = { [weak self] _ in _ = self?.oneShots.withLock { $0.removeValue(forKey: key) } }
-        do {
-            try player.start(atTime: CHHapticTimeImmediate)
-        } catch {
-            _ = oneShots.withLock { $0.removeValue(forKey: key) }
-            throw CHHapticError(error)
-        }
+        try makePlayer(with: pattern).start(atTime: CHHapticTimeImmediate)
     }
 
     // MARK: - Audio resources

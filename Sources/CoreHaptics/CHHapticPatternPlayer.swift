@@ -1,5 +1,6 @@
 public import Foundation
 import HapticsEngine
+import Synchronization
 
 /// Called once an advanced player has played its pattern to the end (or failed to).
 public typealias CHHapticAdvancedPatternPlayerCompletionHandler = @Sendable ((any Error)?) -> Void
@@ -36,19 +37,57 @@ public protocol CHHapticAdvancedPatternPlayer: CHHapticPatternPlayer {
     var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler? { get set }
 }
 
+/// Players that are playing, kept alive by the engine as Core Haptics does: an app may start a
+/// player and let go of it, and the pattern still plays to its end.
+final class KeepAlive: Sendable {
+    private let players = Mutex<[ObjectIdentifier: Player]>([:])
+
+    func hold(_ player: Player) {
+        players.withLock { $0[ObjectIdentifier(player)] = player }
+    }
+
+    func release(_ id: ObjectIdentifier) {
+        _ = players.withLock { $0.removeValue(forKey: id) }
+    }
+
+    var count: Int { players.withLock { $0.count } }
+}
+
 /// Both kinds of player, on the engine's `Player`.
 final class PatternPlayer: CHHapticAdvancedPatternPlayer {
     let player: Player
+    private let keepAlive: KeepAlive
+    private let handlerBox: HandlerBox
 
-    init(_ player: Player) {
+    /// The app's completion handler, read when the pattern ends.
+    final class HandlerBox: Sendable {
+        let handler = Mutex<CHHapticAdvancedPatternPlayerCompletionHandler?>(nil)
+    }
+
+    init(_ player: Player, keepAlive: KeepAlive) {
         self.player = player
+        self.keepAlive = keepAlive
+        let box = HandlerBox()
+        handlerBox = box
+        let id = ObjectIdentifier(player)
+        player.completionHandler = { [weak keepAlive] error in
+            keepAlive?.release(id)
+            box.handler.withLock { $0 }?(error)
+        }
     }
 
     func start(atTime time: TimeInterval) throws {
-        try bridged { () throws(HapticEngineError) in try player.start(atTime: time) }
+        keepAlive.hold(player)
+        do {
+            try bridged { () throws(HapticEngineError) in try player.start(atTime: time) }
+        } catch {
+            keepAlive.release(ObjectIdentifier(player))
+            throw error
+        }
     }
 
     func stop(atTime time: TimeInterval) throws {
+        keepAlive.release(ObjectIdentifier(player))
         try bridged { () throws(HapticEngineError) in try player.stop(atTime: time) }
     }
 
@@ -63,6 +102,7 @@ final class PatternPlayer: CHHapticAdvancedPatternPlayer {
     }
 
     func cancel() throws {
+        keepAlive.release(ObjectIdentifier(player))
         try bridged { () throws(HapticEngineError) in try player.cancel() }
     }
 
@@ -99,7 +139,7 @@ final class PatternPlayer: CHHapticAdvancedPatternPlayer {
     }
 
     var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler? {
-        get { player.completionHandler }
-        set { player.completionHandler = newValue }
+        get { handlerBox.handler.withLock { $0 } }
+        set { handlerBox.handler.withLock { $0 = newValue } }
     }
 }
