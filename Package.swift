@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "HapticsTestSupport", targets: ["HapticsTestSupport"]),
         .library(name: "HapticsReview", targets: ["HapticsReview"]),
         .library(name: "SensoryFeedback", targets: ["SensoryFeedback"]),
+        .library(name: "CoreHaptics", targets: ["CoreHaptics"]),
         .executable(name: "haptic", targets: ["haptic"]),
     ],
     dependencies: [
@@ -43,11 +44,20 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
-        .target(name: "SensoryFeedback", dependencies: ["HapticsCore", "HapticsSynthesis", "HapticsEngine"]),
+        .target(
+            name: "SensoryFeedback", dependencies: ["HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA"]),
+        // Apple's Core Haptics API on the engine: app code compiles unchanged.
+        .target(
+            name: "CoreHaptics",
+            dependencies: [
+                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA",
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA",
+                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "SensoryFeedback",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -63,6 +73,14 @@ let package = Package(
         .testTarget(
             name: "HapticsALSATests",
             dependencies: ["HapticsALSA", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
+        ),
+        .testTarget(
+            name: "CoreHapticsTests",
+            dependencies: ["CoreHaptics", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
+        ),
+        .testTarget(
+            name: "SensoryFeedbackTests",
+            dependencies: ["SensoryFeedback", "HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
         ),
         .testTarget(name: "HapticCLITests", dependencies: ["haptic", "HapticsSynthesis"]),
         .testTarget(

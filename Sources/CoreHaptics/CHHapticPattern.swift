@@ -1,0 +1,181 @@
+public import Foundation
+import HapticsCore
+import HapticsEngine
+import HapticsSynthesis
+import OrderedCollections
+
+/// A haptic pattern: events, dynamic parameters and curves (Core Haptics' `CHHapticPattern`).
+///
+/// ```swift
+/// let pattern = try CHHapticPattern(events: events, parameters: [])
+/// let fromFile = try CHHapticPattern(contentsOf: Bundle.main.url(forResource: "Boing", withExtension: "ahap")!)
+/// ```
+public final class CHHapticPattern {
+    /// The keys of a pattern dictionary: AHAP's keys, with Apple's names.
+    public struct Key: RawRepresentable, Hashable, Sendable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+
+        public static let version = Key("Version")
+        public static let metadata = Key("Metadata")
+        public static let pattern = Key("Pattern")
+        public static let event = Key("Event")
+        public static let eventType = Key("EventType")
+        public static let time = Key("Time")
+        public static let eventDuration = Key("EventDuration")
+        public static let eventParameters = Key("EventParameters")
+        public static let eventWaveformPath = Key("EventWaveformPath")
+        public static let eventWaveformUseVolumeEnvelope = Key("EventWaveformUseVolumeEnvelope")
+        public static let eventWaveformLoopEnabled = Key("EventWaveformLoopEnabled")
+        public static let parameter = Key("Parameter")
+        public static let parameterID = Key("ParameterID")
+        public static let parameterValue = Key("ParameterValue")
+        public static let parameterCurve = Key("ParameterCurve")
+        public static let parameterCurveControlPoints = Key("ParameterCurveControlPoints")
+    }
+
+    /// The pattern in the model the engine plays.
+    let model: HapticPattern
+    /// Waveforms of AudioCustom events read with the AHAP file, by `EventWaveformPath`.
+    let clips: [String: AudioClip]
+
+    init(model: HapticPattern, clips: [String: AudioClip] = [:]) {
+        self.model = model
+        self.clips = clips
+    }
+
+    /// A pattern of `events` and dynamic `parameters`, in that order.
+    public convenience init(events: [CHHapticEvent], parameters: [CHHapticDynamicParameter]) throws {
+        var elements: [PatternElement] = []
+        for event in events { elements.append(.event(try event.model())) }
+        for parameter in parameters { elements.append(.parameter(try parameter.model())) }
+        self.init(model: HapticPattern(elements: elements))
+    }
+
+    /// A pattern of `events` and parameter curves, in that order.
+    public convenience init(events: [CHHapticEvent], parameterCurves: [CHHapticParameterCurve]) throws {
+        var elements: [PatternElement] = []
+        for event in events { elements.append(.event(try event.model())) }
+        for curve in parameterCurves { elements.append(.curve(try curve.model())) }
+        self.init(model: HapticPattern(elements: elements))
+    }
+
+    /// Reads an AHAP file; AudioCustom waveforms are read from the file's folder.
+    public convenience init(contentsOf ahapURL: URL) throws {
+        let path = ahapURL.path(percentEncoded: false)
+        guard FileManager.default.fileExists(atPath: path) else {
+            throw CHHapticError(.fileNotFound, "no AHAP file at \(path)")
+        }
+        do {
+            let file = try PatternFile.load(path)
+            self.init(model: file.pattern, clips: file.clips)
+        } catch {
+            throw CHHapticError(.invalidPatternData, error.description)
+        }
+    }
+
+    /// A pattern from a dictionary shaped like an AHAP file.
+    ///
+    /// Keys may be `CHHapticPattern.Key` or `String`; values may be numbers, strings,
+    /// `CHHapticEvent.EventType`, `CHHapticEvent.ParameterID` or `CHHapticDynamicParameter.ID`.
+    ///
+    /// ```swift
+    /// let pattern = try CHHapticPattern(dictionary: [
+    ///     .pattern: [[CHHapticPattern.Key.event: [
+    ///         CHHapticPattern.Key.eventType: CHHapticEvent.EventType.hapticTransient,
+    ///         CHHapticPattern.Key.time: 0.0]]],
+    /// ])
+    /// ```
+    public convenience init(dictionary patternDict: [CHHapticPattern.Key: Any]) throws {
+        let json = try Self.jsonObject(patternDict, path: "")
+        let bytes: [UInt8]
+        do {
+            bytes = [UInt8](try JSONSerialization.data(withJSONObject: json))
+        } catch {
+            throw CHHapticError(.invalidPatternDictionary, "the dictionary is not JSON-shaped: \(error)")
+        }
+        do {
+            let document = try AHAP.decode(bytes)
+            self.init(model: document.pattern)
+        } catch {
+            throw CHHapticError(.invalidPatternDictionary, error.diagnostic.description)
+        }
+    }
+
+    /// The pattern as a dictionary shaped like an AHAP file: `CHHapticPattern.Key` keys at the
+    /// top, `String` keys below, numbers as `Double`.
+    public func exportDictionary() throws -> [CHHapticPattern.Key: Any] {
+        let document: JSONDocument
+        do {
+            document = try JSONParser.parse(AHAP.encode(model))
+        } catch {
+            throw CHHapticError(.invalidPatternData, "cannot export the pattern: \(error)")
+        }
+        guard case .object(let members) = document.root.value else { return [:] }
+        var result: [Key: Any] = [:]
+        for (key, value) in members { result[Key(key)] = Self.foundationValue(value) }
+        return result
+    }
+
+    /// The pattern's length in seconds: the end of its last event, or the start of its last
+    /// parameter or curve.
+    public var duration: TimeInterval { model.duration }
+
+    // MARK: - Dictionary conversion
+
+    static func foundationValue(_ value: JSONValue) -> Any {
+        switch value {
+        case .null: NSNull()
+        case .bool(let flag): flag
+        case .number(let number): number
+        case .string(let text): text
+        case .array(let items): items.map(foundationValue)
+        case .object(let members):
+            Dictionary(uniqueKeysWithValues: members.map { ($0.key, foundationValue($0.value)) }) as [String: Any]
+        }
+    }
+
+    static func jsonObject(_ value: Any, path: String) throws(CHHapticError) -> Any {
+        switch value {
+        case let dictionary as [Key: Any]:
+            var result: [String: Any] = [:]
+            for (key, item) in dictionary { result[key.rawValue] = try jsonObject(item, path: path + "." + key.rawValue) }
+            return result
+        case let dictionary as [String: Any]:
+            var result: [String: Any] = [:]
+            for (key, item) in dictionary { result[key] = try jsonObject(item, path: path + "." + key) }
+            return result
+        case let dictionary as [AnyHashable: Any]:
+            var result: [String: Any] = [:]
+            for (key, item) in dictionary {
+                let name: String
+                switch key.base {
+                case let key as Key: name = key.rawValue
+                case let key as String: name = key
+                default:
+                    throw CHHapticError(.invalidPatternDictionary, "\(path): key \(key) is neither a String nor a CHHapticPattern.Key")
+                }
+                result[name] = try jsonObject(item, path: path + "." + name)
+            }
+            return result
+        case let array as [Any]:
+            var result: [Any] = []
+            for (index, item) in array.enumerated() { result.append(try jsonObject(item, path: "\(path)[\(index)]")) }
+            return result
+        case let type as CHHapticEvent.EventType: return type.rawValue
+        case let id as CHHapticEvent.ParameterID: return id.rawValue
+        case let id as CHHapticDynamicParameter.ID: return id.rawValue
+        case let text as String: return text
+        case let flag as Bool: return flag
+        case let number as Double: return number
+        case let number as Float: return Double(number)
+        case let number as Int: return number
+        case let number as NSNumber: return number
+        case is NSNull: return NSNull()
+        default:
+            let location = path.isEmpty ? "the dictionary" : String(path.dropFirst())
+            throw CHHapticError(.invalidPatternDictionary, "\(location): unsupported value \(value) of type \(Swift.type(of: value))")
+        }
+    }
+}

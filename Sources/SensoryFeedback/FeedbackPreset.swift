@@ -1,0 +1,82 @@
+public import HapticsCore
+
+/// One sensory-feedback preset: an AHAP pattern from `Patterns/feedback/`, embedded in the module
+/// so it is found wherever the program runs.
+///
+/// ```swift
+/// let preset = SensoryFeedback.success.preset
+/// print(preset.name, preset.pattern.events.count)  // success 2
+/// ```
+public struct FeedbackPreset: Hashable, Sendable {
+    /// The file name without `.ahap`, e.g. `impact-heavy`.
+    public let name: String
+    /// One line saying what it feels like.
+    public let summary: String
+    /// The AHAP text, exactly as in `Patterns/feedback/NAME.ahap`.
+    public let ahap: String
+
+    /// The decoded pattern.
+    ///
+    /// - Complexity: O(n) in the AHAP text (decoded on each call; the player caches its own).
+    public var pattern: HapticPattern {
+        do {
+            return try AHAP.decode(Array(ahap.utf8), file: "\(name).ahap").pattern
+        } catch {
+            preconditionFailure("built-in preset \(name) does not decode: \(error)")
+        }
+    }
+
+    /// The preset called `name`.
+    public static func named(_ name: String) -> FeedbackPreset? {
+        all.first { $0.name == name }
+    }
+}
+
+extension SensoryFeedback {
+    /// Every feedback, each with its own preset (`.impact` is `.impact(weight: .medium)`).
+    public static let allPresetFeedbacks: [SensoryFeedback] =
+        [.success, .warning, .error, .selection, .increase, .decrease, .start, .stop, .alignment, .levelChange, .pathComplete]
+        + Weight.allCases.map { .impact(weight: $0) } + Flexibility.allCases.map { .impact(flexibility: $0) }
+
+    /// The name of the preset this feedback plays (`Patterns/feedback/NAME.ahap`).
+    public var presetName: String {
+        switch self {
+        case .success: "success"
+        case .warning: "warning"
+        case .error: "error"
+        case .selection: "selection"
+        case .increase: "increase"
+        case .decrease: "decrease"
+        case .start: "start"
+        case .stop: "stop"
+        case .alignment: "alignment"
+        case .levelChange: "level-change"
+        case .pathComplete: "path-complete"
+        case .impact: "impact-medium"
+        case .impactWeight(let weight, _): "impact-\(weight.rawValue)"
+        case .impactFlexibility(let flexibility, _): "impact-\(flexibility.rawValue)"
+        }
+    }
+
+    /// The preset this feedback plays.
+    public var preset: FeedbackPreset {
+        guard let preset = FeedbackPreset.named(presetName) else {
+            preconditionFailure("no built-in preset \(presetName)")
+        }
+        return preset
+    }
+
+    /// How strongly it plays, 0...1: an impact's intensity, 1 for everything else.
+    public var intensity: Double {
+        switch self {
+        case .impactWeight(_, let intensity), .impactFlexibility(_, let intensity): min(max(intensity, 0), 1)
+        default: 1
+        }
+    }
+
+    /// The feedback a preset name stands for, at full intensity.
+    public init?(presetName: String) {
+        guard let match = Self.allPresetFeedbacks.first(where: { $0.presetName == presetName }) else { return nil }
+        self = match
+    }
+}

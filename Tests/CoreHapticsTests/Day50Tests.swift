@@ -1,0 +1,50 @@
+import Foundation
+import HapticsSynthesis
+import Testing
+
+/// The day-50 tutorial code (Examples/Day50), built as its own package against this one and run
+/// with HAPTIC_OUTPUT: what it plays must be 19 audible taps 100 ms apart, rising then falling.
+///
+/// tools/test builds the example before `swift test`, so the build here is an up-to-date check;
+/// run alone, the first build takes a few minutes.
+@Suite struct Day50Tests {
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/env")
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+    }
+
+    @Test func tutorialCodePlaysRisingThenFallingTaps() throws {
+        let package = packageRoot.appending(path: "Examples/Day50").path(percentEncoded: false)
+        let (built, log) = try Self.run(["swift", "build", "--package-path", package])
+        try #require(built == 0, "swift build of Examples/Day50 failed:\n\(log)")
+        let wav = FileManager.default.temporaryDirectory.appending(path: "day50-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: wav) }
+        let (status, output) = try Self.run(
+            [package + "/.build/debug/Day50"], environment: ["HAPTIC_OUTPUT": wav.path(percentEncoded: false)])
+        try #require(status == 0, "Day50 failed: \(output)")
+        #expect(output == "")
+
+        let clip = try WAV.decode([UInt8](try Data(contentsOf: wav)))
+        let rate = clip.sampleRate
+        let onsets = AudioAnalysis.onsets(clip.samples, channels: clip.channels, threshold: 1e-3, minGapFrames: rate / 50)
+        try #require(onsets.count == 19, "onsets at \(onsets)")
+        for (a, b) in zip(onsets, onsets.dropFirst()) {
+            // Within 0.2 ms: a soft tap crosses the onset threshold a few samples later than a loud one.
+            #expect(abs(b - a - rate / 10) <= rate / 5_000, "taps \(a) and \(b) are not 100 ms apart")
+        }
+        let peaks = onsets.map { AudioAnalysis.peak(Array(clip.samples[$0..<min(clip.samples.count, $0 + rate / 50)])) }
+        let top = try #require(peaks.indices.max { peaks[$0] < peaks[$1] })
+        #expect(top == 9, "the loudest tap is the tenth (intensity 1 at 1.0 s); peaks \(peaks)")
+        for i in 1..<top { #expect(peaks[i] > peaks[i - 1], "rising: tap \(i) louder than tap \(i - 1)") }
+        for i in (top + 1)..<peaks.count { #expect(peaks[i] < peaks[i - 1], "falling: tap \(i) softer than tap \(i - 1)") }
+    }
+}
