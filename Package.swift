@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "HapticsTestSupport", targets: ["HapticsTestSupport"]),
         .library(name: "HapticsReview", targets: ["HapticsReview"]),
         .library(name: "SensoryFeedback", targets: ["SensoryFeedback"]),
+        .library(name: "CupcakeCorner", targets: ["CupcakeCorner"]),
         .executable(name: "haptic", targets: ["haptic"]),
     ],
     dependencies: [
@@ -44,10 +45,12 @@ let package = Package(
             ]
         ),
         .target(name: "SensoryFeedback", dependencies: ["HapticsCore", "HapticsSynthesis", "HapticsEngine"]),
+        // Issue 5: the Cupcake Corner order flow (model, session, store, log) behind `haptic order`.
+        .target(name: "CupcakeCorner", dependencies: ["HapticsCore", "SensoryFeedback"]),
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA",
+                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "SensoryFeedback", "CupcakeCorner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -64,7 +67,8 @@ let package = Package(
             name: "HapticsALSATests",
             dependencies: ["HapticsALSA", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
         ),
-        .testTarget(name: "HapticCLITests", dependencies: ["haptic", "HapticsSynthesis"]),
+        .testTarget(name: "CupcakeCornerTests", dependencies: ["CupcakeCorner", "SensoryFeedback", "HapticsCore"]),
+        .testTarget(name: "HapticCLITests", dependencies: ["haptic", "HapticsSynthesis", "CupcakeCorner"]),
         .testTarget(
             name: "HapticsReviewTests",
             dependencies: [
