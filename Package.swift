@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HapticsReview", targets: ["HapticsReview"]),
         .library(name: "SensoryFeedback", targets: ["SensoryFeedback"]),
         .library(name: "CoreHaptics", targets: ["CoreHaptics"]),
+        .library(name: "CupcakeCorner", targets: ["CupcakeCorner"]),
         .executable(name: "haptic", targets: ["haptic"]),
     ],
     dependencies: [
@@ -54,10 +55,12 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // Issue 5: the Cupcake Corner order flow (model, session, store, log) behind `haptic order`.
+        .target(name: "CupcakeCorner", dependencies: ["HapticsCore", "SensoryFeedback"]),
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "SensoryFeedback",
+                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "SensoryFeedback", "CupcakeCorner",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -82,7 +85,8 @@ let package = Package(
             name: "SensoryFeedbackTests",
             dependencies: ["SensoryFeedback", "HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
         ),
-        .testTarget(name: "HapticCLITests", dependencies: ["haptic", "HapticsSynthesis"]),
+        .testTarget(name: "CupcakeCornerTests", dependencies: ["CupcakeCorner", "SensoryFeedback", "HapticsCore"]),
+        .testTarget(name: "HapticCLITests", dependencies: ["haptic", "HapticsSynthesis", "CupcakeCorner"]),
         .testTarget(
             name: "HapticsReviewTests",
             dependencies: [

@@ -7,6 +7,8 @@ struct HapticCommand: ParsableCommand {
         commandName: "haptic",
         abstract: "Hear, check and review Core Haptics (AHAP) patterns on Linux.",
         version: "0.1.0",
-        subcommands: [Play.self, Render.self, Lint.self, Info.self, Devices.self, Feedback.self, Bench.self]
+        subcommands: [
+            Play.self, Render.self, Lint.self, Info.self, Devices.self, Feedback.self, OrderFlow.self, Bench.self,
+        ]
     )
 }

@@ -1,0 +1,136 @@
+public import Foundation
+
+/// One line of a session's event log.
+///
+/// ```json
+/// {"change":"quantity","feedback":"increase","new":"4","old":"3","t":1.204}
+/// ```
+public struct OrderEvent: Codable, Hashable, Sendable {
+    /// Seconds since the session started.
+    public var t: Double
+    /// What changed: `quantity`, `type`, `special`, `frosting`, `sprinkles`, `name`, `street`,
+    /// `city`, `zip` or `checkout`.
+    public var change: String
+    public var old: String?
+    public var new: String?
+    /// The feedback played (``FeedbackName``), nil when none was.
+    public var feedback: String?
+
+    public init(t: Double, change: String, old: String?, new: String?, feedback: String?) {
+        self.t = t
+        self.change = change
+        self.old = old
+        self.new = new
+        self.feedback = feedback
+    }
+}
+
+/// Why a log could not be written or read.
+public struct EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
+    public var description: String
+}
+
+/// Appends a session's events to its log file, one JSON line per `write()`, as they happen.
+public final class EventLogWriter {
+    public let path: String
+    private let fd: Int32
+    private let encoder: JSONEncoder
+
+    /// Creates (or appends to) the log at `path`, making its folder if needed.
+    public init(path: String) throws(EventLogError) {
+        self.path = path
+        let folder = URL(filePath: path).deletingLastPathComponent()
+        do {
+            try OrderStore.makeDurableDirectory(folder)
+        } catch {
+            throw EventLogError(description: error.description)
+        }
+        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+        guard fd >= 0 else {
+            throw EventLogError(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+        }
+        encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    }
+
+    deinit {
+        fsync(fd)
+        close(fd)
+    }
+
+    /// A fresh log path in `directory`: `sessions/session-YYYYMMDD-HHMMSS-PID.jsonl`.
+    public static func defaultPath(in directory: URL, now: Date = Date()) -> String {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.dateFormat = "yyyyMMdd-HHmmss"
+        let name = "session-\(formatter.string(from: now))-\(getpid()).jsonl"
+        return directory.appending(path: "sessions").appending(path: name).path(percentEncoded: false)
+    }
+
+    /// Appends `event` as one line.
+    public func append(_ event: OrderEvent) throws(EventLogError) {
+        var bytes: [UInt8]
+        do {
+            bytes = Array(try encoder.encode(event))
+        } catch {
+            throw EventLogError(description: "cannot encode event: \(error)")
+        }
+        bytes.append(UInt8(ascii: "\n"))
+        let written = bytes.withUnsafeBytes { buffer in
+            var result: Int
+            repeat { result = write(fd, buffer.baseAddress, buffer.count) } while result < 0 && errno == EINTR
+            return result
+        }
+        guard written == bytes.count else {
+            throw EventLogError(description: "cannot write to \(path): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// Flushes the log to the disk.
+    public func sync() { fsync(fd) }
+}
+
+/// Reads a session log back: the events, and a `FILE:LINE: error:` line for each one it could not read.
+public enum EventLogReader {
+    public struct Result: Sendable {
+        public var events: [OrderEvent]
+        public var problems: [String]
+    }
+
+    /// Reads the log at `path`.
+    public static func read(path: String) throws(EventLogError) -> Result {
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(filePath: path))
+        } catch {
+            throw EventLogError(description: "cannot read \(path): \(error.localizedDescription)")
+        }
+        return parse(Array(data), file: path)
+    }
+
+    /// Parses log bytes; blank lines are skipped.
+    public static func parse(_ bytes: [UInt8], file: String) -> Result {
+        let decoder = JSONDecoder()
+        var result = Result(events: [], problems: [])
+        for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
+            let text = String(decoding: line, as: UTF8.self)
+            guard !text.allSatisfy(\.isWhitespace) else { continue }
+            let where_ = "\(file):\(index + 1): error:"
+            do {
+                let event = try decoder.decode(OrderEvent.self, from: Data(line))
+                guard event.t.isFinite, event.t >= 0 else {
+                    result.problems.append("\(where_) time \(event.t) is not a number of seconds ≥ 0; line skipped")
+                    continue
+                }
+                if let name = event.feedback, FeedbackName.feedback(named: name) == nil {
+                    result.problems.append("\(where_) unknown feedback '\(name)'; line skipped")
+                    continue
+                }
+                result.events.append(event)
+            } catch {
+                result.problems.append("\(where_) not an event (\(OrderStore.describe(error))); line skipped")
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,64 @@
+public import HapticsCore
+public import SensoryFeedback
+
+/// A session's feedback in time order, ready to play again.
+public struct FeedbackTimeline: Sendable {
+    /// One feedback at its time, with what caused it.
+    public struct Cue: Hashable, Sendable {
+        /// Seconds since the session started.
+        public var time: Double
+        public var feedback: SensoryFeedback
+        /// The log event that played it.
+        public var event: OrderEvent
+    }
+
+    /// The cues, sorted by time.
+    public var cues: [Cue]
+
+    /// The cues of the events that played feedback.
+    public init(events: [OrderEvent]) {
+        cues = events.compactMap { event in
+            event.feedback.flatMap(FeedbackName.feedback(named:)).map { Cue(time: event.t, feedback: $0, event: event) }
+        }.sorted { $0.time < $1.time }
+    }
+
+    /// One pattern holding every cue's preset at `time / speed`: the whole session rendered
+    /// in one pass, each preset on its exact sample.
+    ///
+    /// Events, dynamic parameters and parameter curves of each preset are shifted by the cue's
+    /// offset. (A preset's dynamic parameters then act on the events playing at that moment.)
+    ///
+    /// - Complexity: O(total elements of the presets used), one preset lookup per cue.
+    public func pattern(speed: Double = 1, preset: (SensoryFeedback) -> HapticPattern) -> HapticPattern {
+        var elements: [PatternElement] = []
+        var cache: [SensoryFeedback: HapticPattern] = [:]
+        for cue in cues {
+            let offset = cue.time / speed
+            let source: HapticPattern
+            if let cached = cache[cue.feedback] {
+                source = cached
+            } else {
+                source = preset(cue.feedback)
+                cache[cue.feedback] = source
+            }
+            for element in source.elements {
+                elements.append(Self.shift(element, by: offset))
+            }
+        }
+        return HapticPattern(version: 1, elements: elements)
+    }
+
+    static func shift(_ element: PatternElement, by offset: Double) -> PatternElement {
+        switch element {
+        case .event(var event):
+            event.time += offset
+            return .event(event)
+        case .parameter(var parameter):
+            parameter.time += offset
+            return .parameter(parameter)
+        case .curve(var curve):
+            curve.time += offset
+            return .curve(curve)
+        }
+    }
+}

@@ -1,0 +1,110 @@
+import Foundation
+
+/// A scripted session: one action per line, checked as a whole before anything runs.
+///
+/// ```text
+/// # six strawberry cakes with sprinkles
+/// quantity 6
+/// type Strawberry
+/// special on
+/// sprinkles on
+/// name Ada
+/// street 1 Infinite Loop
+/// city Cupertino
+/// zip 95014
+/// wait 0.5
+/// submit
+/// ```
+///
+/// Lines: `quantity +1`, `quantity -1`, `quantity N` (3...20), `type NAME` (any case),
+/// `special|frosting|sprinkles on|off`, `name|street|city|zip TEXT`, `wait SECONDS`, `submit`.
+/// Blank lines and `#` comments are ignored. ``parse(_:file:)`` rejects the whole script at
+/// its first bad line, naming it (`FILE:LINE: error: ...`), so a broken script submits nothing;
+/// that includes lines valid alone but impossible where they stand (frosting before `special on`).
+public struct OrderScript: Sendable {
+    /// One line that does something.
+    public enum Step: Hashable, Sendable {
+        case action(OrderAction)
+        case wait(Double)
+    }
+
+    /// The steps, each with its 1-based line number.
+    public var steps: [(line: Int, step: Step)]
+
+    /// Why a script was rejected: `FILE:LINE: error: message`.
+    public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
+        public var file: String
+        public var line: Int
+        public var message: String
+        public var description: String { "\(file):\(line): error: \(message)" }
+    }
+
+    /// Parses and checks `text` (named `file` in errors).
+    public static func parse(_ text: String, file: String) throws(ParseError) -> OrderScript {
+        var steps: [(line: Int, step: Step)] = []
+        let dryRun = Order()
+        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let line = raw.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            guard !line.isEmpty, !line.hasPrefix("#") else { continue }
+            let number = index + 1
+            func fail(_ message: String) -> ParseError { ParseError(file: file, line: number, message: message) }
+            let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
+            let word = parts[0].lowercased()
+            let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
+            let step: Step
+            switch word {
+            case "quantity":
+                if argument == "+1" || argument == "-1" {
+                    step = .action(.stepQuantity(argument == "+1" ? 1 : -1))
+                } else if let value = Int(argument) {
+                    guard Order.quantityRange.contains(value) else {
+                        throw fail("quantity \(value) is outside 3...20")
+                    }
+                    step = .action(.setQuantity(value))
+                } else {
+                    throw fail("quantity needs +1, -1 or a number of cakes 3...20 (got '\(argument)')")
+                }
+            case "type":
+                guard let index = Order.types.firstIndex(where: { $0.lowercased() == argument.lowercased() }) else {
+                    throw fail("unknown cake type '\(argument)'; choose one of: \(Order.types.joined(separator: ", "))")
+                }
+                step = .action(.setType(index))
+            case "special", "frosting", "sprinkles":
+                guard argument == "on" || argument == "off" else { throw fail("\(word) needs on or off (got '\(argument)')") }
+                let on = argument == "on"
+                if word != "special" && on && !dryRun.specialRequestEnabled {
+                    throw fail("\(word) on needs 'special on' first")
+                }
+                step = .action(word == "special" ? .special(on) : word == "frosting" ? .frosting(on) : .sprinkles(on))
+            case "name", "street", "city", "zip":
+                let value = argument
+                step = .action(
+                    word == "name" ? .name(value) : word == "street" ? .street(value) : word == "city" ? .city(value) : .zip(value))
+            case "wait":
+                guard let seconds = Double(argument), seconds.isFinite, (0...3600).contains(seconds) else {
+                    throw fail("wait needs a number of seconds 0...3600 (got '\(argument)')")
+                }
+                step = .wait(seconds)
+            case "submit":
+                guard argument.isEmpty else { throw fail("submit takes nothing after it (got '\(argument)')") }
+                step = .action(.submit)
+            default:
+                throw fail(
+                    "unknown action '\(parts[0])'; expected quantity, type, special, frosting, sprinkles, name, street, city, zip, wait or submit")
+            }
+            if case .action(let action) = step { apply(action, to: dryRun) }
+            steps.append((number, step))
+        }
+        return OrderScript(steps: steps)
+    }
+
+    /// The state changes a dry run needs to check later lines (feedback and checkout aside).
+    private static func apply(_ action: OrderAction, to order: Order) {
+        switch action {
+        case .special(let on): order.specialRequestEnabled = on ?? !order.specialRequestEnabled
+        case .frosting(let on): order.extraFrosting = on ?? !order.extraFrosting
+        case .sprinkles(let on): order.addSprinkles = on ?? !order.addSprinkles
+        default: break
+        }
+    }
+}

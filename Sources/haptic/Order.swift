@@ -1,0 +1,147 @@
+import ArgumentParser
+import CupcakeCorner
+import Foundation
+import HapticsEngine
+import SensoryFeedback
+
+extension HapticCommand {
+    struct OrderFlow: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "order",
+            abstract: "Order cupcakes in the terminal (Cupcake Corner), with haptic feedback you hear.",
+            discussion: """
+                Without --script: a full-screen order form. Keys: + / - (or the up and down arrows) \
+                change the number of cakes, t the cake type, s special requests, f extra frosting, \
+                p sprinkles, a edits the address, Enter checks out, q quits.
+
+                --script FILE (- for standard input) runs one action per line instead: quantity +1, \
+                quantity -1, quantity N, type NAME, special|frosting|sprinkles on|off, \
+                name|street|city|zip TEXT, wait SECONDS, submit. Blank lines and # comments are \
+                ignored. The whole script is checked before anything runs: a bad line is reported \
+                as FILE:LINE: error: ... and nothing is submitted (exit status 1). A refused or failed \
+                checkout also ends with exit status 1.
+
+                Orders are appended durably to DIR/orders.jsonl (--store); every session writes \
+                its events to a log (--log, default DIR/sessions/) that `haptic order replay` plays back.
+                """,
+            subcommands: [Replay.self])
+
+        @Option(help: ArgumentHelp("Where orders are kept (default $XDG_DATA_HOME/swift-haptics/orders).", valueName: "dir"))
+        var store: String?
+
+        @Option(help: ArgumentHelp("The session's event log (default: a new file under the store's sessions/).", valueName: "file"))
+        var log: String?
+
+        @OptionGroup var device: DeviceOptions
+
+        @Option(help: ArgumentHelp("Run the actions in FILE (- for standard input) instead of the screen.", valueName: "file"))
+        var script: String?
+
+        @Option(help: ArgumentHelp("POST orders to this http:// URL instead of the store (failures keep them in the store).", valueName: "url"))
+        var endpoint: String?
+
+        @Option(help: "The customer's name.") var name: String?
+        @Option(help: "Street address.") var street: String?
+        @Option(help: "City.") var city: String?
+        @Option(help: "Zip code.") var zip: String?
+
+        func validate() throws {
+            if let endpoint {
+                guard let url = URL(string: endpoint), url.scheme?.lowercased() == "http", url.host() != nil else {
+                    throw ValidationError("--endpoint must be an http:// URL (got \(endpoint))")
+                }
+            }
+        }
+
+        func run() throws {
+            // Check the script before opening anything: a bad script changes nothing.
+            let parsed = try script.map(Self.loadScript)
+            if parsed == nil && (isatty(STDIN_FILENO) != 1 || isatty(STDOUT_FILENO) != 1) {
+                Terminal.fail("the order screen needs a terminal; use --script FILE (or - for standard input)")
+            }
+            let storeDirectory = store.map { URL(filePath: $0, directoryHint: .isDirectory) } ?? OrderStore.defaultDirectory
+            let orders: OrderStore
+            let logWriter: EventLogWriter
+            do {
+                orders = try OrderStore(directory: storeDirectory)
+            } catch {
+                Terminal.fail(error.description)
+            }
+            do {
+                logWriter = try EventLogWriter(path: log ?? EventLogWriter.defaultPath(in: storeDirectory))
+            } catch {
+                Terminal.fail(error.description)
+            }
+            let checkout: any OrderCheckout =
+                endpoint.flatMap { URL(string: $0) }.map { EndpointCheckout(url: $0, fallback: orders) }
+                ?? StoreCheckout(store: orders)
+            let order = CupcakeCorner.Order()
+            order.name = name ?? ""
+            order.streetAddress = street ?? ""
+            order.city = city ?? ""
+            order.zip = zip ?? ""
+            let sink = EngineFeedbackSink.make(device: device)
+            let session = OrderSession(order: order, sink: sink, checkout: checkout, log: logWriter)
+            let failed: Bool
+            if let parsed {
+                failed = Self.run(parsed, file: script ?? "-", session: session)
+            } else {
+                failed = OrderScreen(session: session, sink: sink).run()
+            }
+            sink.finish()
+            logWriter.sync()
+            if let problem = session.logFailure { Terminal.printError("haptic: \(problem)") }
+            Terminal.printError("session log: \(logWriter.path)")
+            if failed { throw ExitCode.failure }
+        }
+
+        static func loadScript(_ path: String) throws -> OrderScript {
+            let text: String
+            if path == "-" {
+                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
+            } else {
+                do {
+                    text = String(decoding: try Data(contentsOf: URL(filePath: path)), as: UTF8.self)
+                } catch {
+                    Terminal.fail("cannot read \(path): \(error.localizedDescription)")
+                }
+            }
+            do {
+                return try OrderScript.parse(text, file: path)
+            } catch {
+                Terminal.printError(error.description)
+                throw ExitCode.failure
+            }
+        }
+
+        /// Runs the script's steps; true when a checkout was refused or failed.
+        static func run(_ script: OrderScript, file: String, session: OrderSession) -> Bool {
+            var failed = false
+            for (line, step) in script.steps {
+                switch step {
+                case .wait(let seconds):
+                    Thread.sleep(forTimeInterval: seconds)
+                case .action(let action):
+                    switch session.perform(action) {
+                    case .changed, .unchanged: break
+                    case .notAllowed(let reason):
+                        Terminal.printError("\(file):\(line): warning: \(reason); line ignored")
+                    case .checkedOut(let receipt):
+                        printLine(
+                            "\(receipt.message) Total \(receipt.cost.dollars). Order \(receipt.id) saved in \(receipt.destination)")
+                    case .rejected(let reason):
+                        failed = true
+                        Terminal.printError("\(file):\(line): error: checkout refused: \(reason)")
+                    }
+                }
+            }
+            return failed
+        }
+    }
+}
+
+/// Writes a line to standard output at once (never held in a buffer), so a reader sees
+/// each order as soon as it is durable.
+func printLine(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}

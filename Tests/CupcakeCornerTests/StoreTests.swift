@@ -1,0 +1,88 @@
+import CupcakeCorner
+import Foundation
+import HapticsCore
+import SensoryFeedback
+import Testing
+
+@Suite struct OrderStoreTests {
+    func order(_ name: String) -> Order {
+        let order = Order()
+        order.name = name
+        return order
+    }
+
+    @Test func appendsOneLinePerOrderAndReadsThemBack() throws {
+        let scratch = Scratch()
+        let store = try OrderStore(directory: scratch.url.appending(path: "a/b"))
+        try store.append(StoredOrder(id: "one", order: order("Ada")))
+        try store.append(StoredOrder(id: "two", order: order("Grace")))
+        let bytes = try Data(contentsOf: store.file)
+        #expect(bytes.filter { $0 == UInt8(ascii: "\n") }.count == 2)
+        let loaded = try store.load()
+        #expect(loaded.orders.map(\.id) == ["one", "two"])
+        #expect(loaded.orders.map(\.order.name) == ["Ada", "Grace"])
+    }
+
+    @Test func aTornLastLineIsReportedAndTheNextOrderStartsOnItsOwnLine() throws {
+        let scratch = Scratch()
+        let store = try OrderStore(directory: scratch.url)
+        try store.append(StoredOrder(id: "one", order: order("Ada")))
+        // A crash in the middle of a write leaves half a record without its newline.
+        let handle = try FileHandle(forWritingTo: store.file)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data(#"{"cost":6,"id":"half","ord"#.utf8))
+        try handle.close()
+        var loaded = try store.load()
+        #expect(loaded.orders.map(\.id) == ["one"])
+        #expect(loaded.problems.count == 1)
+        #expect(loaded.problems[0].isTornTail && loaded.problems[0].line == 2)
+        #expect(loaded.problems[0].description.hasSuffix("orders.jsonl:2: warning: torn record (26 bytes without an ending newline): a write cut short by a crash; skipped"))
+        try store.append(StoredOrder(id: "three", order: order("Grace")))
+        loaded = try store.load()
+        #expect(loaded.orders.map(\.id) == ["one", "three"])
+        #expect(loaded.problems.map(\.line) == [2])
+        #expect(loaded.problems[0].description.contains("unreadable record (26 bytes)"))
+    }
+}
+
+@Suite struct EventLogTests {
+    @Test func aCorruptedLineIsReportedByNumberAndTheRestIsRead() {
+        let text = """
+            {"change":"quantity","feedback":"increase","new":"4","old":"3","t":0.5}
+            {"change":"quantity","feedback":"incr
+            {"change":"type","feedback":"wobble","new":"Rainbow","old":"Vanilla","t":1}
+
+            {"change":"type","feedback":"selection","new":"Rainbow","old":"Vanilla","t":1.25}
+            """
+        let result = EventLogReader.parse(Array(text.utf8), file: "log.jsonl")
+        #expect(result.events.map(\.t) == [0.5, 1.25])
+        #expect(result.problems.count == 2)
+        #expect(result.problems[0].hasPrefix("log.jsonl:2: error: not an event"))
+        #expect(result.problems[1] == "log.jsonl:3: error: unknown feedback 'wobble'; line skipped")
+    }
+
+    @Test func timelinePlacesEachPresetAtItsCueOverSpeed() {
+        let events = [
+            OrderEvent(t: 0.5, change: "quantity", old: "3", new: "4", feedback: "increase"),
+            OrderEvent(t: 0.7, change: "name", old: "", new: "Ada", feedback: nil),
+            OrderEvent(t: 1.5, change: "checkout", old: nil, new: "order x", feedback: "success"),
+        ]
+        let timeline = FeedbackTimeline(events: events)
+        #expect(timeline.cues.map(\.feedback) == [.increase, .success])
+        let pattern = timeline.pattern(speed: 2) { feedback in
+            HapticPattern(elements: [
+                .event(HapticEvent(time: 0, type: .hapticTransient)),
+                .event(HapticEvent(time: feedback == .success ? 0.1 : 0.05, type: .hapticTransient)),
+            ])
+        }
+        #expect(pattern.events.map(\.time) == [0.25, 0.3, 0.75, 0.85])
+    }
+
+    @Test(arguments: [
+        SensoryFeedback.success, .selection, .levelChange, .impact, .impact(weight: .heavy, intensity: 0.8),
+        .impact(flexibility: .soft, intensity: 0.25),
+    ])
+    func feedbackNamesRoundTrip(feedback: SensoryFeedback) {
+        #expect(FeedbackName.feedback(named: FeedbackName.name(of: feedback)) == feedback)
+    }
+}

@@ -1,0 +1,82 @@
+import CupcakeCorner
+import Foundation
+import Testing
+
+/// Drives the real order screen in a tmux pane, as a person at a terminal would.
+@Suite(.serialized) struct OrderScreenTests {
+    let socket = "haptic-test-\(UUID().uuidString.prefix(8))"
+
+    /// Runs `tmux ARGS` on the test's own server; returns its status and standard output.
+    ///
+    /// Spawned with posix_spawn and reaped with waitpid: the first call forks the tmux server,
+    /// which keeps inherited descriptors open, so Foundation's Process would wait forever.
+    @discardableResult
+    func tmux(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let capture = FileManager.default.temporaryDirectory.appending(path: "\(socket)-\(UUID().uuidString).txt")
+        defer { try? FileManager.default.removeItem(at: capture) }
+        let argv = ["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, capture.path(percentEncoded: false), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        var pid: pid_t = 0
+        let cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        let status = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+        guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
+        var exitStatus: Int32 = 0
+        while waitpid(pid, &exitStatus, 0) < 0 && errno == EINTR {}
+        let output = (try? Data(contentsOf: capture)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+        return ((exitStatus >> 8) & 0xFF, output)
+    }
+
+    /// The pane's text once `condition` holds (polled, up to 10 s); the last screen otherwise.
+    func screen(until condition: (String) -> Bool) throws -> String {
+        let deadline = ContinuousClock.now + .seconds(10)
+        var text = ""
+        while ContinuousClock.now < deadline {
+            text = try tmux(["capture-pane", "-p", "-t", "order"]).output
+            if condition(text) { return text }
+            usleep(20_000)
+        }
+        return text
+    }
+
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
+    func orderingInTheTerminal() throws {
+        let scratch = try ScratchFolder()
+        let store = scratch.path("store")
+        let command = "\(Haptic.executable.path(percentEncoded: false)) order --store \(store) --log \(scratch.path("log.jsonl")) --device null"
+        try tmux(["new-session", "-d", "-s", "order", "-x", "100", "-y", "30", command])
+        defer { _ = try? tmux(["kill-server"]) }
+        var text = try screen { $0.contains("Number of cakes: 3") }
+        #expect(text.contains("Cake type: Vanilla"))
+        #expect(text.contains("Cost: $6.00"))
+        try tmux(["send-keys", "-t", "order", "+", "+", "Up", "t"])
+        text = try screen { $0.contains("Number of cakes: 6") && $0.contains("Cake type: Strawberry") }
+        #expect(text.contains("Number of cakes: 6") && text.contains("Cake type: Strawberry"))
+        try tmux(["send-keys", "-t", "order", "Enter"])
+        text = try screen { $0.contains("Checkout failed") }
+        #expect(text.contains("Checkout failed: please fill in the address first (missing: name, street, city, zip)"))
+        try tmux(["send-keys", "-t", "order", "a"])
+        for (index, value) in ["Ada", "1 Infinite Loop", "Cupertino", "95014"].enumerated() {
+            if index > 0 { try tmux(["send-keys", "-t", "order", "Tab"]) }
+            try tmux(["send-keys", "-t", "order", "-l", value])
+        }
+        try tmux(["send-keys", "-t", "order", "Enter"])
+        text = try screen { $0.contains("95014") && !$0.contains("(incomplete)") && !$0.contains("Editing") }
+        try tmux(["send-keys", "-t", "order", "Enter"])
+        text = try screen { $0.contains("on its way") }
+        #expect(text.contains("Your order for 6x strawberry cupcakes is on its way!"))
+        #expect(text.contains("Total $12.50"))
+        try tmux(["send-keys", "-t", "order", "q"])
+        _ = try screen { _ in (try? tmux(["has-session", "-t", "order"]).status) != 0 }
+        let stored = try OrderStore(directory: URL(filePath: store)).load()
+        #expect(stored.orders.count == 1)
+        #expect(stored.orders.first?.order.name == "Ada" && stored.orders.first?.order.quantity == 6)
+        let log = try EventLogReader.read(path: scratch.path("log.jsonl"))
+        #expect(log.events.compactMap(\.feedback) == ["increase", "increase", "increase", "selection", "error", "success"])
+    }
+}
