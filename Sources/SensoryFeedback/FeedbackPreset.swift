@@ -80,3 +80,22 @@ extension SensoryFeedback {
         self = match
     }
 }
+
+extension SensoryFeedback {
+    /// The pattern this feedback plays: its preset with every event's intensity scaled by
+    /// ``intensity``, as `FeedbackPlayer`'s intensity control does live. For offline renders
+    /// (order replay to a WAV file).
+    public var pattern: HapticPattern {
+        var pattern = preset.pattern
+        let scale = Float(intensity)
+        guard scale < 1 else { return pattern }
+        pattern.elements = pattern.elements.map { element in
+            guard case .event(var event) = element else { return element }
+            let scaled = event.value(of: .hapticIntensity) * scale
+            event.parameters.removeAll { $0.id == .hapticIntensity }
+            event.parameters.append(EventParameter(.hapticIntensity, scaled))
+            return .event(event)
+        }
+        return pattern
+    }
+}

@@ -50,7 +50,7 @@ extension HapticCommand.OrderFlow {
             }
             if let output {
                 if !summary { for cue in timeline.cues { show(Self.line(cue, speed: speed)) } }
-                let pattern = timeline.pattern(speed: speed, preset: BuiltInFeedback.pattern(for:))
+                let pattern = timeline.pattern(speed: speed, preset: { $0.pattern })
                 do {
                     try WAVFileRender.render(PatternFile(path: log, pattern: pattern), to: output, options: audio.renderOptions)
                 } catch {

@@ -51,20 +51,23 @@ import Testing
         let log = try EventLogReader.read(path: scratch.path("log.jsonl"))
         let times = log.events.filter { $0.feedback != nil }.map(\.t)
         let clip = try WAV.decode(Array(try Data(contentsOf: scratch.url.appending(path: "out.wav"))))
-        let onsets = AudioAnalysis.onsets(clip.samples, channels: 1, minGapFrames: clip.sampleRate / 5)
-        #expect(onsets.count == times.count)
-        for (onset, time) in zip(onsets, times) {
-            #expect(abs(Double(onset) / Double(clip.sampleRate) - time) < 0.001, "onset \(onset) vs log \(time) s")
+        // Presets have several taps each: every logged feedback must start a burst within 1 ms.
+        let onsets = AudioAnalysis.onsets(clip.samples, channels: 1, minGapFrames: clip.sampleRate / 50)
+        #expect(onsets.count >= times.count)
+        for time in times {
+            let nearest = onsets.map { abs(Double($0) / Double(clip.sampleRate) - time) }.min() ?? .infinity
+            #expect(nearest < 0.001, "no onset within 1 ms of the feedback logged at \(time) s")
         }
         // Twice as fast: every onset at half its time.
         let fast = try Haptic.run(["order", "replay", scratch.path("log.jsonl"), "--speed", "2", "-o", scratch.path("fast.wav")])
         #expect(fast.status == 0)
         let fastClip = try WAV.decode(Array(try Data(contentsOf: scratch.url.appending(path: "fast.wav"))))
-        let fastOnsets = AudioAnalysis.onsets(fastClip.samples, channels: 1, minGapFrames: fastClip.sampleRate / 10)
-        #expect(fastOnsets.count == times.count)
-        for (onset, time) in zip(fastOnsets, times) {
-            #expect(abs(Double(onset) / Double(fastClip.sampleRate) - time / 2) < 0.001)
+        let fastOnsets = AudioAnalysis.onsets(fastClip.samples, channels: 1, minGapFrames: fastClip.sampleRate / 50)
+        for time in times {
+            let nearest = fastOnsets.map { abs(Double($0) / Double(fastClip.sampleRate) - time / 2) }.min() ?? .infinity
+            #expect(nearest < 0.001, "no onset within 1 ms of \(time / 2) s at double speed")
         }
+        #expect(fastClip.duration < clip.duration)
     }
 
     @Test func replaySkipsACorruptedLineAndPlaysTheRest() throws {
