@@ -47,7 +47,7 @@ let package = Package(
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA",
+                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "HapticsReview",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(
             name: "HapticsReviewTests",
             dependencies: [
-                "HapticsReview", "HapticsCore",
+                "HapticsReview", "HapticsCore", "HapticsSynthesis",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),

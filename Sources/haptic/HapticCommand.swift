@@ -7,6 +7,6 @@ struct HapticCommand: ParsableCommand {
         commandName: "haptic",
         abstract: "Hear, check and review Core Haptics (AHAP) patterns on Linux.",
         version: "0.1.0",
-        subcommands: [Play.self, Render.self, Lint.self, Info.self, Devices.self]
+        subcommands: [Play.self, Render.self, Lint.self, Info.self, Plot.self, Review.self, Diff.self, Devices.self]
     )
 }
