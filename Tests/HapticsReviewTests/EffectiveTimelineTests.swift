@@ -19,7 +19,7 @@ struct EffectiveTimelineTests {
     ])
 
     static func sample(_ samples: [EffectiveSample], at t: Double) throws -> EffectiveSample {
-        try #require(samples.first { abs($0.time - t) < 1e-9 }, "a sample at \(t) s")
+        try #require(samples.last { abs($0.time - t) < 1e-9 }, "the last sample at \(t) s")
     }
 
     @Test func continuousEventIsModulatedByTheCurveAndTheSharpnessControl() throws {
