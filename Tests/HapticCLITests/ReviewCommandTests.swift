@@ -126,3 +126,57 @@ struct PlotDiffReviewTests {
         #expect(!FileManager.default.fileExists(atPath: scratch.path("r.html")))
     }
 }
+
+/// The page `haptic review` writes for every fixture and the bundled patterns, opened in headless
+/// Chromium (Debian package `chromium`; CI installs it). Fails, never skips, without Chromium.
+@Suite(.serialized) struct ReviewInChromiumTests {
+    static func chromium(_ arguments: [String], page: URL, profile: URL) throws -> String {
+        let candidates = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+            + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/chromium" }
+        let found = try #require(
+            candidates.first { FileManager.default.isExecutableFile(atPath: $0) }, "chromium is not installed")
+        let process = Process()
+        process.executableURL = URL(filePath: found)
+        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                             "--no-first-run", "--user-data-dir=\(profile.path)"] + arguments + [page.absoluteString]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    @Test(.timeLimit(.minutes(2))) func reviewOfAllFixturesLoadsWithAnEntryAndAudioPerPattern() throws {
+        let scratch = try ScratchFolder()
+        let page = scratch.url.appending(path: "review.html")
+        let fixtures = Haptic.fixtures.appending(path: "ahap").path(percentEncoded: false)
+        let result = try Haptic.run(["review", fixtures, Haptic.patterns.path(percentEncoded: false), "-o", page.path])
+        #expect(result.status == 0, "the fixtures have warnings, no errors")
+        let expected = try [Haptic.fixtures.appending(path: "ahap"), Haptic.patterns].map { base in
+            try FileManager.default.subpathsOfDirectory(atPath: base.path).count { $0.hasSuffix(".ahap") }
+        }.reduce(0, +)
+        #expect(expected >= 9)
+
+        let dom = try Self.chromium(["--dump-dom"], page: page, profile: scratch.url.appending(path: "dom"))
+        #expect(dom.contains("data-review-page=\"swift-haptics\""))
+        #expect(dom.components(separatedBy: "<section class=\"entry\"").count - 1 == expected)
+        #expect(dom.components(separatedBy: "<audio controls=").count - 1 == expected)
+        #expect(dom.components(separatedBy: "src=\"data:audio/wav;base64,UklGR").count - 1 == expected, "RIFF WAV data")
+        #expect(dom.contains(">Heartbeats.ahap</h2>"))
+
+        let shot = scratch.url.appending(path: "review.png")
+        _ = try Self.chromium(
+            ["--screenshot=\(shot.path)", "--window-size=1280,2400", "--hide-scrollbars"], page: page,
+            profile: scratch.url.appending(path: "shot"))
+        let png = try Data(contentsOf: shot)
+        #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+        #expect(png.count > 50_000, "a rendered page, not a blank image")
+        if let keep = ProcessInfo.processInfo.environment["REVIEW_SCREENSHOT"] {
+            try? FileManager.default.removeItem(atPath: keep)
+            try FileManager.default.copyItem(at: shot, to: URL(filePath: keep))
+        }
+    }
+}
