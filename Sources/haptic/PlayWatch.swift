@@ -1,11 +1,13 @@
 import ArgumentParser
-import Dispatch
 import Foundation
 import HapticsCore
 import HapticsALSA
 import HapticsEngine
 import HapticsSynthesis
 import Synchronization
+
+/// Set by SIGINT while `play --watch` waits for a save.
+private let watchInterrupted = Atomic<Bool>(false)
 
 /// `haptic play --watch`: plays the pattern, then again after every save, until Ctrl-C.
 ///
@@ -15,17 +17,20 @@ import Synchronization
 struct PlayWatch {
     let play: HapticCommand.Play
 
-    /// Set by SIGINT; read by the wait loop and between playbacks.
-    final class Interrupt: Sendable {
-        let raised = Atomic<Bool>(false)
+    /// Catches SIGINT while watching (LivePlayback takes it over while it plays). A plain
+    /// handler rather than a dispatch source: it sets a lock-free flag, which is signal-safe.
+    static func catchInterrupts() {
+        signal(SIGINT) { _ in watchInterrupted.store(true, ordering: .relaxed) }
+        // A parent that spawned us from a thread blocking SIGINT (dispatch workers do) passes the
+        // blocked mask on; Ctrl-C must still reach this thread.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
     }
 
     func run() throws -> Never {
-        let interrupt = Interrupt()
-        signal(SIGINT, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global(qos: .userInteractive))
-        source.setEventHandler { interrupt.raised.store(true, ordering: .relaxed) }
-        source.resume()
+        Self.catchInterrupts()
         let watcher: FileWatcher
         do {
             watcher = try FileWatcher(path: play.pattern)
@@ -35,9 +40,9 @@ struct PlayWatch {
         Terminal.printError("haptic: watching \(play.pattern): every save plays it again; Ctrl-C stops")
         repeat {
             try playOnce()
-            // LivePlayback restores SIGINT's default action when it ends; keep it ignored here.
-            signal(SIGINT, SIG_IGN)
-        } while watcher.waitForChange(stopping: { interrupt.raised.load(ordering: .relaxed) })
+            // LivePlayback restores SIGINT's default action when it ends: catch it again.
+            Self.catchInterrupts()
+        } while watcher.waitForChange(stopping: { watchInterrupted.load(ordering: .relaxed) })
         throw ExitCode(130)
     }
 
