@@ -31,6 +31,10 @@ final class LiveHaptic {
         try process.run()
     }
 
+    func kill() {
+        if process.isRunning { _ = Foundation.kill(process.processIdentifier, SIGKILL) }
+    }
+
     var text: String { stderr.text.withLock { $0 } }
 
     /// Waits (event-driven, up to `seconds`) until standard error contains `needle` `count` times.
@@ -42,12 +46,13 @@ final class LiveHaptic {
         return true
     }
 
-    /// SIGINT, then the exit status (the process is killed if it does not exit within 10 s).
+    /// SIGINT, then the exit status (SIGKILL if it does not exit within 10 s: a child spawned
+    /// from a test thread inherits that thread's blocked signals, SIGTERM included).
     func interrupt() -> Int32 {
         process.interrupt()
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
-        if process.isRunning, exited.wait(timeout: .now() + 10) == .timedOut { process.terminate() }
+        if process.isRunning, exited.wait(timeout: .now() + 10) == .timedOut { kill() }
         process.waitUntilExit()
         return process.terminationStatus
     }
@@ -67,7 +72,7 @@ struct PlayWatchTests {
         let scratch = try ScratchFolder()
         let file = try scratch.write("tap.ahap", Self.valid)
         let haptic = try LiveHaptic(["play", "--watch", "--device", "null", file])
-        defer { if haptic.process.isRunning { haptic.process.terminate() } }
+        defer { haptic.kill() }
         #expect(haptic.waitFor("haptic: watching \(file): every save plays it again; Ctrl-C stops\n"))
         #expect(haptic.waitFor("playing \(file) (0.000 s)\n"))
 
