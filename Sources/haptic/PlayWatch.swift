@@ -42,6 +42,7 @@ struct PlayWatch {
             try playOnce()
             // LivePlayback restores SIGINT's default action when it ends: catch it again.
             Self.catchInterrupts()
+            Terminal.printError("haptic: waiting for the next save of \(play.pattern)")
         } while watcher.waitForChange(stopping: { watchInterrupted.load(ordering: .relaxed) })
         throw ExitCode(130)
     }
