@@ -61,6 +61,7 @@ let package = Package(
             name: "haptic",
             dependencies: [
                 "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "SensoryFeedback", "CupcakeCorner",
+                "HapticsReview",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -90,7 +91,7 @@ let package = Package(
         .testTarget(
             name: "HapticsReviewTests",
             dependencies: [
-                "HapticsReview", "HapticsCore",
+                "HapticsReview", "HapticsCore", "HapticsSynthesis",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),

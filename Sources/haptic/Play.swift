@@ -10,7 +10,9 @@ extension HapticCommand {
             abstract: "Play a pattern in real time through ALSA.",
             discussion: """
                 Ctrl-C stops within a few milliseconds with a short fade (exit status 130). Without \
-                a usable audio device, play says why and writes the preview to a WAV file instead.
+                a usable audio device, play says why and writes the preview to a WAV file instead. \
+                With --watch, every save of the file plays it again (or rewrites the preview); \
+                errors are printed and watching goes on until Ctrl-C.
                 """)
 
         @Argument(help: "The AHAP file.")
@@ -20,6 +22,9 @@ extension HapticCommand {
 
         @Flag(help: "Start again at the end, until Ctrl-C.")
         var loop = false
+
+        @Flag(help: "Play again every time the file is saved, until Ctrl-C.")
+        var watch = false
 
         @Option(help: "Playback speed: 2 plays twice as fast (times scale, pitch does not).")
         var rate: Float = 1
@@ -31,6 +36,7 @@ extension HapticCommand {
         var voice: String = VoicingProfile.standard.name
 
         func validate() throws {
+            guard !(loop && watch) else { throw ValidationError("--loop and --watch cannot be combined") }
             guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be above 0 (got \(rate))") }
             guard from >= 0, from.isFinite else { throw ValidationError("--from must be 0 or more seconds (got \(from))") }
             guard VoicingProfile.named(voice) != nil else {
@@ -39,7 +45,12 @@ extension HapticCommand {
             }
         }
 
+        var options: LivePlayback.Options {
+            .init(loop: loop, rate: rate, fromSeconds: from, voicing: VoicingProfile.named(voice) ?? .standard)
+        }
+
         func run() throws {
+            if watch { try PlayWatch(play: self).run() }
             let file = try Terminal.load(pattern)
             Terminal.report(file.diagnostics, in: file.path)
             let voicing = VoicingProfile.named(voice) ?? .standard
@@ -50,9 +61,7 @@ extension HapticCommand {
                 try Terminal.writePreview(of: file, voicing: voicing, because: error)
                 return
             }
-            let playback = try LivePlayback(
-                file: file, output: output,
-                options: .init(loop: loop, rate: rate, fromSeconds: from, voicing: voicing))
+            let playback = try LivePlayback(file: file, output: output, options: options)
             switch playback.run() {
             case .finished: break
             case .interrupted: throw ExitCode(130)

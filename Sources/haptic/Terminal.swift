@@ -38,6 +38,8 @@ enum Terminal {
 final class ProgressBar {
     private let label: String
     private let framesPerSecond: Double
+    /// Counting items (files) instead of audio frames: the noun shown after the count.
+    private var items: String?
     private var lastDraw = ContinuousClock.now
     private var drawn = false
     /// Renders shorter than this many seconds of audio finish too fast to need a bar.
@@ -50,8 +52,17 @@ final class ProgressBar {
         self.framesPerSecond = Double(framesPerSecond)
     }
 
+    /// A bar counting items, e.g. `reviewing ████···· 40%  4 of 10 files`; nil when standard
+    /// error is not a terminal. Drawn from the first update whenever there are at least two items.
+    convenience init?(label: String, counting noun: String) {
+        self.init(label: label, unit: 1)
+        items = noun
+    }
+
     func update(done: Int64, total: Int64) {
-        guard total > 0, Double(total) / framesPerSecond >= Self.minimumSeconds else { return }
+        guard total > 0, items == nil ? Double(total) / framesPerSecond >= Self.minimumSeconds : total >= 2 else {
+            return
+        }
         let now = ContinuousClock.now
         guard !drawn || now - lastDraw >= .milliseconds(50) || done == total else { return }
         lastDraw = now
@@ -60,7 +71,8 @@ final class ProgressBar {
         let width = 30
         let filled = Int((fraction * Double(width)).rounded(.down))
         let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-        let seconds = String(format: "%.1f of %.1f s", Double(done) / framesPerSecond, Double(total) / framesPerSecond)
+        let seconds = items.map { "\(done) of \(total) \($0)" }
+            ?? String(format: "%.1f of %.1f s", Double(done) / framesPerSecond, Double(total) / framesPerSecond)
         Terminal.printErrorRaw("\r\(label) \(bar) \(Int(fraction * 100))%  \(seconds)\u{1B}[K")
     }
 

@@ -1,0 +1,87 @@
+import ArgumentParser
+import Foundation
+import HapticsCore
+import HapticsALSA
+import HapticsEngine
+import HapticsSynthesis
+import Synchronization
+
+/// Set by SIGINT while `play --watch` waits for a save.
+private let watchInterrupted = Atomic<Bool>(false)
+
+/// `haptic play --watch`: plays the pattern, then again after every save, until Ctrl-C.
+///
+/// Messages go to standard error: `playing FILE (N s)` before each playback, the linter's
+/// `FILE:PATH: error: …` lines when a save leaves the file broken (watching goes on), and the
+/// preview path on standard output when there is no audio device (each save rewrites it).
+struct PlayWatch {
+    let play: HapticCommand.Play
+
+    /// Catches SIGINT while watching (LivePlayback takes it over while it plays). A plain
+    /// handler rather than a dispatch source: it sets a lock-free flag, which is signal-safe.
+    static func catchInterrupts() {
+        signal(SIGINT) { _ in watchInterrupted.store(true, ordering: .relaxed) }
+        // A parent that spawned us from a thread blocking SIGINT (dispatch workers do) passes the
+        // blocked mask on; Ctrl-C must still reach this thread.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
+    }
+
+    func run() throws -> Never {
+        Self.catchInterrupts()
+        let watcher: FileWatcher
+        do {
+            watcher = try FileWatcher(path: play.pattern)
+        } catch {
+            Terminal.fail(error.description)
+        }
+        Terminal.printError("haptic: watching \(play.pattern): every save plays it again; Ctrl-C stops")
+        repeat {
+            try playOnce()
+            // LivePlayback restores SIGINT's default action when it ends: catch it again.
+            Self.catchInterrupts()
+            Terminal.printError("haptic: waiting for the next save of \(play.pattern)")
+        } while watcher.waitForChange(stopping: { watchInterrupted.load(ordering: .relaxed) })
+        throw ExitCode(130)
+    }
+
+    /// Loads and plays the file once; prints what is wrong with it instead when it cannot be loaded.
+    func playOnce() throws {
+        let file: PatternFile
+        do {
+            file = try PatternFile.load(play.pattern)
+        } catch {
+            let report = LintReport.run(on: [play.pattern])
+            if report.errors > 0 {
+                for finding in report.findings { Terminal.printError(finding.line) }
+            } else {
+                Terminal.printError(error.description)
+            }
+            Terminal.printError("haptic: not playing \(play.pattern) until it is fixed; still watching")
+            return
+        }
+        Terminal.report(file.diagnostics, in: file.path)
+        let output: ALSAOutput
+        do {
+            output = try play.device.open()
+        } catch {
+            try Terminal.writePreview(of: file, voicing: play.options.voicing, because: error)
+            return
+        }
+        Terminal.printError("playing \(file.path) (\(String(format: "%.3f", file.pattern.duration)) s)")
+        let playback: LivePlayback
+        do {
+            playback = try LivePlayback(file: file, output: output, options: play.options)
+        } catch {
+            Terminal.printError("haptic: \(error.description); still watching")
+            return
+        }
+        switch playback.run() {
+        case .finished: break
+        case .interrupted: throw ExitCode(130)
+        case .failed(let reason): Terminal.printError("haptic: \(reason); still watching")
+        }
+    }
+}

@@ -1,0 +1,136 @@
+import ArgumentParser
+import Foundation
+import HapticsCore
+import HapticsEngine
+import HapticsReview
+import HapticsSynthesis
+
+extension HapticCommand {
+    struct Plot: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Draw a pattern's timeline as an SVG (or PNG) image.",
+            discussion: """
+                Shows transients and continuous events, the effective intensity and sharpness after \
+                dynamic parameters and curves, curve control points and the rendered waveform. An \
+                output ending in .png is converted from the SVG with rsvg-convert (Debian: \
+                librsvg2-bin), which must be installed.
+                """)
+
+        @Argument(help: "The AHAP file.")
+        var pattern: String
+
+        @Option(name: [.short, .customLong("output")], help: "The image to write: .svg, or .png (needs rsvg-convert).")
+        var output: String
+
+        @Option(help: "Image width in pixels (400 to 8000).")
+        var width: Int = 960
+
+        @Option(help: "Image height in pixels (240 to 4000).")
+        var height: Int = 420
+
+        @Option(help: ArgumentHelp("How haptics become sound (for the waveform).", valueName: "name"))
+        var voice: String = VoicingProfile.standard.name
+
+        func validate() throws {
+            try Figure.validate(output)
+            guard (400...8000).contains(width) else { throw ValidationError("--width must be 400 to 8000 (got \(width))") }
+            guard (240...4000).contains(height) else { throw ValidationError("--height must be 240 to 4000 (got \(height))") }
+            guard VoicingProfile.named(voice) != nil else {
+                throw ValidationError(
+                    "unknown --voice '\(voice)'; choose one of: \(VoicingProfile.all.map(\.name).joined(separator: ", "))")
+            }
+        }
+
+        func run() throws {
+            let file = try Terminal.load(pattern)
+            Terminal.report(file.diagnostics, in: file.path)
+            let input = PlotInput.rendering(
+                title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips,
+                voicing: VoicingProfile.named(voice) ?? .standard)
+            Figure.write(TimelinePlot.svg(input, width: width, height: height), to: output)
+        }
+    }
+}
+
+/// Writes a plot as SVG, or as PNG through `rsvg-convert` (librsvg), chosen by the file extension.
+///
+/// PNG output shells out rather than linking a rasteriser: librsvg is well kept, packaged by every
+/// distribution, and renders the plots' text and dashes faithfully.
+enum Figure {
+    enum Kind { case svg, png }
+
+    static func kind(of path: String) -> Kind? {
+        switch URL(filePath: path).pathExtension.lowercased() {
+        case "svg": .svg
+        case "png": .png
+        default: nil
+        }
+    }
+
+    static func validate(_ output: String) throws {
+        guard kind(of: output) != nil else {
+            throw ValidationError("-o must name a .svg or .png file (got '\(output)')")
+        }
+    }
+
+    /// Writes `svg` to `path` (atomically), converting to PNG when the path ends in `.png`.
+    /// Exits with `failureStatus` and a clear message on failure.
+    static func write(_ svg: String, to path: String, failureStatus: Int32 = 1) {
+        func fail(_ message: String) -> Never {
+            Terminal.printError("haptic: \(message)")
+            exit(failureStatus)
+        }
+        switch kind(of: path) {
+        case .png: writePNG(svg, to: path, fail: fail)
+        default:
+            do {
+                try Data(svg.utf8).write(to: URL(filePath: path), options: .atomic)
+            } catch {
+                fail("cannot write '\(path)': \(error.localizedDescription)")
+            }
+        }
+    }
+
+    /// The `rsvg-convert` on PATH, if any.
+    static var converter: String? {
+        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return paths.map { "\($0)/rsvg-convert" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    private static func writePNG(_ svg: String, to path: String, fail: (String) -> Never) {
+        guard let converter else {
+            fail(
+                "PNG output needs rsvg-convert, which is not installed (Debian/Ubuntu: apt install librsvg2-bin); "
+                    + "or write an .svg file instead")
+        }
+        let destination = URL(filePath: path)
+        let temporary = destination.deletingLastPathComponent()
+            .appending(path: ".\(destination.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        let process = Process()
+        process.executableURL = URL(filePath: converter)
+        process.arguments = ["--format", "png", "--background-color", "white", "--output",
+                             temporary.path(percentEncoded: false)]
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        do {
+            try process.run()
+            input.fileHandleForWriting.write(Data(svg.utf8))
+            try input.fileHandleForWriting.close()
+        } catch {
+            fail("cannot run rsvg-convert: \(error.localizedDescription)")
+        }
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            fail("rsvg-convert failed (status \(process.terminationStatus)): "
+                + message.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        guard rename(temporary.path(percentEncoded: false), path) == 0 else {
+            let reason = String(cString: strerror(errno))
+            try? FileManager.default.removeItem(at: temporary)
+            fail("cannot write '\(path)': \(reason)")
+        }
+    }
+}

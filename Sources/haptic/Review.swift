@@ -1,0 +1,163 @@
+import ArgumentParser
+import Foundation
+import HapticsCore
+import HapticsEngine
+import HapticsReview
+
+extension HapticCommand {
+    struct Review: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Build one self-contained HTML page to review many patterns.",
+            discussion: """
+                Lists every AHAP file found (folders are searched recursively) with its timeline, a \
+                playable preview (16-bit mono 48 kHz WAV, embedded), duration, event statistics and \
+                lint findings. The page has no scripts and loads nothing. A file that cannot be read \
+                is listed with its error. Exit status: 0 when the page was written and no file had \
+                errors, 1 when some file had errors (the page is still written) or nothing could be \
+                written.
+                """)
+
+        @Argument(help: "AHAP files or folders.")
+        var paths: [String] = []
+
+        @Option(name: [.short, .customLong("output")], help: "The HTML file to write.")
+        var output: String
+
+        @Flag(help: "Also list the feedback presets (\(ReviewSource.presetsFolder)/*.ahap, if that folder exists).")
+        var presets = false
+
+        @Option(help: "The page's title.")
+        var title = "Haptics review"
+
+        func validate() throws {
+            guard !paths.isEmpty || presets else { throw ValidationError("give AHAP files or folders, or --presets") }
+        }
+
+        func run() throws {
+            let sources = ReviewSource.collect(paths, presets: presets)
+            guard !sources.isEmpty else { Terminal.fail("no AHAP files found; nothing to review") }
+            let entries = ReviewSource.entries(for: sources)
+            let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: .current, formatOptions: [.withInternetDateTime])
+            let html = ReviewPage.html(title: title, entries: entries, generated: stamp + " by haptic review")
+            do {
+                try Data(html.utf8).write(to: URL(filePath: output), options: .atomic)
+            } catch {
+                Terminal.fail("cannot write '\(output)': \(error.localizedDescription)")
+            }
+            let findings = entries.flatMap(\.findings)
+            let errors = findings.count { $0.diagnostic.severity == .error }
+            let warnings = findings.count { $0.diagnostic.severity == .warning }
+            Terminal.printError(
+                "review: \(entries.count) entr\(entries.count == 1 ? "y" : "ies"): \(errors) error\(errors == 1 ? "" : "s"), "
+                    + "\(warnings) warning\(warnings == 1 ? "" : "s"); wrote \(output)")
+            if errors > 0 { throw ExitCode.failure }
+        }
+    }
+}
+
+/// One thing to put on the review page, found on the command line or in a folder.
+struct ReviewSource: Hashable {
+    enum Kind: Hashable {
+        /// An `.ahap` file (or any file named on the command line that is not recognised otherwise).
+        case pattern
+        /// A feedback preset from `Patterns/feedback`.
+        case preset
+        /// A `.jsonl` event log written by `haptic order`.
+        case orderLog
+    }
+
+    /// Where `--presets` looks, relative to the current folder.
+    static let presetsFolder = "Patterns/feedback"
+
+    var path: String
+    var kind: Kind
+
+    /// Files named on the command line stay in the order given; folders become the `.ahap` and
+    /// `.jsonl` files below them, sorted by path. Duplicates are listed once.
+    static func collect(_ arguments: [String], presets: Bool) -> [ReviewSource] {
+        var found: [ReviewSource] = []
+        for argument in arguments {
+            if isFolder(argument) {
+                found += files(under: argument, extensions: ["ahap", "jsonl"]).map { ReviewSource(path: $0, kind: kind(of: $0)) }
+            } else {
+                found.append(ReviewSource(path: argument, kind: kind(of: argument)))
+            }
+        }
+        if presets {
+            if isFolder(presetsFolder) {
+                found += files(under: presetsFolder, extensions: ["ahap"]).map { ReviewSource(path: $0, kind: .preset) }
+            } else {
+                Terminal.printError("haptic: no feedback presets here (\(presetsFolder) does not exist); --presets adds nothing")
+            }
+        }
+        var seen = Set<String>()
+        return found.filter { seen.insert(URL(filePath: $0.path).standardizedFileURL.path).inserted }
+    }
+
+    static func kind(of path: String) -> Kind {
+        URL(filePath: path).pathExtension.lowercased() == "jsonl" ? .orderLog : .pattern
+    }
+
+    static func isFolder(_ path: String) -> Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
+    static func files(under folder: String, extensions: Set<String>) -> [String] {
+        let base = folder.hasSuffix("/") ? String(folder.dropLast()) : folder
+        let enumerator = FileManager.default.enumerator(atPath: base)
+        var out: [String] = []
+        while let relative = enumerator?.nextObject() as? String {
+            if extensions.contains(URL(filePath: relative).pathExtension.lowercased()) { out.append(base + "/" + relative) }
+        }
+        return out.sorted()
+    }
+
+    /// Builds every entry, with a progress bar on a terminal. Order logs are skipped with a note.
+    static func entries(for sources: [ReviewSource]) -> [ReviewEntry] {
+        let bar = ProgressBar(label: "reviewing", counting: "files")
+        var entries: [ReviewEntry] = []
+        for (index, source) in sources.enumerated() {
+            if let entry = source.entry() { entries.append(entry) }
+            bar?.update(done: Int64(index + 1), total: Int64(sources.count))
+        }
+        bar?.finish()
+        return entries
+    }
+
+    /// The page entry for this source; nil for what the review does not show.
+    func entry() -> ReviewEntry? {
+        switch kind {
+        case .pattern: patternEntry(kind: .pattern, title: URL(filePath: path).lastPathComponent)
+        case .preset: patternEntry(kind: .preset, title: URL(filePath: path).deletingPathExtension().lastPathComponent)
+        case .orderLog: orderLogEntry()
+        }
+    }
+
+    /// `haptic order` event logs are not reviewed: their format belongs to that command. This is
+    /// the place to turn one into an entry (kind `.orderLog`) once it can be read.
+    func orderLogEntry() -> ReviewEntry? {
+        Terminal.printError("haptic: skipping \(path): order logs (.jsonl) are not reviewed yet")
+        return nil
+    }
+
+    /// A pattern file's entry: plot, preview and lint findings; a file that cannot be loaded gets
+    /// an entry holding its error instead.
+    func patternEntry(kind: ReviewEntry.Kind, title: String) -> ReviewEntry {
+        var findings = LintReport.run(on: [path]).findings.map(\.diagnostic)
+        do {
+            let file = try PatternFile.load(path)
+            let plot = PlotInput.rendering(title: title, pattern: file.pattern, clips: file.clips)
+            var entry = ReviewEntry(path: path, kind: kind, plot: plot, wavBytes: plot.wavBytes, findings: findings)
+            entry.title = title
+            return entry
+        } catch {
+            if !findings.contains(where: { $0.severity == .error }) { findings.append(error.diagnostic) }
+            return ReviewEntry(
+                title: title, path: path, kind: kind,
+                plotSVG: "<p class=\"muted\">Not plotted: the file could not be loaded (see the findings below).</p>\n",
+                wavBytes: [], durationSeconds: 0, statistics: EventStatistics(HapticPattern()),
+                findings: findings.map { ReviewFinding(file: path, $0) }, metadata: HapticPattern().metadata)
+        }
+    }
+}
