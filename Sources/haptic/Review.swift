@@ -1,8 +1,11 @@
 import ArgumentParser
+import CupcakeCorner
 import Foundation
 import HapticsCore
 import HapticsEngine
 import HapticsReview
+import OrderedCollections
+import SensoryFeedback
 
 extension HapticCommand {
     struct Review: ParsableCommand {
@@ -134,11 +137,40 @@ struct ReviewSource: Hashable {
         }
     }
 
-    /// `haptic order` event logs are not reviewed: their format belongs to that command. This is
-    /// the place to turn one into an entry (kind `.orderLog`) once it can be read.
+    /// A `haptic order` event log as an entry: the session's feedback placed at its logged times
+    /// (the presets `haptic order replay` plays), with unreadable lines as findings. A `.jsonl`
+    /// file with no event in it (the order store itself, say) is skipped with a note.
     func orderLogEntry() -> ReviewEntry? {
-        Terminal.printError("haptic: skipping \(path): order logs (.jsonl) are not reviewed yet")
-        return nil
+        let log: EventLogReader.Result
+        do {
+            log = try EventLogReader.read(path: path)
+        } catch {
+            Terminal.printError("haptic: skipping \(path): \(error)")
+            return nil
+        }
+        guard !log.events.isEmpty else {
+            Terminal.printError("haptic: skipping \(path): not a `haptic order` event log")
+            return nil
+        }
+        let findings = log.problems.map { problem -> Diagnostic in
+            // Problems read "FILE:LINE: error: message".
+            let parts = problem.split(separator: ":", maxSplits: 3, omittingEmptySubsequences: false)
+            let line = parts.count > 1 ? Int(parts[parts.count - 3]) : nil
+            let message = problem.components(separatedBy: ": error: ").last ?? problem
+            return Diagnostic(
+                .error, code: "order-log-line", message, at: .root,
+                location: line.map { SourceLocation(line: $0, column: 1) })
+        }
+        let timeline = FeedbackTimeline(events: log.events)
+        var pattern = timeline.pattern(preset: { $0.pattern })
+        pattern.metadata["Description"] = .string(
+            "\(timeline.cues.count) feedback\(timeline.cues.count == 1 ? "" : "s") over \(log.events.count) logged changes: "
+                + timeline.cues.map { "\($0.event.change) → \(FeedbackName.name(of: $0.feedback))" }.joined(separator: ", "))
+        let title = URL(filePath: path).lastPathComponent
+        let plot = PlotInput.rendering(title: title, pattern: pattern, clips: [:])
+        var entry = ReviewEntry(path: path, kind: .orderLog, plot: plot, wavBytes: plot.wavBytes, findings: findings)
+        entry.title = title
+        return entry
     }
 
     /// A pattern file's entry: plot, preview and lint findings; a file that cannot be loaded gets

@@ -90,7 +90,7 @@ struct PlotDiffReviewTests {
         let page = scratch.path("review.html")
         let result = try Haptic.run(["review", scratch.path("in"), Self.boing, "-o", page])
         #expect(result.status == 1, "broken.ahap has an error")
-        #expect(result.stderr.contains("skipping \(scratch.path("in/run.jsonl")): order logs (.jsonl) are not reviewed yet"))
+        #expect(result.stderr.contains("skipping \(scratch.path("in/run.jsonl")): not a `haptic order` event log"))
         #expect(result.stderr.contains("review: 3 entries: 1 error, "))
         let html = try String(contentsOfFile: page, encoding: .utf8)
         #expect(html.components(separatedBy: "<section class=\"entry\"").count - 1 == 3)
@@ -178,5 +178,32 @@ struct PlotDiffReviewTests {
             try? FileManager.default.removeItem(atPath: keep)
             try FileManager.default.copyItem(at: shot, to: URL(filePath: keep))
         }
+    }
+
+    /// A `haptic order` session's log joins the page: its feedback at the logged times, playable.
+    @Test func anOrderSessionsLogIsReviewedWithItsFeedback() throws {
+        let scratch = try ScratchFolder()
+        let script = try scratch.write(
+            "order.txt",
+            "quantity +1\nwait 0.2\ntype Chocolate\nname Ada\nstreet 1 Loop\ncity Cupertino\nzip 95014\nsubmit\n")
+        let run = try Haptic.run([
+            "order", "--store", scratch.path("store"), "--log", scratch.path("logs/session.jsonl"), "--device", "null",
+            "--script", script,
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        try FileManager.default.copyItem(atPath: scratch.path("logs/session.jsonl"), toPath: scratch.path("logs/copy.txt"))
+        let corrupted = try String(contentsOfFile: scratch.path("logs/session.jsonl"), encoding: .utf8) + "{\"t\": \"soon\"}\n"
+        try scratch.write("logs/session.jsonl", corrupted)
+        let page = scratch.path("review.html")
+        let result = try Haptic.run(["review", scratch.path("logs"), "-o", page])
+        #expect(result.status == 1, "the corrupted line is an error finding: \(result.stderr)")
+        let html = try String(contentsOfFile: page, encoding: .utf8)
+        #expect(html.components(separatedBy: "<section class=\"entry\"").count - 1 == 1)
+        #expect(html.contains("session.jsonl"))
+        #expect(html.contains("order log"))
+        #expect(html.contains("quantity → increase"))
+        #expect(html.contains("checkout → success"))
+        #expect(html.components(separatedBy: "<audio controls=").count - 1 == 1)
+        #expect(html.contains("not an event"))
     }
 }
