@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "HapticsReview", targets: ["HapticsReview"]),
         .library(name: "SensoryFeedback", targets: ["SensoryFeedback"]),
         .executable(name: "haptic", targets: ["haptic"]),
+        .executable(name: "haptic-bench", targets: ["haptic-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -46,6 +47,14 @@ let package = Package(
         .target(name: "SensoryFeedback", dependencies: ["HapticsCore", "HapticsSynthesis", "HapticsEngine"]),
         .executableTarget(
             name: "haptic",
+            dependencies: [
+                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        // Real-time benchmarks (docs/timing.md): timer lateness, start latency, CPU, many players.
+        .executableTarget(
+            name: "haptic-bench",
             dependencies: [
                 "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
