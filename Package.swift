@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CoreHaptics", targets: ["CoreHaptics"]),
         .library(name: "CupcakeCorner", targets: ["CupcakeCorner"]),
         .executable(name: "haptic", targets: ["haptic"]),
+        .executable(name: "haptic-bench", targets: ["haptic-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -64,6 +65,14 @@ let package = Package(
                 "HapticsReview",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
+        ),
+        // Real-time benchmarks (docs/timing.md): timer lateness, start latency, CPU, many players.
+        .executableTarget(
+            name: "haptic-bench",
+            dependencies: [
+                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(

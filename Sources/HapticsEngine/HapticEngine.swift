@@ -234,6 +234,9 @@ public final class HapticEngine: Sendable {
             // Fade from the next frame to be rendered, render the fade, and hand it over.
             render.synthesizer.fadeOutAll(atFrame: render.synthesizer.currentFrame, frames: fadeFrames)
             render.renderAndWrite(frames: fadeFrames, to: output)
+            // The device is usually full (the engine keeps it topped up), so the fade waits in
+            // `pending`: hand all of it over before draining, or the sound stops with a step.
+            render.flushAll(to: output, timeoutMilliseconds: 2 * output.bufferFrames * 1000 / format.sampleRate + 50)
             render.running = false
         }
         try? output.drain()

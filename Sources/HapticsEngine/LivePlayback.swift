@@ -39,11 +39,34 @@ public final class LivePlayback: Sendable {
         case failed(String)
     }
 
+    /// What a finished playback measured, for `haptic play --stats` and the real-time tests.
+    public struct Statistics: Sendable, Equatable {
+        /// How often the output ran dry.
+        public var underruns = 0
+        /// Frames handed to the output, fade included.
+        public var framesWritten: Int64 = 0
+        /// Engine frame at which the pattern's current iteration started (nil before it did).
+        public var iterationStartFrame: Int64?
+        /// Engine frame being heard when SIGINT arrived (nil when not interrupted).
+        public var interruptHeardFrame: Int64?
+        /// The output's sample rate.
+        public var sampleRate = 48_000
+
+        /// Time from SIGINT to the last frame of the fade reaching the listener, in milliseconds.
+        public var stopLatencyMilliseconds: Double? {
+            interruptHeardFrame.map { Double(framesWritten - $0) * 1000 / Double(sampleRate) }
+        }
+    }
+
     public let engine: HapticEngine
     let player: Player
     let options: Options
     let done = DispatchSemaphore(value: 0)
     let outcome = Mutex<Outcome?>(nil)
+    let measured = Mutex(Statistics())
+
+    /// What the last `run()` measured.
+    public var statistics: Statistics { measured.withLock { $0 } }
 
     public init(file: PatternFile, output: any AudioOutput, options: Options) throws(HapticEngineError) {
         var configuration = HapticEngine.Configuration()
@@ -57,7 +80,7 @@ public final class LivePlayback: Sendable {
     public func run() -> Outcome {
         signal(SIGINT, SIG_IGN)
         let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global(qos: .userInteractive))
-        interrupts.setEventHandler { [weak self] in self?.finish(.interrupted) }
+        interrupts.setEventHandler { [weak self] in self?.interrupt() }
         interrupts.resume()
         defer {
             interrupts.cancel()
@@ -78,7 +101,28 @@ public final class LivePlayback: Sendable {
         done.wait()
         let result = outcome.withLock { $0 } ?? .finished
         engine.stop(fadeMilliseconds: result == .interrupted ? options.fadeMilliseconds : 0)
+        let written = engine.output.framesWritten
+        let underruns = engine.underrunCount
+        measured.withLock {
+            $0.framesWritten = written
+            $0.underruns = underruns
+            $0.sampleRate = engine.format.sampleRate
+        }
         return result
+    }
+
+    /// Notes where the listener was when SIGINT arrived, then ends playback.
+    func interrupt() {
+        let heard = Int64((engine.currentTime * Double(engine.format.sampleRate)).rounded())
+        let layer = player.layer
+        let start = engine.render.withLock { $0.layers[layer].active ? $0.layers[layer].startFrame : nil }
+        measured.withLock {
+            if $0.interruptHeardFrame == nil {
+                $0.interruptHeardFrame = heard
+                $0.iterationStartFrame = start
+            }
+        }
+        finish(.interrupted)
     }
 
     /// Records the first way playback ended and wakes `run()`.

@@ -230,6 +230,23 @@ struct RenderState: ~Copyable {
         pendingFrames -= accepted
     }
 
+    /// Writes everything pending, waiting for room; gives up after `timeoutMilliseconds` or a failure.
+    mutating func flushAll(to output: any AudioOutput, timeoutMilliseconds: Int) {
+        var left = timeoutMilliseconds
+        while pendingFrames > 0 && left > 0 {
+            let before = pendingFrames
+            do throws(AudioOutputError) {
+                try flushPending(to: output)
+                if pendingFrames > 0 && pendingFrames == before {
+                    _ = try output.waitForRoom(timeoutMilliseconds: 5)
+                    left -= 5
+                }
+            } catch {
+                return
+            }
+        }
+    }
+
     /// Calls the completion of every layer the listener has now heard to its end.
     /// - Returns: true when this tick finished the last active layer.
     mutating func collectFinished(heardFrame: Int64, callbacks: DispatchQueue) -> Bool {

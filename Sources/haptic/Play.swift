@@ -35,6 +35,9 @@ extension HapticCommand {
         @Option(help: ArgumentHelp("How haptics become sound.", valueName: "name"))
         var voice: String = VoicingProfile.standard.name
 
+        @Flag(help: "At the end, print underruns, CPU use and (after Ctrl-C) the stop latency on standard error.")
+        var stats = false
+
         func validate() throws {
             guard !(loop && watch) else { throw ValidationError("--loop and --watch cannot be combined") }
             guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be above 0 (got \(rate))") }
@@ -51,6 +54,7 @@ extension HapticCommand {
 
         func run() throws {
             if watch { try PlayWatch(play: self).run() }
+            _ = Terminal.processStart
             let file = try Terminal.load(pattern)
             Terminal.report(file.diagnostics, in: file.path)
             let voicing = VoicingProfile.named(voice) ?? .standard
@@ -62,7 +66,9 @@ extension HapticCommand {
                 return
             }
             let playback = try LivePlayback(file: file, output: output, options: options)
-            switch playback.run() {
+            let outcome = playback.run()
+            Terminal.reportStatistics(playback.statistics, verbose: stats)
+            switch outcome {
             case .finished: break
             case .interrupted: throw ExitCode(130)
             case .failed(let reason): Terminal.fail(reason)
@@ -110,6 +116,32 @@ struct DeviceOptions: ParsableArguments {
 }
 
 extension Terminal {
+    /// Prints the underrun count when there were any, and with `verbose` (`--stats`) one line of
+    /// `key=value` figures: underruns, process CPU time and share, and after Ctrl-C where the
+    /// listener was and how long until the fade had been heard.
+    static func reportStatistics(_ statistics: LivePlayback.Statistics, verbose: Bool) {
+        if !verbose {
+            if statistics.underruns > 0 { printError("haptic: \(statistics.underruns) underruns (the device ran dry)") }
+            return
+        }
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        let wall = Double(DispatchTime.now().uptimeNanoseconds - processStart) / 1e9
+        var line = "haptic: stats: underruns=\(statistics.underruns) frames=\(statistics.framesWritten)"
+        line += String(format: " cpu-seconds=%.3f wall-seconds=%.3f cpu-percent=%.2f", cpu, wall, 100 * cpu / wall)
+        if let heard = statistics.interruptHeardFrame, let latency = statistics.stopLatencyMilliseconds {
+            line += " interrupt-heard-frame=\(heard)"
+            if let start = statistics.iterationStartFrame { line += " interrupt-pattern-frame=\(heard - start)" }
+            line += String(format: " stop-latency-ms=%.1f", latency)
+        }
+        printError(line)
+    }
+
+    /// Roughly when the process started (the first use of this value), for the wall time in `--stats`.
+    static let processStart = DispatchTime.now().uptimeNanoseconds
+
     /// Without a device: says why in one line, renders the preview to a WAV file and prints its path.
     static func writePreview(of file: PatternFile, voicing: VoicingProfile, because error: AudioOutputError) throws {
         let folder = FileManager.default.temporaryDirectory.appending(path: "haptic-preview")

@@ -173,8 +173,9 @@ import Testing
 
     /// With the rig's config loaded, its `haptic_capture` PCM (tools/audio-rig/capture.conf) does the same.
     /// (ALSA's device list leaves out PCMs that need arguments, so it is not listed.)
-    @Test(.enabled(if: AudioRig.isRunning, "needs tools/audio-rig/start"))
+    @Test(.enabled(if: AudioRig.testsEnabled, "needs tools/audio-rig/start"))
     func rigCapturePCMKeepsEveryByte() throws {
+        try AudioRig.require()
         let bytes = try capture(
             Self.probe, format: .signed16, channels: 1, device: { "haptic_capture:FILE=\($0)" })
         #expect(littleEndianIntegers(bytes, width: 2).count == Self.probe.count)
@@ -193,8 +194,9 @@ import Testing
         #expect(Set(devices.map(\.name)).count == devices.count)
     }
 
-    @Test(.enabled(if: AudioRig.isRunning, "needs tools/audio-rig/start"))
+    @Test(.enabled(if: AudioRig.testsEnabled, "needs tools/audio-rig/start"))
     func deviceListOffersTheRigDevices() throws {
+        try AudioRig.require()
         let devices = try ALSADevices.list()
         #expect(
             devices.contains(

@@ -9,6 +9,17 @@ enum AudioRig {
     /// Whether the test process runs with the rig's environment (`. "$(tools/audio-rig/start)"`).
     static var isRunning: Bool { ProcessInfo.processInfo.environment["HAPTIC_RIG_ENV"] != nil }
 
+    /// Rig tests run when the rig is up, and also on CI (`CI=true`), where a missing rig is a failure.
+    static var testsEnabled: Bool { isRunning || ProcessInfo.processInfo.environment["CI"] == "true" }
+
+    /// Throws when the rig is missing (only reached on CI), so a rig test fails instead of passing vacuously.
+    static func require() throws {
+        guard isRunning else {
+            throw Failure.recorder(
+                "CI=true but HAPTIC_RIG_ENV is not set: run the suite under tools/audio-rig/with-rig (tools/test does)")
+        }
+    }
+
     /// The package root: this file is <root>/Tests/HapticsALSATests/AudioRig.swift.
     static let packageRoot = URL(filePath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -10,7 +10,7 @@ import Testing
 ///
 /// Serialized: every test here plays into the same sink, and the recording hears all of them.
 @Suite(
-    .serialized, .enabled(if: AudioRig.isRunning, "needs the audio rig: tools/audio-rig/with-rig swift test"))
+    .serialized, .enabled(if: AudioRig.testsEnabled, "needs the audio rig: tools/audio-rig/with-rig swift test"))
 struct PulseRigTests {
     static let rate = 48_000
     static let clickSpacing = 4_800  // 100 ms
@@ -20,6 +20,7 @@ struct PulseRigTests {
     static let clicks: [Float] = (0..<rate).map { frame in frame % clickSpacing < clickLength ? 0.8 : 0 }
 
     @Test func clicksWrittenInRealTimeArriveEvenlySpacedAfterOneSecond() async throws {
+        try AudioRig.require()
         let output = try ALSAOutput(
             .init(
                 device: "rig", format: AudioFormat(sampleRate: Self.rate, channels: 1),
@@ -80,6 +81,7 @@ struct PulseRigTests {
     }
 
     @Test func beforePlaybackStartsTheDelayIsExactlyWhatIsQueued() throws {
+        try AudioRig.require()
         // PulseAudio's PCM cannot report a delay before it runs (EIO); nothing has been heard yet,
         // so the output answers with the frames queued.
         let output = try ALSAOutput(.init(device: "rig", latencyMilliseconds: 20))
@@ -93,6 +95,7 @@ struct PulseRigTests {
     }
 
     @Test func starvingTheDeviceCountsAnUnderrunAndPlaybackResumes() async throws {
+        try AudioRig.require()
         let output = try ALSAOutput(.init(device: "rig", latencyMilliseconds: 20))
         defer { output.close() }
         try output.start()
