@@ -73,9 +73,24 @@ struct RenderState: ~Copyable {
         pending.reserveCapacity(Self.blockFrames * channels * 64)
         due.reserveCapacity(4096)
         released.reserveCapacity(maxPlayers)
+        activeLayers.reserveCapacity(maxPlayers)
     }
 
-    var hasActiveLayers: Bool { layers.contains { $0.active } }
+    /// The layers now playing, so per-tick work scales with players in use, not `maxPlayers`.
+    var activeLayers: [Int] = []
+
+    var hasActiveLayers: Bool { !activeLayers.isEmpty }
+
+    mutating func setActive(_ layer: Int, _ active: Bool) {
+        guard layers[layer].active != active else { return }
+        layers[layer].active = active
+        if active {
+            activeLayers.append(layer)
+        } else if let index = activeLayers.firstIndex(of: layer) {
+            activeLayers.swapAt(index, activeLayers.count - 1)
+            activeLayers.removeLast()
+        }
+    }
 
     /// Applies the due commands, in (deadline, insertion) order, each at its own frame.
     mutating func apply(due _: Int64) {
@@ -99,7 +114,7 @@ struct RenderState: ~Copyable {
             guard layers[layer].active else { return }
             layers[layer].pausedOffset = offset(of: layer, at: frame)
             synthesizer.stop(layer: layer, atFrame: frame)
-            layers[layer].active = false
+            setActive(layer, false)
             layers[layer].nextLoopFrame = .max
         case .resume(let layer):
             guard let paused = layers[layer].pausedOffset else { return }
@@ -132,6 +147,7 @@ struct RenderState: ~Copyable {
             layers[layer].completion = handler
         case .release(let layer):
             synthesizer.stop(layer: layer, atFrame: frame)
+            setActive(layer, false)
             layers[layer] = LayerState()
             released.append(layer)
         }
@@ -145,7 +161,7 @@ struct RenderState: ~Copyable {
         synthesizer.start(pattern, layer: layer, atFrame: frame, offset: offset)
         let rate = Double(synthesizer.format.sampleRate)
         let remaining = max(0, pattern.frameCount - Int64((offset * rate).rounded()))
-        layers[layer].active = true
+        setActive(layer, true)
         layers[layer].startFrame = frame
         layers[layer].startOffset = offset
         if let loop = layers[layer].loop {
@@ -186,7 +202,7 @@ struct RenderState: ~Copyable {
     }
 
     mutating func restartLoops(before end: Int64) {
-        for layer in layers.indices where layers[layer].active && layers[layer].nextLoopFrame < end {
+        for layer in activeLayers where layers[layer].nextLoopFrame < end {
             while layers[layer].nextLoopFrame < end, let loop = layers[layer].loop, let pattern = layers[layer].pattern {
                 let at = layers[layer].nextLoopFrame
                 synthesizer.start(pattern, layer: layer, atFrame: at, offset: 0)
@@ -251,8 +267,14 @@ struct RenderState: ~Copyable {
     /// - Returns: true when this tick finished the last active layer.
     mutating func collectFinished(heardFrame: Int64, callbacks: DispatchQueue) -> Bool {
         var finishedAny = false
-        for layer in layers.indices where layers[layer].active && layers[layer].endFrame <= heardFrame {
-            layers[layer].active = false
+        var index = 0
+        while index < activeLayers.count {
+            let layer = activeLayers[index]
+            guard layers[layer].endFrame <= heardFrame else {
+                index += 1
+                continue
+            }
+            setActive(layer, false)
             finishedAny = true
             if let completion = layers[layer].completion {
                 callbacks.async { completion(nil) }

@@ -42,6 +42,8 @@ public struct Synthesizer: ~Copyable {
     var voiceHighWater = 0
     let maxLayers: Int
     let layers: UnsafeMutablePointer<Layer>
+    /// One past the highest layer slot ever used: the bound of every layer scan.
+    var layerHighWater = 0
     var commands: [Command] = []
     var commandHead = 0
     let hapticTable: UnsafeMutablePointer<Float>
@@ -121,7 +123,7 @@ public struct Synthesizer: ~Copyable {
     public var isIdle: Bool {
         if commandHead < commands.count { return false }
         for i in 0..<voiceHighWater where voices[i].active { return false }
-        for i in 0..<maxLayers where layers[i].inUse && layers[i].nextOnset != .max { return false }
+        for i in 0..<layerHighWater where layers[i].inUse && layers[i].nextOnset != .max { return false }
         return true
     }
 
@@ -215,18 +217,22 @@ public struct Synthesizer: ~Copyable {
         layers[slot].updateControlFlags()
     }
 
-    func layerSlot(_ id: Int, create: Bool) -> Int? {
+    /// The slot of layer `id` (created if asked). Slots are handed out lowest first, so every
+    /// scan stops at ``layerHighWater`` rather than at `maxLayers`.
+    mutating func layerSlot(_ id: Int, create: Bool) -> Int? {
         var free: Int?
-        for i in 0..<maxLayers {
+        for i in 0..<layerHighWater {
             if layers[i].inUse && layers[i].id == id { return i }
             if !layers[i].inUse && free == nil { free = i }
         }
         guard create else { return nil }
+        if free == nil && layerHighWater < maxLayers { free = layerHighWater }
         if free == nil {
             // Recycle a layer that no longer plays or sounds.
-            free = (0..<maxLayers).first { layers[$0].nextOnset == .max && layers[$0].voiceCount == 0 }
+            free = (0..<layerHighWater).first { layers[$0].nextOnset == .max && layers[$0].voiceCount == 0 }
         }
         guard let slot = free else { return nil }
+        layerHighWater = max(layerHighWater, slot + 1)
         layers[slot] = Layer()
         layers[slot].inUse = true
         layers[slot].id = id
@@ -249,7 +255,7 @@ public struct Synthesizer: ~Copyable {
             runDue(at: frame)
             var next = end
             if commandHead < commands.count { next = min(next, commands[commandHead].frame) }
-            for i in 0..<maxLayers where layers[i].inUse { next = min(next, layers[i].nextOnset) }
+            for i in 0..<layerHighWater where layers[i].inUse { next = min(next, layers[i].nextOnset) }
             let offset = Int(frame - currentFrame) * channels
             renderVoices(base + offset, frames: Int(next - frame), from: frame)
             frame = next
@@ -292,12 +298,12 @@ public struct Synthesizer: ~Copyable {
             case .stop:
                 if let slot = layerSlot(command.layer, create: false) { stopLayer(slot, fade: stopFadeFrames) }
             case .fadeOutAll(let fade):
-                for slot in 0..<maxLayers where layers[slot].inUse { stopLayer(slot, fade: fade) }
+                for slot in 0..<layerHighWater where layers[slot].inUse { stopLayer(slot, fade: fade) }
                 for i in 0..<voiceHighWater where voices[i].active { voices[i].release(frames: fade) }
                 commands.removeSubrange(commandHead...)
             }
         }
-        for slot in 0..<maxLayers where layers[slot].inUse {
+        for slot in 0..<layerHighWater where layers[slot].inUse {
             while layers[slot].nextOnset <= frame, let pattern = layers[slot].pattern {
                 let index = layers[slot].nextEvent
                 startVoice(pattern, index, layer: slot, onset: layers[slot].nextOnset, skip: 0)

@@ -65,7 +65,7 @@ final class Load {
 }
 
 struct DeviceArguments: ParsableArguments {
-    @Option(help: "ALSA playback device.")
+    @Option(help: "ALSA playback device, or paced-null: the engine alone on a clocked null output.")
     var device = "default"
 
     @Option(help: ArgumentHelp("Output latency.", valueName: "ms"))
@@ -77,8 +77,12 @@ struct DeviceArguments: ParsableArguments {
     @Option(help: "Busy-loop processes to run meanwhile (2 = both cores busy).")
     var load = 0
 
-    func open() throws -> ALSAOutput {
-        try ALSAOutput(.init(device: device, latencyMilliseconds: latency))
+    func open() throws -> any AudioOutput {
+        if device == "paced-null" {
+            let format = AudioFormat()
+            return PacedOutput(NullOutput(format: format), bufferFrames: format.sampleRate * latency / 1000)
+        }
+        return try ALSAOutput(.init(device: device, latencyMilliseconds: latency))
     }
 
     var configuration: HapticEngine.Configuration {
