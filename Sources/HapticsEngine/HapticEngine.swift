@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 public import HapticsCore
 public import HapticsSynthesis
 import Synchronization
@@ -44,6 +45,10 @@ public final class HapticEngine: Sendable {
         public var playsAudioOnly = false
         /// With auto-shutdown on, the engine stops after this long with nothing playing.
         public var idleShutdownSeconds = 10.0
+        /// Nice level the tick thread asks for (as desktop audio does through rtkit), so a busy
+        /// machine cannot starve the device; nil leaves the priority alone. Raising priority
+        /// needs CAP_SYS_NICE (root); without it the request is silently refused.
+        public var tickThreadNice: Int32?
 
         public init() {}
     }
@@ -328,6 +333,7 @@ public final class HapticEngine: Sendable {
 
     /// One timer tick: feed the device up to the lead, with every due command applied on its frame.
     func tick() {
+        if let nice = configuration.tickThreadNice { Self.raisePriority(to: nice) }
         let now = clock.nanoseconds
         var failure: AudioOutputError?
         var finishedAll = false
@@ -401,6 +407,22 @@ public final class HapticEngine: Sendable {
         if finishedAll { notifyFinished() }
         checkIdleShutdown(now: now)
     }
+
+    /// Raises the calling thread's priority to `nice` when allowed (CAP_SYS_NICE), as desktop
+    /// audio does through rtkit; threads it starts afterwards inherit it. Linux keeps nice per
+    /// thread, and `setpriority(PRIO_PROCESS, 0, …)` addresses the calling one. Call it before
+    /// opening a device so the audio plugin's own threads start at that priority too.
+    public static func raisePriority(to nice: Int32) {
+        // The tick usually runs on the same worker thread: skip the syscalls while it does.
+        let thread = UInt(bitPattern: Int(bitPattern: UnsafeRawPointer(bitPattern: pthread_self())))
+        guard lastRaisedThread.exchange(thread, ordering: .relaxed) != thread else { return }
+        errno = 0
+        let current = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        guard errno == 0, current > nice else { return }
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, nice)
+    }
+
+    private static let lastRaisedThread = Atomic<UInt>(0)
 
     func notifyFinished() {
         guard let handler = control.withLock({ $0.finishedHandler }) else { return }

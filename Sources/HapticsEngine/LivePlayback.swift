@@ -71,6 +71,7 @@ public final class LivePlayback: Sendable {
     public init(file: PatternFile, output: any AudioOutput, options: Options) throws(HapticEngineError) {
         var configuration = HapticEngine.Configuration()
         configuration.voicing = options.voicing
+        configuration.tickThreadNice = -11
         engine = HapticEngine(output: output, configuration: configuration)
         player = try engine.makeAdvancedPlayer(file.pattern, clips: file.clips)
         self.options = options

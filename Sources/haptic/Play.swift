@@ -53,6 +53,10 @@ extension HapticCommand {
         }
 
         func run() throws {
+            // Real-time audio: this thread and every one started from here on (the engine's and
+            // the ALSA plugin's) run at raised priority when allowed, so a busy machine cannot
+            // starve the device.
+            HapticEngine.raisePriority(to: -11)
             if watch { try PlayWatch(play: self).run() }
             _ = Terminal.processStart
             let file = try Terminal.load(pattern)
