@@ -12,6 +12,6 @@ let package = Package(
             name: "Day50",
             dependencies: [.product(name: "CoreHaptics", package: "swift-haptics")],
             swiftSettings: [.swiftLanguageMode(.v6)]
-        ),
+        )
     ]
 )

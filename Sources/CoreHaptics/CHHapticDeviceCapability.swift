@@ -22,7 +22,8 @@ public protocol CHHapticDeviceCapability {
         _ inParameter: CHHapticEvent.ParameterID, eventType type: CHHapticEvent.EventType
     ) throws -> any CHHapticParameterAttributes
     /// The range and default of a dynamic parameter.
-    func attributesForDynamicParameter(_ inParameter: CHHapticDynamicParameter.ID) throws -> any CHHapticParameterAttributes
+    func attributesForDynamicParameter(_ inParameter: CHHapticDynamicParameter.ID) throws
+        -> any CHHapticParameterAttributes
 }
 
 struct ParameterAttributes: CHHapticParameterAttributes {
@@ -46,18 +47,23 @@ struct DeviceCapability: CHHapticDeviceCapability {
             throw CHHapticError(.invalidParameterType, "unknown event parameter '\(inParameter.rawValue)'")
         }
         let envelope: [EventParameterID] = [.attackTime, .decayTime, .releaseTime, .sustained]
-        let own: [EventParameterID] = kind.isHaptic
+        let own: [EventParameterID] =
+            kind.isHaptic
             ? [.hapticIntensity, .hapticSharpness] : [.audioVolume, .audioPitch, .audioPan, .audioBrightness]
         guard envelope.contains(id) || own.contains(id) else {
             throw CHHapticError(
                 .invalidParameterType, "\(inParameter.rawValue) is not a parameter of \(type.rawValue) events")
         }
-        return ParameterAttributes(minValue: id.range.lowerBound, maxValue: id.range.upperBound, defaultValue: id.defaultValue)
+        return ParameterAttributes(
+            minValue: id.range.lowerBound, maxValue: id.range.upperBound, defaultValue: id.defaultValue)
     }
 
-    func attributesForDynamicParameter(_ inParameter: CHHapticDynamicParameter.ID) throws -> any CHHapticParameterAttributes {
+    func attributesForDynamicParameter(_ inParameter: CHHapticDynamicParameter.ID) throws
+        -> any CHHapticParameterAttributes
+    {
         let id = try inParameter.model()
-        return ParameterAttributes(minValue: id.range.lowerBound, maxValue: id.range.upperBound, defaultValue: id.neutralValue)
+        return ParameterAttributes(
+            minValue: id.range.lowerBound, maxValue: id.range.upperBound, defaultValue: id.neutralValue)
     }
 }
 

@@ -1,8 +1,8 @@
 public import Foundation
-public import HapticsEngine
 import Glibc
 import HapticsALSA
 import HapticsCore
+public import HapticsEngine
 import HapticsSynthesis
 import Synchronization
 
@@ -213,7 +213,9 @@ public final class CHHapticEngine: Sendable {
 
     /// Registers a WAV file for `CHHapticEvent(audioResourceID:...)` events. `options`
     /// (`CHHapticAudioResourceKey`s) are accepted and ignored.
-    public func registerAudioResource(_ resourceURL: URL, options: [AnyHashable: Any] = [:]) throws -> CHHapticAudioResourceID {
+    public func registerAudioResource(_ resourceURL: URL, options: [AnyHashable: Any] = [:]) throws
+        -> CHHapticAudioResourceID
+    {
         let path = resourceURL.path(percentEncoded: false)
         guard let data = FileManager.default.contents(atPath: path) else {
             throw CHHapticError(.fileNotFound, "cannot read audio resource \(path)")
@@ -245,7 +247,8 @@ public final class CHHapticEngine: Sendable {
         for event in pattern.model.events {
             guard let path = event.waveformPath, path.hasPrefix(prefix), clips[path] == nil else { continue }
             guard let id = Int(path.dropFirst(prefix.count)), let clip = resources.withLock({ $0.clips[id] }) else {
-                throw CHHapticError(.invalidAudioResource, "audio resource \(path.dropFirst(prefix.count)) is not registered")
+                throw CHHapticError(
+                    .invalidAudioResource, "audio resource \(path.dropFirst(prefix.count)) is not registered")
             }
             clips[path] = clip
         }

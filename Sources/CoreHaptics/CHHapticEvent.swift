@@ -55,13 +55,16 @@ public final class CHHapticEvent {
     public let audioResourceID: CHHapticAudioResourceID?
 
     /// An event without its own duration (a transient, or a continuous event of length 0).
-    public convenience init(eventType type: EventType, parameters eventParameters: [CHHapticEventParameter], relativeTime time: TimeInterval) {
+    public convenience init(
+        eventType type: EventType, parameters eventParameters: [CHHapticEventParameter], relativeTime time: TimeInterval
+    ) {
         self.init(eventType: type, parameters: eventParameters, relativeTime: time, duration: 0)
     }
 
     /// An event lasting `duration` seconds.
     public init(
-        eventType type: EventType, parameters eventParameters: [CHHapticEventParameter], relativeTime time: TimeInterval,
+        eventType type: EventType, parameters eventParameters: [CHHapticEventParameter],
+        relativeTime time: TimeInterval,
         duration: TimeInterval
     ) {
         self.type = type
@@ -111,7 +114,8 @@ public final class CHHapticEvent {
         var parameters: [EventParameter] = []
         for parameter in eventParameters {
             guard let id = EventParameterID(rawValue: parameter.parameterID.rawValue) else {
-                throw CHHapticError(.invalidParameterType, "unknown event parameter '\(parameter.parameterID.rawValue)'")
+                throw CHHapticError(
+                    .invalidParameterType, "unknown event parameter '\(parameter.parameterID.rawValue)'")
             }
             let value = parameter.value.isFinite ? parameter.value : id.defaultValue
             parameters.append(EventParameter(id, min(max(value, id.range.lowerBound), id.range.upperBound)))
@@ -220,9 +224,11 @@ public final class CHHapticParameterCurve {
         var points: [ParameterCurve.ControlPoint] = []
         for point in controlPoints {
             guard point.relativeTime.isFinite, point.relativeTime >= 0 else {
-                throw CHHapticError(.badParameterEntry, "control point time \(point.relativeTime) must be a number >= 0")
+                throw CHHapticError(
+                    .badParameterEntry, "control point time \(point.relativeTime) must be a number >= 0")
             }
-            let value = min(max(point.value.isFinite ? point.value : id.neutralValue, id.range.lowerBound), id.range.upperBound)
+            let value = min(
+                max(point.value.isFinite ? point.value : id.neutralValue, id.range.lowerBound), id.range.upperBound)
             points.append(.init(time: point.relativeTime, value: value))
         }
         return ParameterCurve(id, time: relativeTime, controlPoints: points)

@@ -140,7 +140,9 @@ public final class CHHapticPattern {
         switch value {
         case let dictionary as [Key: Any]:
             var result: [String: Any] = [:]
-            for (key, item) in dictionary { result[key.rawValue] = try jsonObject(item, path: path + "." + key.rawValue) }
+            for (key, item) in dictionary {
+                result[key.rawValue] = try jsonObject(item, path: path + "." + key.rawValue)
+            }
             return result
         case let dictionary as [String: Any]:
             var result: [String: Any] = [:]
@@ -154,7 +156,8 @@ public final class CHHapticPattern {
                 case let key as Key: name = key.rawValue
                 case let key as String: name = key
                 default:
-                    throw CHHapticError(.invalidPatternDictionary, "\(path): key \(key) is neither a String nor a CHHapticPattern.Key")
+                    throw CHHapticError(
+                        .invalidPatternDictionary, "\(path): key \(key) is neither a String nor a CHHapticPattern.Key")
                 }
                 result[name] = try jsonObject(item, path: path + "." + name)
             }
@@ -175,7 +178,8 @@ public final class CHHapticPattern {
         case is NSNull: return NSNull()
         default:
             let location = path.isEmpty ? "the dictionary" : String(path.dropFirst())
-            throw CHHapticError(.invalidPatternDictionary, "\(location): unsupported value \(value) of type \(Swift.type(of: value))")
+            throw CHHapticError(
+                .invalidPatternDictionary, "\(location): unsupported value \(value) of type \(Swift.type(of: value))")
         }
     }
 }

@@ -1,5 +1,5 @@
-public import SensoryFeedback
 import Foundation
+public import SensoryFeedback
 
 /// The words the event log uses for each feedback: `"increase"`, `"selection"`,
 /// `"impact(weight: heavy, intensity: 0.8)"`, ... and back.
@@ -28,14 +28,19 @@ public enum FeedbackName {
         if let found = simple.first(where: { $0.0 == name }) { return found.1 }
         guard name.hasPrefix("impact("), name.hasSuffix(")") else { return nil }
         let inner = name.dropFirst("impact(".count).dropLast()
-        let parts = inner.split(separator: ",").map { $0.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) } }
+        let parts = inner.split(separator: ",").map {
+            $0.split(separator: ":").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
         guard parts.count == 2, parts.allSatisfy({ $0.count == 2 }), parts[1][0] == "intensity",
             let intensity = Double(parts[1][1]), (0...1).contains(intensity)
         else { return nil }
         switch parts[0][0] {
-        case "weight": return SensoryFeedback.Weight(rawValue: parts[0][1]).map { .impact(weight: $0, intensity: intensity) }
+        case "weight":
+            return SensoryFeedback.Weight(rawValue: parts[0][1]).map { .impact(weight: $0, intensity: intensity) }
         case "flexibility":
-            return SensoryFeedback.Flexibility(rawValue: parts[0][1]).map { .impact(flexibility: $0, intensity: intensity) }
+            return SensoryFeedback.Flexibility(rawValue: parts[0][1]).map {
+                .impact(flexibility: $0, intensity: intensity)
+            }
         default: return nil
         }
     }

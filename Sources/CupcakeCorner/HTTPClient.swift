@@ -10,7 +10,9 @@ public enum HTTPClient {
     }
 
     /// POSTs `body` as `application/json` to `url`.
-    public static func postJSON(_ body: [UInt8], to url: URL, timeoutSeconds: Int = 10) throws(CheckoutError) -> Response {
+    public static func postJSON(_ body: [UInt8], to url: URL, timeoutSeconds: Int = 10) throws(CheckoutError)
+        -> Response
+    {
         guard url.scheme?.lowercased() == "http", let host = url.host(), !host.isEmpty else {
             throw CheckoutError("only http:// endpoints are supported (got \(url.absoluteString))")
         }
@@ -29,7 +31,9 @@ public enum HTTPClient {
         while sent < request.count {
             let n = request.withUnsafeBytes { send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL)) }
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw CheckoutError("sending to \(hostHeader) failed: \(String(cString: strerror(errno)))") }
+            guard n > 0 else {
+                throw CheckoutError("sending to \(hostHeader) failed: \(String(cString: strerror(errno)))")
+            }
             sent += n
         }
         var reply: [UInt8] = []
@@ -61,7 +65,9 @@ public enum HTTPClient {
         var entry: UnsafeMutablePointer<addrinfo>? = first
         while let info = entry {
             entry = info.pointee.ai_next
-            let fd = socket(info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue), info.pointee.ai_protocol)
+            let fd = socket(
+                info.pointee.ai_family, info.pointee.ai_socktype | Int32(SOCK_CLOEXEC.rawValue),
+                info.pointee.ai_protocol)
             guard fd >= 0 else { lastError = errno; continue }
             var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
             setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -87,7 +93,8 @@ public enum HTTPClient {
         var headers: [String: String] = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         var body = Array(reply[headerEnd.upperBound...])
         if headers["transfer-encoding"]?.lowercased().contains("chunked") == true {
@@ -107,7 +114,8 @@ public enum HTTPClient {
         let crlf: [UInt8] = [13, 10]
         while true {
             guard let end = bytes[index...].firstRange(of: crlf),
-                let size = Int(String(decoding: bytes[index..<end.lowerBound], as: UTF8.self).split(separator: ";")[0], radix: 16)
+                let size = Int(
+                    String(decoding: bytes[index..<end.lowerBound], as: UTF8.self).split(separator: ";")[0], radix: 16)
             else { throw CheckoutError("\(host) sent a malformed chunked body") }
             if size == 0 { return out }
             let start = end.upperBound
@@ -143,7 +151,9 @@ public final class EndpointCheckout: OrderCheckout {
             do {
                 echoed = try JSONDecoder().decode(Order.self, from: Data(response.body))
             } catch {
-                throw CheckoutError("\(url.absoluteString) answered with something that is not the order (\(OrderStore.describe(error)))")
+                throw CheckoutError(
+                    "\(url.absoluteString) answered with something that is not the order (\(OrderStore.describe(error)))"
+                )
             }
             return Receipt(
                 id: record.id, quantity: echoed.quantity, typeName: echoed.typeName, cost: echoed.cost,
@@ -158,7 +168,8 @@ public final class EndpointCheckout: OrderCheckout {
     private func keepLocally(_ record: StoredOrder, because reason: String) -> CheckoutError {
         do {
             try fallback.append(record)
-            return CheckoutError("\(reason); the order is kept locally as \(record.id) in \(fallback.file.path(percentEncoded: false))")
+            return CheckoutError(
+                "\(reason); the order is kept locally as \(record.id) in \(fallback.file.path(percentEncoded: false))")
         } catch {
             return CheckoutError("\(reason); keeping it locally failed too: \(error.description)")
         }

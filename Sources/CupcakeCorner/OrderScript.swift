@@ -70,7 +70,9 @@ public struct OrderScript: Sendable {
                 }
                 step = .action(.setType(index))
             case "special", "frosting", "sprinkles":
-                guard argument == "on" || argument == "off" else { throw fail("\(word) needs on or off (got '\(argument)')") }
+                guard argument == "on" || argument == "off" else {
+                    throw fail("\(word) needs on or off (got '\(argument)')")
+                }
                 let on = argument == "on"
                 if word != "special" && on && !dryRun.specialRequestEnabled {
                     throw fail("\(word) on needs 'special on' first")
@@ -79,7 +81,9 @@ public struct OrderScript: Sendable {
             case "name", "street", "city", "zip":
                 let value = argument
                 step = .action(
-                    word == "name" ? .name(value) : word == "street" ? .street(value) : word == "city" ? .city(value) : .zip(value))
+                    word == "name"
+                        ? .name(value) : word == "street" ? .street(value) : word == "city" ? .city(value) : .zip(value)
+                )
             case "wait":
                 guard let seconds = Double(argument), seconds.isFinite, (0...3600).contains(seconds) else {
                     throw fail("wait needs a number of seconds 0...3600 (got '\(argument)')")
@@ -90,7 +94,8 @@ public struct OrderScript: Sendable {
                 step = .action(.submit)
             default:
                 throw fail(
-                    "unknown action '\(parts[0])'; expected quantity, type, special, frosting, sprinkles, name, street, city, zip, wait or submit")
+                    "unknown action '\(parts[0])'; expected quantity, type, special, frosting, sprinkles, name, street, city, zip, wait or submit"
+                )
             }
             if case .action(let action) = step { apply(action, to: dryRun) }
             steps.append((number, step))

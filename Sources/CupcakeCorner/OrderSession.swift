@@ -181,7 +181,9 @@ public final class OrderSession {
         return .changed
     }
 
-    private func setText(_ change: String, _ key: ReferenceWritableKeyPath<Order, String>, _ text: String) -> ActionOutcome {
+    private func setText(_ change: String, _ key: ReferenceWritableKeyPath<Order, String>, _ text: String)
+        -> ActionOutcome
+    {
         let old = order[keyPath: key]
         guard text != old else { return .unchanged }
         order[keyPath: key] = text
@@ -191,7 +193,8 @@ public final class OrderSession {
 
     private func submit() -> ActionOutcome {
         guard order.hasValidAddress else {
-            let reason = "please fill in the address first (missing: \(order.missingAddressFields.joined(separator: ", ")))"
+            let reason =
+                "please fill in the address first (missing: \(order.missingAddressFields.joined(separator: ", ")))"
             record("checkout", nil, "rejected: \(reason)", .error)
             return .rejected(reason)
         }

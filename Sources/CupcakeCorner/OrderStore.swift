@@ -93,13 +93,16 @@ public final class OrderStore {
         let path = directory.standardizedFileURL.path(percentEncoded: false)
         var missing: [URL] = []
         var folder = URL(filePath: path, directoryHint: .isDirectory)
-        while !FileManager.default.fileExists(atPath: folder.path(percentEncoded: false)), folder.pathComponents.count > 1 {
+        while !FileManager.default.fileExists(atPath: folder.path(percentEncoded: false)),
+            folder.pathComponents.count > 1
+        {
             missing.append(folder)
             folder = folder.deletingLastPathComponent()
         }
         for folder in missing.reversed() {
             if mkdir(folder.path(percentEncoded: false), 0o755) != 0, errno != EEXIST {
-                throw OrderStoreError(description: "cannot create \(folder.path(percentEncoded: false)): \(errorText())")
+                throw OrderStoreError(
+                    description: "cannot create \(folder.path(percentEncoded: false)): \(errorText())")
             }
             try syncDirectory(folder.deletingLastPathComponent())
         }
@@ -139,7 +142,9 @@ public final class OrderStore {
         }
         bytes.append(UInt8(ascii: "\n"))
         while flock(fd, LOCK_EX) != 0 {
-            guard errno == EINTR else { throw OrderStoreError(description: "cannot lock \(file.path): \(Self.errorText())") }
+            guard errno == EINTR else {
+                throw OrderStoreError(description: "cannot lock \(file.path): \(Self.errorText())")
+            }
         }
         defer { flock(fd, LOCK_UN) }
         // A crash may have left a last line without its newline: start on a fresh line, in the same write.
@@ -177,7 +182,8 @@ public final class OrderStore {
         do {
             data = try Data(contentsOf: file)
         } catch {
-            throw OrderStoreError(description: "cannot read \(file.path(percentEncoded: false)): \(error.localizedDescription)")
+            throw OrderStoreError(
+                description: "cannot read \(file.path(percentEncoded: false)): \(error.localizedDescription)")
         }
         return Self.parse(Array(data), file: file.path(percentEncoded: false))
     }
@@ -199,7 +205,8 @@ public final class OrderStore {
                     problems.append(
                         StoreProblem(
                             file: file, line: index + 1,
-                            message: "torn record (\(line.count) bytes without an ending newline): a write cut short by a crash; skipped",
+                            message:
+                                "torn record (\(line.count) bytes without an ending newline): a write cut short by a crash; skipped",
                             isTornTail: true))
                 } else {
                     problems.append(
@@ -218,7 +225,8 @@ public final class OrderStore {
         case DecodingError.dataCorrupted(let context): return context.debugDescription
         case DecodingError.keyNotFound(let key, _): return "missing key '\(key.stringValue)'"
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
-            return "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
+            return
+                "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: ".")): \(context.debugDescription)"
         default: return "\(error)"
         }
     }

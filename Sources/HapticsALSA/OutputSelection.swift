@@ -67,7 +67,8 @@ public struct OutputSelection: Hashable, Sendable, CustomStringConvertible {
         case .file: return true
         case .device(let name):
             do {
-                let output = try ALSAOutput(.init(device: name, format: format, latencyMilliseconds: latencyMilliseconds))
+                let output = try ALSAOutput(
+                    .init(device: name, format: format, latencyMilliseconds: latencyMilliseconds))
                 output.close()
                 return true
             } catch {

@@ -411,8 +411,7 @@ private struct Parser {
         if index < bytes.count && (bytes[index] | 0x20) == UInt8(ascii: "e") {
             index += 1
             var expNegative = false
-            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-"))
-            {
+            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) {
                 expNegative = bytes[index] == UInt8(ascii: "-")
                 index += 1
             }

@@ -81,7 +81,8 @@ public final class FileWatcher {
 
     /// Waits until no further change arrives for `settle`.
     private func settleDown() {
-        let milliseconds = Int32(settle.components.seconds * 1000 + settle.components.attoseconds / 1_000_000_000_000_000)
+        let milliseconds = Int32(
+            settle.components.seconds * 1000 + settle.components.attoseconds / 1_000_000_000_000_000)
         while changed(within: milliseconds) {}
     }
 

@@ -285,7 +285,9 @@ public final class HapticEngine: Sendable {
     /// Longest pattern a player accepts, in seconds.
     public static let maxPatternSeconds = 3600.0
 
-    func makePlayer(_ pattern: HapticPattern, clips: [String: AudioClip], advanced: Bool) throws(HapticEngineError) -> Player {
+    func makePlayer(_ pattern: HapticPattern, clips: [String: AudioClip], advanced: Bool) throws(HapticEngineError)
+        -> Player
+    {
         guard pattern.duration <= Self.maxPatternSeconds else {
             throw HapticEngineError(
                 .invalidPatternData,
@@ -297,7 +299,8 @@ public final class HapticEngine: Sendable {
         }
         let prepared = Synthesizer.prepare(
             pattern, clips: clips, format: format, voicing: configuration.voicing)
-        return Player(engine: self, layer: layer, pattern: pattern, clips: clips, prepared: prepared, advanced: advanced)
+        return Player(
+            engine: self, layer: layer, pattern: pattern, clips: clips, prepared: prepared, advanced: advanced)
     }
 
     /// Returns a player's layer for reuse once the player is gone.
@@ -380,8 +383,10 @@ public final class HapticEngine: Sendable {
                     while let command = state.commands.popFirst(dueBy: end - 1) {
                         render.due.append((command.deadline, command.element))
                     }
-                    return (state.mutedForHaptics || configuration.playsAudioOnly,
-                            state.mutedForAudio || configuration.playsHapticsOnly)
+                    return (
+                        state.mutedForHaptics || configuration.playsAudioOnly,
+                        state.mutedForAudio || configuration.playsHapticsOnly
+                    )
                 }
                 render.synthesizer.setMuted(haptics: flags.0, audio: flags.1)
                 render.apply(due: written)

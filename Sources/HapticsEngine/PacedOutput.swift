@@ -49,7 +49,8 @@ public final class PacedOutput: AudioOutput {
         if elapsed > state.written {
             // The listener ran ahead of the writer: a gap. Restart the clock at the last frame.
             state.underruns += 1
-            state.startNanoseconds = clock.nanoseconds &- UInt64(state.written) * 1_000_000_000 / UInt64(format.sampleRate)
+            state.startNanoseconds =
+                clock.nanoseconds &- UInt64(state.written) * 1_000_000_000 / UInt64(format.sampleRate)
             return state.written
         }
         return elapsed

@@ -23,7 +23,8 @@ public struct PatternFile: Sendable {
     /// Decoded waveforms, keyed by `EventWaveformPath` as written in the file.
     public let clips: [String: AudioClip]
 
-    public init(path: String, pattern: HapticPattern, diagnostics: [Diagnostic] = [], clips: [String: AudioClip] = [:]) {
+    public init(path: String, pattern: HapticPattern, diagnostics: [Diagnostic] = [], clips: [String: AudioClip] = [:])
+    {
         self.path = path
         self.pattern = pattern
         self.diagnostics = diagnostics

@@ -203,7 +203,8 @@ struct RenderState: ~Copyable {
 
     mutating func restartLoops(before end: Int64) {
         for layer in activeLayers where layers[layer].nextLoopFrame < end {
-            while layers[layer].nextLoopFrame < end, let loop = layers[layer].loop, let pattern = layers[layer].pattern {
+            while layers[layer].nextLoopFrame < end, let loop = layers[layer].loop, let pattern = layers[layer].pattern
+            {
                 let at = layers[layer].nextLoopFrame
                 synthesizer.start(pattern, layer: layer, atFrame: at, offset: 0)
                 layers[layer].startFrame = at

@@ -37,7 +37,8 @@ public final class WAVFileOutput: AudioOutput {
             file = try OutputFile(path)
             try file.write(WAVHeader.bytes(format: format, sampleFormat: sampleFormat, frameCount: 0))
         } catch {
-            throw AudioOutputError(code: .deviceFailure, device: path, message: "cannot write WAV file: \(error.message)")
+            throw AudioOutputError(
+                code: .deviceFailure, device: path, message: "cannot write WAV file: \(error.message)")
         }
         var initial = State(file: file)
         initial.bytes.reserveCapacity(bufferFrames * format.channels * sampleFormat.bytesPerSample)

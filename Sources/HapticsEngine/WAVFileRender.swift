@@ -107,7 +107,8 @@ final class OutputFile {
         let temporary = "\(destination).partial-\(getpid())"
         let opened = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         guard opened >= 0 else {
-            throw RenderError(destination: destination, message: "cannot create file: \(String(cString: strerror(errno)))")
+            throw RenderError(
+                destination: destination, message: "cannot create file: \(String(cString: strerror(errno)))")
         }
         fd = opened
         temporaryPath = temporary
@@ -152,7 +153,8 @@ final class OutputFile {
         close(fd)
         isOpen = false
         guard rename(temporaryPath, destination) == 0 else {
-            throw RenderError(destination: destination, message: "cannot move file into place: \(String(cString: strerror(errno)))")
+            throw RenderError(
+                destination: destination, message: "cannot move file into place: \(String(cString: strerror(errno)))")
         }
     }
 

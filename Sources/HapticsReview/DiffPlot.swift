@@ -16,7 +16,8 @@ import HapticsCore
 /// - Complexity: as `TimelinePlot.svg` for each side, plus O(changes).
 public enum DiffPlot {
     /// Draws the overlay of `a` and `b` as an SVG document, highlighting `diff`'s changes.
-    public static func svg(a: PlotInput, b: PlotInput, diff: PatternDiff, width: Int = 960, height: Int = 440) -> String {
+    public static func svg(a: PlotInput, b: PlotInput, diff: PatternDiff, width: Int = 960, height: Int = 440) -> String
+    {
         var legend: [LegendItem] = [
             LegendItem(swatch: .stem(Palette.sideA), label: "A: \(shortened(a.title))"),
             LegendItem(swatch: .stem(Palette.sideB), label: "B: \(shortened(b.title))"),
@@ -31,7 +32,8 @@ public enum DiffPlot {
         let title = "\(a.title) → \(b.title)"
         let description = diff.isEmpty ? "No differences." : diff.text
         canvas.begin(title: title, description: description)
-        canvas.drawAxes(rightAxis: TimelinePlot.usesOffsetControls(a.pattern) || TimelinePlot.usesOffsetControls(b.pattern))
+        canvas.drawAxes(
+            rightAxis: TimelinePlot.usesOffsetControls(a.pattern) || TimelinePlot.usesOffsetControls(b.pattern))
         canvas.drawLegend()
         let symbols = drawBands(&canvas, diff)
         canvas.drawContinuous(a.pattern, color: Palette.sideA)
@@ -94,15 +96,21 @@ public enum DiffPlot {
             }
             let n = PlotCanvas.n
             canvas.out += "<g class=\"change \(name)\"><title>\(Markup.escape(change.line))</title>"
-            canvas.out += "<rect x=\"\(n(x0))\" y=\"\(n(l.mainTop))\" width=\"\(n(x1 - x0))\" height=\"\(n(l.mainBottom - l.mainTop))\""
-            canvas.out += " fill=\"\(color.hex)\" fill-opacity=\"0.13\" stroke=\"\(color.hex)\" stroke-opacity=\"0.55\" stroke-width=\"1\"/>"
-            if change.kind == .moved || change.kind == .movedAndReparameterised, let from = change.before?.time, let to = change.after?.time {
+            canvas.out +=
+                "<rect x=\"\(n(x0))\" y=\"\(n(l.mainTop))\" width=\"\(n(x1 - x0))\" height=\"\(n(l.mainBottom - l.mainTop))\""
+            canvas.out +=
+                " fill=\"\(color.hex)\" fill-opacity=\"0.13\" stroke=\"\(color.hex)\" stroke-opacity=\"0.55\" stroke-width=\"1\"/>"
+            if change.kind == .moved || change.kind == .movedAndReparameterised, let from = change.before?.time,
+                let to = change.after?.time
+            {
                 let y = l.mainTop + 26
                 let xa = l.x(from)
                 let xb = l.x(to)
-                canvas.out += "<line x1=\"\(n(xa))\" y1=\"\(n(y))\" x2=\"\(n(xb))\" y2=\"\(n(y))\" stroke=\"\(color.hex)\" stroke-width=\"2\"/>"
+                canvas.out +=
+                    "<line x1=\"\(n(xa))\" y1=\"\(n(y))\" x2=\"\(n(xb))\" y2=\"\(n(y))\" stroke=\"\(color.hex)\" stroke-width=\"2\"/>"
                 let dir = xb >= xa ? 1.0 : -1.0
-                canvas.out += "<path d=\"M\(n(xb)),\(n(y))L\(n(xb - 6 * dir)),\(n(y - 4))L\(n(xb - 6 * dir)),\(n(y + 4))Z\" fill=\"\(color.hex)\"/>"
+                canvas.out +=
+                    "<path d=\"M\(n(xb)),\(n(y))L\(n(xb - 6 * dir)),\(n(y - 4))L\(n(xb - 6 * dir)),\(n(y + 4))Z\" fill=\"\(color.hex)\"/>"
             }
             let symbolX = (x0 + x1) / 2
             if symbolX - lastSymbolX >= 16 {

@@ -79,12 +79,14 @@ public enum EffectiveTimeline {
                 index += 1
             }
             if let best {
-                out.append(EffectiveSample(
-                    time: t, intensity: best.intensity,
-                    sharpness: controls.value(of: .hapticSharpness, for: best.event, at: t)))
+                out.append(
+                    EffectiveSample(
+                        time: t, intensity: best.intensity,
+                        sharpness: controls.value(of: .hapticSharpness, for: best.event, at: t)))
             } else {
-                out.append(EffectiveSample(
-                    time: t, intensity: 0, sharpness: controls.value(of: .hapticSharpness, for: neutral, at: t)))
+                out.append(
+                    EffectiveSample(
+                        time: t, intensity: 0, sharpness: controls.value(of: .hapticSharpness, for: neutral, at: t)))
             }
         }
         return out

@@ -162,7 +162,9 @@ public struct PatternDiff: Hashable, Sendable {
                 var properties: [PropertyChange] = []
                 let moved = abs(x.element.time - y.element.time) > epsilon
                 if moved {
-                    properties.append(PropertyChange("Time", from: Markup.seconds(x.element.time), to: Markup.seconds(y.element.time)))
+                    properties.append(
+                        PropertyChange("Time", from: Markup.seconds(x.element.time), to: Markup.seconds(y.element.time))
+                    )
                 }
                 let contentChanges = differences(x.element, y.element)
                 properties += contentChanges
@@ -179,13 +181,15 @@ public struct PatternDiff: Hashable, Sendable {
             }
             for i in result.unmatchedA {
                 diff.changes.append(
-                    Change(kind: .removed, element: kind, before: left[i].element, after: nil, beforeIndex: left[i].index,
-                           afterIndex: nil, properties: []))
+                    Change(
+                        kind: .removed, element: kind, before: left[i].element, after: nil, beforeIndex: left[i].index,
+                        afterIndex: nil, properties: []))
             }
             for j in result.unmatchedB {
                 diff.changes.append(
-                    Change(kind: .added, element: kind, before: nil, after: right[j].element, beforeIndex: nil,
-                           afterIndex: right[j].index, properties: []))
+                    Change(
+                        kind: .added, element: kind, before: nil, after: right[j].element, beforeIndex: nil,
+                        afterIndex: right[j].index, properties: []))
             }
         }
         let kindOrder: [ElementKind: Int] = [.event: 0, .parameter: 1, .curve: 2]
@@ -206,7 +210,9 @@ public struct PatternDiff: Hashable, Sendable {
         }
         if let versionChange { lines.append("Version: \(versionChange.from) -> \(versionChange.to)") }
         for change in metadataChanges { lines.append("Metadata \(change.name): \(change.from) -> \(change.to)") }
-        for (kind, title) in [(ElementKind.event, "Events"), (.parameter, "Dynamic parameters"), (.curve, "Parameter curves")] {
+        for (kind, title) in [
+            (ElementKind.event, "Events"), (.parameter, "Dynamic parameters"), (.curve, "Parameter curves"),
+        ] {
             let of = changes.filter { $0.element == kind }
             guard !of.isEmpty else { continue }
             var parts: [String] = []
@@ -246,19 +252,29 @@ public struct PatternDiff: Hashable, Sendable {
         switch (x, y) {
         case (.event(let a), .event(let b)):
             for id in EventParameterID.allCases where a.value(of: id) != b.value(of: id) {
-                out.append(PropertyChange(id.rawValue, from: Markup.value(a.value(of: id)), to: Markup.value(b.value(of: id))))
+                out.append(
+                    PropertyChange(id.rawValue, from: Markup.value(a.value(of: id)), to: Markup.value(b.value(of: id))))
             }
             if !same(a.duration, b.duration) {
-                out.append(PropertyChange("EventDuration", from: a.duration.map(Markup.seconds) ?? "none", to: b.duration.map(Markup.seconds) ?? "none"))
+                out.append(
+                    PropertyChange(
+                        "EventDuration", from: a.duration.map(Markup.seconds) ?? "none",
+                        to: b.duration.map(Markup.seconds) ?? "none"))
             }
             if a.waveformPath != b.waveformPath {
-                out.append(PropertyChange("EventWaveformPath", from: a.waveformPath ?? "none", to: b.waveformPath ?? "none"))
+                out.append(
+                    PropertyChange("EventWaveformPath", from: a.waveformPath ?? "none", to: b.waveformPath ?? "none"))
             }
             if a.waveformUsesVolumeEnvelope != b.waveformUsesVolumeEnvelope {
-                out.append(PropertyChange("EventWaveformUseVolumeEnvelope", from: "\(a.waveformUsesVolumeEnvelope)", to: "\(b.waveformUsesVolumeEnvelope)"))
+                out.append(
+                    PropertyChange(
+                        "EventWaveformUseVolumeEnvelope", from: "\(a.waveformUsesVolumeEnvelope)",
+                        to: "\(b.waveformUsesVolumeEnvelope)"))
             }
             if a.waveformLoopEnabled != b.waveformLoopEnabled {
-                out.append(PropertyChange("EventWaveformLoopEnabled", from: "\(a.waveformLoopEnabled)", to: "\(b.waveformLoopEnabled)"))
+                out.append(
+                    PropertyChange(
+                        "EventWaveformLoopEnabled", from: "\(a.waveformLoopEnabled)", to: "\(b.waveformLoopEnabled)"))
             }
         case (.parameter(let a), .parameter(let b)):
             if a.value != b.value {
@@ -269,7 +285,8 @@ public struct PatternDiff: Hashable, Sendable {
             let pb = b.controlPoints
             if pa.count == pb.count {
                 for k in pa.indices where !same(pa[k], pb[k]) {
-                    out.append(PropertyChange("ParameterCurveControlPoints[\(k)]", from: point(pa[k]), to: point(pb[k])))
+                    out.append(
+                        PropertyChange("ParameterCurveControlPoints[\(k)]", from: point(pa[k]), to: point(pb[k])))
                 }
             } else {
                 out.append(
@@ -437,7 +454,8 @@ private struct Matcher {
 
     /// One pass: every unpaired (i, j) of one group within `window` seconds whose `cost` is not nil,
     /// taken greedily by (cost, i, j).
-    private mutating func pass(window: Double, cost: (_ same: Bool, _ dt: Double, _ distance: () -> Double) -> Double?) {
+    private mutating func pass(window: Double, cost: (_ same: Bool, _ dt: Double, _ distance: () -> Double) -> Double?)
+    {
         var candidates: [(cost: Double, i: Int, j: Int)] = []
         for i in a.indices where !usedA[i] {
             guard let group = bByGroup[a[i].group] else { continue }

@@ -81,7 +81,8 @@ struct PlotCanvas {
             }
             x += item.width
         }
-        let minimumHeight = PlotLayout.legendTop + Double(rows) * PlotLayout.legendRowHeight + 12 + 120 + 26
+        let minimumHeight =
+            PlotLayout.legendTop + Double(rows) * PlotLayout.legendRowHeight + 12 + 120 + 26
             + PlotLayout.stripHeight + 44
         layout = PlotLayout(
             width: width, height: max(Double(height), minimumHeight), duration: max(duration, 0.1),
@@ -154,7 +155,9 @@ struct PlotCanvas {
             let y = l.y(v)
             out += "<line x1=\"\(Self.n(l.left))\" y1=\"\(Self.n(y))\" x2=\"\(Self.n(l.right))\" y2=\"\(Self.n(y))\""
             out += " stroke=\"\(Palette.grid.hex)\" stroke-width=\"1\"/>\n"
-            text(Markup.number(v, decimals: 2), x: l.left - 8, y: y + 4, anchor: "end", fill: Palette.muted, cls: "y-tick")
+            text(
+                Markup.number(v, decimals: 2), x: l.left - 8, y: y + 4, anchor: "end", fill: Palette.muted,
+                cls: "y-tick")
             if rightAxis {
                 text(
                     Markup.number(v * 2 - 1, decimals: 1).replacingMinus, x: l.right + 8, y: y + 4,
@@ -179,14 +182,19 @@ struct PlotCanvas {
                 out += "<line x1=\"\(Self.n(x))\" y1=\"\(Self.n(top))\" x2=\"\(Self.n(x))\" y2=\"\(Self.n(bottom))\""
                 out += " stroke=\"\(Palette.grid.hex)\" stroke-width=\"1\"/>\n"
             }
-            text(Markup.fixed(t, decimals), x: x, y: l.stripBottom + 17, anchor: "middle", fill: Palette.muted, cls: "x-tick")
+            text(
+                Markup.fixed(t, decimals), x: x, y: l.stripBottom + 17, anchor: "middle", fill: Palette.muted,
+                cls: "x-tick")
             index += 1
         }
-        text("time (s)", x: (l.left + l.right) / 2, y: l.height - 8, anchor: "middle", fill: Palette.muted, cls: "x-title")
+        text(
+            "time (s)", x: (l.left + l.right) / 2, y: l.height - 8, anchor: "middle", fill: Palette.muted,
+            cls: "x-title")
         // Frames and the waveform strip's labels.
         for (top, bottom) in [(l.mainTop, l.mainBottom), (l.stripTop, l.stripBottom)] {
             out += "<rect x=\"\(Self.n(l.left))\" y=\"\(Self.n(top))\" width=\"\(Self.n(l.plotWidth))\""
-            out += " height=\"\(Self.n(bottom - top))\" fill=\"none\" stroke=\"\(Palette.axis.hex)\" stroke-width=\"1\"/>\n"
+            out +=
+                " height=\"\(Self.n(bottom - top))\" fill=\"none\" stroke=\"\(Palette.axis.hex)\" stroke-width=\"1\"/>\n"
         }
         out += "<line x1=\"\(Self.n(l.left))\" y1=\"\(Self.n(l.stripMiddle))\" x2=\"\(Self.n(l.right))\""
         out += " y2=\"\(Self.n(l.stripMiddle))\" stroke=\"\(Palette.grid.hex)\" stroke-width=\"1\"/>\n"
@@ -211,7 +219,8 @@ struct PlotCanvas {
             switch item.swatch {
             case .stem(let c):
                 out += "<line x1=\"\(n(x + 11))\" y1=\"\(n(y + 6))\" x2=\"\(n(x + 11))\" y2=\"\(n(y - 6))\""
-                out += " stroke=\"\(c.hex)\" stroke-width=\"2\"/><circle cx=\"\(n(x + 11))\" cy=\"\(n(y - 6))\" r=\"3\" fill=\"\(c.hex)\"/>"
+                out +=
+                    " stroke=\"\(c.hex)\" stroke-width=\"2\"/><circle cx=\"\(n(x + 11))\" cy=\"\(n(y - 6))\" r=\"3\" fill=\"\(c.hex)\"/>"
             case .bar(let c):
                 out += "<rect x=\"\(n(x))\" y=\"\(n(y - 6))\" width=\"22\" height=\"12\" fill=\"\(c.hex)\""
                 out += " fill-opacity=\"0.35\" stroke=\"\(c.hex)\"/>"
@@ -219,12 +228,15 @@ struct PlotCanvas {
                 out += "<line x1=\"\(n(x))\" y1=\"\(n(y))\" x2=\"\(n(x + 22))\" y2=\"\(n(y))\" stroke=\"\(c.hex)\""
                 out += " stroke-width=\"2\"\(dashed ? " stroke-dasharray=\"5 3\"" : "")/>"
             case .dot(let c):
-                out += "<circle cx=\"\(n(x + 11))\" cy=\"\(n(y))\" r=\"4\" fill=\"\(c.hex)\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>"
+                out +=
+                    "<circle cx=\"\(n(x + 11))\" cy=\"\(n(y))\" r=\"4\" fill=\"\(c.hex)\" stroke=\"#ffffff\" stroke-width=\"1.5\"/>"
             case .diamond(let c):
-                out += "<path d=\"M\(n(x + 11)),\(n(y - 5))L\(n(x + 16)),\(n(y))L\(n(x + 11)),\(n(y + 5))L\(n(x + 6)),\(n(y))Z\""
+                out +=
+                    "<path d=\"M\(n(x + 11)),\(n(y - 5))L\(n(x + 16)),\(n(y))L\(n(x + 11)),\(n(y + 5))L\(n(x + 6)),\(n(y))Z\""
                 out += " fill=\"\(c.hex)\"/>"
             case .area(let c):
-                out += "<rect x=\"\(n(x))\" y=\"\(n(y - 5))\" width=\"22\" height=\"10\" fill=\"\(c.hex)\" fill-opacity=\"0.7\"/>"
+                out +=
+                    "<rect x=\"\(n(x))\" y=\"\(n(y - 5))\" width=\"22\" height=\"10\" fill=\"\(c.hex)\" fill-opacity=\"0.7\"/>"
             case .band(let c):
                 out += "<rect x=\"\(n(x))\" y=\"\(n(y - 7))\" width=\"22\" height=\"14\" fill=\"\(c.hex)\""
                 out += " fill-opacity=\"0.18\" stroke=\"\(c.hex)\" stroke-width=\"1.5\"/>"
@@ -232,10 +244,12 @@ struct PlotCanvas {
                 swatchWidth = 60
                 for step in 0..<5 {
                     let c = Palette.sharpness(Float(step) / 4)
-                    out += "<rect x=\"\(n(x + Double(step) * 12))\" y=\"\(n(y - 6))\" width=\"12\" height=\"12\" fill=\"\(c.hex)\"/>"
+                    out +=
+                        "<rect x=\"\(n(x + Double(step) * 12))\" y=\"\(n(y - 6))\" width=\"12\" height=\"12\" fill=\"\(c.hex)\"/>"
                 }
             }
-            out += "<text class=\"legend-label\" x=\"\(n(x + swatchWidth + 6))\" y=\"\(n(y + 4))\" fill=\"\(Palette.text.hex)\">"
+            out +=
+                "<text class=\"legend-label\" x=\"\(n(x + swatchWidth + 6))\" y=\"\(n(y + 4))\" fill=\"\(Palette.text.hex)\">"
             out += "\(Markup.escape(item.label))</text></g>\n"
             x += item.width
         }
@@ -247,7 +261,9 @@ struct PlotCanvas {
     /// Draws each transient as a stem (height = intensity) with a head coloured by sharpness,
     /// or in `color` when given. Transients sharing a pixel column merge into one stem showing the
     /// loudest, so the output stays bounded by the plot width.
-    mutating func drawTransients(_ pattern: HapticPattern, color: Color? = nil, width: Double = 2, headRadius: Double = 3.5, hollow: Bool = false) {
+    mutating func drawTransients(
+        _ pattern: HapticPattern, color: Color? = nil, width: Double = 2, headRadius: Double = 3.5, hollow: Bool = false
+    ) {
         let transients = pattern.events.filter { $0.type == .hapticTransient }
             .enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }
             .map(\.element)
@@ -259,7 +275,9 @@ struct PlotCanvas {
             var j = i + 1
             var loudest = transients[i]
             while j < transients.count && Int(layout.x(transients[j].time).rounded(.down)) == column {
-                if transients[j].value(of: .hapticIntensity) > loudest.value(of: .hapticIntensity) { loudest = transients[j] }
+                if transients[j].value(of: .hapticIntensity) > loudest.value(of: .hapticIntensity) {
+                    loudest = transients[j]
+                }
                 j += 1
             }
             let intensity = loudest.value(of: .hapticIntensity)
@@ -269,12 +287,15 @@ struct PlotCanvas {
             let top = layout.y(Double(intensity))
             let tip: String
             if j - i == 1 {
-                tip = "Transient at \(Markup.seconds(loudest.time)) · intensity \(Markup.value(intensity)) · sharpness \(Markup.value(sharpness))"
+                tip =
+                    "Transient at \(Markup.seconds(loudest.time)) · intensity \(Markup.value(intensity)) · sharpness \(Markup.value(sharpness))"
             } else {
-                tip = "\(j - i) transients \(Markup.seconds(transients[i].time))–\(Markup.seconds(transients[j - 1].time)) · loudest intensity \(Markup.value(intensity))"
+                tip =
+                    "\(j - i) transients \(Markup.seconds(transients[i].time))–\(Markup.seconds(transients[j - 1].time)) · loudest intensity \(Markup.value(intensity))"
             }
             out += "<g class=\"transient\"><title>\(Markup.escape(tip))</title>"
-            out += "<line class=\"stem\" x1=\"\(x)\" y1=\"\(Self.n(layout.mainBottom))\" x2=\"\(x)\" y2=\"\(Self.n(top))\""
+            out +=
+                "<line class=\"stem\" x1=\"\(x)\" y1=\"\(Self.n(layout.mainBottom))\" x2=\"\(x)\" y2=\"\(Self.n(top))\""
             out += " stroke=\"\(c.hex)\" stroke-width=\"\(Self.n(width))\"/>"
             out += "<circle cx=\"\(x)\" cy=\"\(Self.n(top))\" r=\"\(Self.n(headRadius))\""
             out += hollow ? " fill=\"#ffffff\" stroke=\"\(c.hex)\" stroke-width=\"2\"/>" : " fill=\"\(c.hex)\"/>"
@@ -355,7 +376,8 @@ struct PlotCanvas {
         if let path = event.waveformPath { tip += " · \(path)" }
         tip += " · volume \(Markup.value(event.value(of: .audioVolume)))"
         out += "<g class=\"audio\"><title>\(Markup.escape(tip))</title>"
-        out += "<rect x=\"\(Self.n(x0))\" y=\"\(Self.n(layout.mainBottom - 10))\" width=\"\(Self.n(x1 - x0))\" height=\"8\""
+        out +=
+            "<rect x=\"\(Self.n(x0))\" y=\"\(Self.n(layout.mainBottom - 10))\" width=\"\(Self.n(x1 - x0))\" height=\"8\""
         out += " rx=\"2\" fill=\"\(c.hex)\" fill-opacity=\"0.55\" stroke=\"\(c.hex)\"/></g>\n"
     }
 
@@ -392,7 +414,8 @@ struct PlotCanvas {
                 points.append((x, layout.y(Self.plotted(point.value, curve.id)), t, point.value))
             }
             guard !points.isEmpty else { continue }
-            out += "<g class=\"curve\"><title>\(Markup.escape("ParameterCurve \(curve.id.rawValue) at \(Markup.seconds(curve.time)), \(curve.controlPoints.count) control points"))</title>"
+            out +=
+                "<g class=\"curve\"><title>\(Markup.escape("ParameterCurve \(curve.id.rawValue) at \(Markup.seconds(curve.time)), \(curve.controlPoints.count) control points"))</title>"
             out += "<path d=\""
             for (k, p) in points.enumerated() { out += "\(k == 0 ? "M" : "L")\(Self.n(p.x)),\(Self.n(p.y))" }
             out += "\" fill=\"none\" stroke=\"\(c.hex)\" stroke-width=\"1.25\" stroke-dasharray=\"2 3\"/>"
@@ -409,9 +432,11 @@ struct PlotCanvas {
             let x = layout.x(parameter.time)
             let y = layout.y(Self.plotted(parameter.value, parameter.id))
             out += "<path class=\"dynamic-parameter\" d=\"M\(Self.n(x)),\(Self.n(y - 6))L\(Self.n(x + 6)),\(Self.n(y))"
-            out += "L\(Self.n(x)),\(Self.n(y + 6))L\(Self.n(x - 6)),\(Self.n(y))Z\" fill=\"\(c.hex)\" stroke=\"#ffffff\""
+            out +=
+                "L\(Self.n(x)),\(Self.n(y + 6))L\(Self.n(x - 6)),\(Self.n(y))Z\" fill=\"\(c.hex)\" stroke=\"#ffffff\""
             out += " stroke-width=\"1\"><title>"
-            out += Markup.escape("\(parameter.id.rawValue) = \(Markup.value(parameter.value)) at \(Markup.seconds(parameter.time))")
+            out += Markup.escape(
+                "\(parameter.id.rawValue) = \(Markup.value(parameter.value)) at \(Markup.seconds(parameter.time))")
             out += "</title></path>\n"
         }
         out += "</g>\n"
@@ -469,7 +494,9 @@ struct PlotCanvas {
     /// Draws the waveform's envelope (minimum and maximum per pixel column) in the strip.
     ///
     /// - Complexity: O(samples) time, O(plot width) output.
-    mutating func drawWaveform(_ samples: [Float], sampleRate: Int, color: Color = Palette.waveform, opacity: Double = 0.85) {
+    mutating func drawWaveform(
+        _ samples: [Float], sampleRate: Int, color: Color = Palette.waveform, opacity: Double = 0.85
+    ) {
         guard !samples.isEmpty else { return }
         let columns = max(1, Int(layout.plotWidth.rounded(.down)))
         var upper: [Float] = []
@@ -481,7 +508,9 @@ struct PlotCanvas {
             for column in 0..<columns {
                 let start = Int((Double(column) * secondsPerColumn * Double(sampleRate)).rounded(.down))
                 guard start < buffer.count else { break }
-                let end = min(buffer.count, max(start + 1, Int((Double(column + 1) * secondsPerColumn * Double(sampleRate)).rounded(.down))))
+                let end = min(
+                    buffer.count,
+                    max(start + 1, Int((Double(column + 1) * secondsPerColumn * Double(sampleRate)).rounded(.down))))
                 var lo = buffer[start]
                 var hi = lo
                 for i in (start + 1)..<end {
@@ -500,7 +529,8 @@ struct PlotCanvas {
         }
         out += "<path class=\"waveform\" d=\""
         for k in upper.indices where needed(upper, k) {
-            out += "\(k == 0 ? "M" : "L")\(Self.n(layout.left + (Double(k) + 0.5) * step)),\(Self.n(layout.stripY(upper[k]) - 0.5))"
+            out +=
+                "\(k == 0 ? "M" : "L")\(Self.n(layout.left + (Double(k) + 0.5) * step)),\(Self.n(layout.stripY(upper[k]) - 0.5))"
         }
         for k in lower.indices.reversed() where needed(lower, k) {
             out += "L\(Self.n(layout.left + (Double(k) + 0.5) * step)),\(Self.n(layout.stripY(lower[k]) + 0.5))"

@@ -45,7 +45,8 @@ public enum ReviewPage {
             let s = entry.statistics
             out += "<li><a href=\"#entry-\(index + 1)\">\(e(entry.title))</a>"
             out += " <span class=\"badge kind\">\(e(entry.kind.rawValue))</span>"
-            out += " <span class=\"muted\">\(Markup.fixed(entry.durationSeconds, 2)) s · \(plural(s.eventCount, "event"))</span>"
+            out +=
+                " <span class=\"muted\">\(Markup.fixed(entry.durationSeconds, 2)) s · \(plural(s.eventCount, "event"))</span>"
             out += findingCounts(entry.findings)
             out += "</li>\n"
         }
@@ -89,8 +90,13 @@ public enum ReviewPage {
         ]
         if let peak = s.peakIntensity { rows.append(("Peak intensity", Markup.value(peak))) }
         if let range = s.sharpnessRange {
-            rows.append(("Sharpness", range.lowerBound == range.upperBound
-                ? Markup.value(range.lowerBound) : "\(Markup.value(range.lowerBound)) – \(Markup.value(range.upperBound))"))
+            rows.append(
+                (
+                    "Sharpness",
+                    range.lowerBound == range.upperBound
+                        ? Markup.value(range.lowerBound)
+                        : "\(Markup.value(range.lowerBound)) – \(Markup.value(range.upperBound))"
+                ))
         }
         if let gap = s.closestTransientSpacing {
             rows.append(("Closest transients", Markup.number(gap * 1000, decimals: 1) + " ms apart"))
@@ -110,7 +116,8 @@ public enum ReviewPage {
             out += "<ul class=\"findings\">\n"
             for finding in entry.findings {
                 let d = finding.diagnostic
-                out += "<li class=\"finding \(d.severity.rawValue)\"><span class=\"severity\">\(d.severity.rawValue)</span>"
+                out +=
+                    "<li class=\"finding \(d.severity.rawValue)\"><span class=\"severity\">\(d.severity.rawValue)</span>"
                 out += "<span class=\"message\">\(e(d.message))</span>"
                 out += "<span class=\"where\"><code>\(e(finding.place))</code> <code>\(e(d.path.description))</code>"
                 out += " <span class=\"rule\">\(e(d.code))</span></span></li>\n"

@@ -1,9 +1,9 @@
 public import HapticsCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A pattern made ready to play: events sorted by time with their parameters resolved, clips
@@ -35,7 +35,9 @@ public struct PreparedPattern: Sendable {
         /// can walk them without reference counting.
         let knots: [KnotBuffer]
 
-        init(events: [PreparedEvent], timelines: ParameterTimelines, clips: [ClipData], duration: Double, sampleRate: Int) {
+        init(
+            events: [PreparedEvent], timelines: ParameterTimelines, clips: [ClipData], duration: Double, sampleRate: Int
+        ) {
             self.events = events
             self.timelines = timelines
             knots = timelines.timelines.map { timeline in
@@ -157,17 +159,22 @@ struct VoicePlan {
     /// - Parameters:
     ///   - control: the dynamic parameter values in force at the onset.
     ///   - durationFrames: frames from onset to `Time + EventDuration` (nil without a duration).
-    init(event e: PreparedEvent, durationFrames: Int?, clip: ClipData?, control: (DynamicParameterID) -> Float,
-         format: AudioFormat, voicing: VoicingProfile) {
+    init(
+        event e: PreparedEvent, durationFrames: Int?, clip: ClipData?, control: (DynamicParameterID) -> Float,
+        format: AudioFormat, voicing: VoicingProfile
+    ) {
         let rate = format.sampleRate
         let haptic = e.type.isHaptic
         func timing(_ base: Float, _ p: EventParameterID) -> Double {
-            let value = DynamicParameterID.control(for: p, onHapticEvent: haptic).map { $0.apply(control($0), to: base) } ?? base
+            let value =
+                DynamicParameterID.control(for: p, onHapticEvent: haptic).map { $0.apply(control($0), to: base) }
+                ?? base
             return Double(value) * EnvelopeTiming.secondsPerUnit
         }
         switch e.type {
         case .hapticTransient:
-            let sharpness = DynamicParameterID.hapticSharpnessControl.apply(control(.hapticSharpnessControl), to: e.sharpness)
+            let sharpness = DynamicParameterID.hapticSharpnessControl.apply(
+                control(.hapticSharpnessControl), to: e.sharpness)
             let length = max(1, Self.frames(voicing.transientLength(sharpness: sharpness), rate))
             attackFrames = min(max(1, Self.frames(EnvelopeTiming.transientAttack, rate)), length)
             decayFrames = length - attackFrames
@@ -181,10 +188,15 @@ struct VoicePlan {
             let custom = e.type == .audioCustom
             let envelope = !custom || e.usesVolumeEnvelope
             if envelope {
-                attackFrames = max(Self.frames(timing(e.attack, .attackTime), rate), Self.frames(EnvelopeTiming.minimumAttack, rate), 1)
+                attackFrames = max(
+                    Self.frames(timing(e.attack, .attackTime), rate), Self.frames(EnvelopeTiming.minimumAttack, rate), 1
+                )
                 sustained = e.sustained
-                decayFrames = max(Self.frames(timing(e.decay, .decayTime), rate), Self.frames(EnvelopeTiming.minimumDecay, rate))
-                releaseFrames = max(Self.frames(timing(e.release, .releaseTime), rate), Self.frames(EnvelopeTiming.minimumRelease, rate), 1)
+                decayFrames = max(
+                    Self.frames(timing(e.decay, .decayTime), rate), Self.frames(EnvelopeTiming.minimumDecay, rate))
+                releaseFrames = max(
+                    Self.frames(timing(e.release, .releaseTime), rate),
+                    Self.frames(EnvelopeTiming.minimumRelease, rate), 1)
             } else {
                 attackFrames = max(Self.frames(EnvelopeTiming.clipEdge, rate), 1)
                 sustained = true

@@ -1,9 +1,9 @@
 public import HapticsCore
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// The streaming synthesizer: plays prepared patterns on layers (players) at exact output frames,
@@ -111,7 +111,8 @@ public struct Synthesizer: ~Copyable {
             }
             events.append(PreparedEvent(event, clip: index))
         }
-        let sorted = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        let sorted = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(
+            \.element)
         let storage = PreparedPattern.Storage(
             events: sorted, timelines: ParameterTimelines(pattern), clips: clipData,
             duration: pattern.duration, sampleRate: format.sampleRate)
@@ -157,7 +158,8 @@ public struct Synthesizer: ~Copyable {
         guard !curve.controlPoints.isEmpty else { return }
         let time = Double(max(atFrame, currentFrame)) / Double(format.sampleRate) + curve.time
         let points = curve.controlPoints.map {
-            ParameterCurve.ControlPoint(time: $0.time, value: min(max($0.value, curve.id.range.lowerBound), curve.id.range.upperBound))
+            ParameterCurve.ControlPoint(
+                time: $0.time, value: min(max($0.value, curve.id.range.lowerBound), curve.id.range.upperBound))
         }
         addOverride(curve.id, .curve(time: time, points: points), layer: layer)
     }
@@ -348,7 +350,8 @@ public struct Synthesizer: ~Copyable {
         layers[slot].control(index, at: frame, rate: format.sampleRate)
     }
 
-    mutating func startVoice(_ pattern: PreparedPattern.Storage, _ index: Int, layer slot: Int, onset: Int64, skip: Int) {
+    mutating func startVoice(_ pattern: PreparedPattern.Storage, _ index: Int, layer slot: Int, onset: Int64, skip: Int)
+    {
         let event = pattern.events[index]
         let clip = event.clip >= 0 ? pattern.clips[event.clip] : nil
         var durationFrames: Int?
@@ -367,12 +370,13 @@ public struct Synthesizer: ~Copyable {
         voice.active = true
         voice.layer = slot
         voice.isHaptic = event.type.isHaptic
-        voice.kind = switch event.type {
-        case .hapticTransient: .click
-        case .hapticContinuous: .buzz
-        case .audioContinuous: .tone
-        case .audioCustom: .clip
-        }
+        voice.kind =
+            switch event.type {
+            case .hapticTransient: .click
+            case .hapticContinuous: .buzz
+            case .audioContinuous: .tone
+            case .audioCustom: .clip
+            }
         voice.baseIntensity = event.intensity
         voice.baseSharpness = event.sharpness
         voice.baseVolume = event.volume
@@ -460,7 +464,8 @@ public struct Synthesizer: ~Copyable {
         let rate = Double(format.sampleRate)
         func value(_ id: DynamicParameterID, _ base: Float) -> Float {
             guard slot >= 0 else { return base }
-            return id.apply(layers[slot].control(ParameterTimelines.index(of: id), at: frame, rate: format.sampleRate), to: base)
+            return id.apply(
+                layers[slot].control(ParameterTimelines.index(of: id), at: frame, rate: format.sampleRate), to: base)
         }
         func increment(_ hz: Double) -> UInt32 {
             UInt32(truncatingIfNeeded: Int64((min(hz, rate / 2) / rate * 4_294_967_296).rounded(.toNearestOrEven)))
@@ -512,7 +517,9 @@ public struct Synthesizer: ~Copyable {
         for i in 0..<voiceHighWater where voices[i].active {
             let slot = voices[i].layer
             var v = voices[i]
-            if slot >= 0 && v.kind != .click && v.nextControlFrame == .max && layers[slot].hasControls(haptic: v.isHaptic) {
+            if slot >= 0 && v.kind != .click && v.nextControlFrame == .max
+                && layers[slot].hasControls(haptic: v.isHaptic)
+            {
                 scheduleNextControl(&v, from: first, slot: slot)
             }
             var done = 0
@@ -627,14 +634,16 @@ struct Layer {
             !overrides[id].isEmpty || !(pattern?.timelines[id].isEmpty ?? true)
         }
         hapticControls = active(.hapticIntensityControl) || active(.hapticSharpnessControl)
-        audioControls = active(.audioVolumeControl) || active(.audioPanControl) || active(.audioPitchControl)
+        audioControls =
+            active(.audioVolumeControl) || active(.audioPanControl) || active(.audioPitchControl)
             || active(.audioBrightnessControl)
     }
 
     mutating func advance(format: AudioFormat) {
         guard let pattern else { return }
         nextEvent += 1
-        nextOnset = nextEvent < pattern.events.count
+        nextOnset =
+            nextEvent < pattern.events.count
             ? startFrame + format.frame(at: pattern.events[nextEvent].time - offset) : .max
     }
 

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// One sounding event. Plain data so the voice pool is a flat pre-allocated array.
@@ -168,7 +168,9 @@ enum Kernels {
         return s + brightness * h
     }
 
-    static func oscillatorMono(_ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>) {
+    static func oscillatorMono(
+        _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>
+    ) {
         var phase = v.phase
         let increment = v.increment
         var env = v.env
@@ -191,7 +193,9 @@ enum Kernels {
         v.brightness = brightness
     }
 
-    static func oscillatorStereo(_ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>) {
+    static func oscillatorStereo(
+        _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>
+    ) {
         var phase = v.phase
         let increment = v.increment
         var env = v.env

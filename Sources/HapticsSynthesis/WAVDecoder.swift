@@ -242,10 +242,11 @@ struct WAVLayout: Hashable, Sendable {
     private static func quoted(_ raw: UnsafeRawBufferPointer, _ offset: Int) -> String {
         if let text = fourCC(raw, offset) { return "\"\(text)\"" }
         let end = min(offset + 4, raw.count)
-        return "bytes " + raw[offset..<end].map { b in
-            let hex = String(b, radix: 16, uppercase: true)
-            return hex.count == 1 ? "0" + hex : hex
-        }.joined(separator: " ")
+        return "bytes "
+            + raw[offset..<end].map { b in
+                let hex = String(b, radix: 16, uppercase: true)
+                return hex.count == 1 ? "0" + hex : hex
+            }.joined(separator: " ")
     }
 
     @inline(__always)

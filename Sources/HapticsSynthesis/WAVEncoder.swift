@@ -84,8 +84,12 @@ public struct WAVHeader: Hashable, Sendable {
         var out: [UInt8] = []
         out.reserveCapacity(headerSize)
         func u16(_ value: Int) { out.append(UInt8(value & 0xFF)); out.append(UInt8(value >> 8 & 0xFF)) }
-        func u32(_ value: UInt32) { for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(value >> shift & 0xFF)) } }
-        func u64(_ value: Int64) { for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(value >> shift & 0xFF)) } }
+        func u32(_ value: UInt32) {
+            for shift in stride(from: 0, to: 32, by: 8) { out.append(UInt8(value >> shift & 0xFF)) }
+        }
+        func u64(_ value: Int64) {
+            for shift in stride(from: 0, to: 64, by: 8) { out.append(UInt8(value >> shift & 0xFF)) }
+        }
         func id(_ text: StaticString) { out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: 4)) }
 
         id(rf64 ? "RF64" : "RIFF")
@@ -180,7 +184,9 @@ public struct WAVEncoder: Hashable, Sendable {
     }
 
     /// Encodes into raw memory that has room for `samples.count * format.bytesPerSample` bytes.
-    static func write(_ samples: UnsafeBufferPointer<Float>, as format: SampleFormat, to out: UnsafeMutableRawBufferPointer) {
+    static func write(
+        _ samples: UnsafeBufferPointer<Float>, as format: SampleFormat, to out: UnsafeMutableRawBufferPointer
+    ) {
         precondition(out.count >= samples.count * format.bytesPerSample)
         guard let source = samples.baseAddress, let target = out.baseAddress else { return }
         let count = samples.count

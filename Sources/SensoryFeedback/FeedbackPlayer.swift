@@ -1,7 +1,7 @@
-public import HapticsEngine
 import Foundation
 import HapticsALSA
 import HapticsCore
+public import HapticsEngine
 import Synchronization
 
 /// Plays sensory feedback on a ``HapticEngine`` at once: one prepared player per preset,

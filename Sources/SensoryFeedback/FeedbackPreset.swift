@@ -35,7 +35,10 @@ public struct FeedbackPreset: Hashable, Sendable {
 extension SensoryFeedback {
     /// Every feedback, each with its own preset (`.impact` is `.impact(weight: .medium)`).
     public static let allPresetFeedbacks: [SensoryFeedback] =
-        [.success, .warning, .error, .selection, .increase, .decrease, .start, .stop, .alignment, .levelChange, .pathComplete]
+        [
+            .success, .warning, .error, .selection, .increase, .decrease, .start, .stop, .alignment, .levelChange,
+            .pathComplete,
+        ]
         + Weight.allCases.map { .impact(weight: $0) } + Flexibility.allCases.map { .impact(flexibility: $0) }
 
     /// The name of the preset this feedback plays (`Patterns/feedback/NAME.ahap`).

@@ -7,768 +7,768 @@ extension FeedbackPreset {
             name: "success",
             summary: "a medium tap, then a stronger, crisper one 100 ms later",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "A medium tap, then a stronger, crisper one 100 ms later."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.55
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.5
-                                }
-                            ]
-                        }
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "A medium tap, then a stronger, crisper one 100 ms later."
                     },
-                    {
-                        "Event": {
-                            "Time": 0.1,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 1.0
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.7
-                                }
-                            ]
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.55
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.5
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.1,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 1.0
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.7
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "warning",
             summary: "a strong tap, then a weaker, duller one 150 ms later",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "A strong tap, then a weaker, duller one 150 ms later."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 1.0
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.6
-                                }
-                            ]
-                        }
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "A strong tap, then a weaker, duller one 150 ms later."
                     },
-                    {
-                        "Event": {
-                            "Time": 0.15,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.5
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.3
-                                }
-                            ]
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 1.0
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.6
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.15,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.5
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.3
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "error",
             summary: "four quick taps 60 ms apart, the third one accented",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "Four quick taps 60 ms apart, the third one accented."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.7
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.5
-                                }
-                            ]
-                        }
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "Four quick taps 60 ms apart, the third one accented."
                     },
-                    {
-                        "Event": {
-                            "Time": 0.06,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.7
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.5
-                                }
-                            ]
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.7
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.5
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.06,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.7
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.5
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.12,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 1.0
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.9
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.18,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.55
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.4
+                                    }
+                                ]
+                            }
                         }
-                    },
-                    {
-                        "Event": {
-                            "Time": 0.12,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 1.0
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.9
-                                }
-                            ]
-                        }
-                    },
-                    {
-                        "Event": {
-                            "Time": 0.18,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.55
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.4
-                                }
-                            ]
-                        }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "selection",
             summary: "one very light, crisp tick",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "One very light, crisp tick."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.35
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 1.0
-                                }
-                            ]
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "One very light, crisp tick."
+                    },
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.35
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 1.0
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "increase",
             summary: "a rising pair: a soft tap, then a stronger, brighter one 80 ms later",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "A rising pair: a soft tap, then a stronger, brighter one 80 ms later."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.45
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.3
-                                }
-                            ]
-                        }
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "A rising pair: a soft tap, then a stronger, brighter one 80 ms later."
                     },
-                    {
-                        "Event": {
-                            "Time": 0.08,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.85
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.8
-                                }
-                            ]
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.45
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.3
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.08,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.85
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.8
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "decrease",
             summary: "a falling pair: a strong, bright tap, then a softer, duller one 80 ms later",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "A falling pair: a strong, bright tap, then a softer, duller one 80 ms later."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.85
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.8
-                                }
-                            ]
-                        }
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "A falling pair: a strong, bright tap, then a softer, duller one 80 ms later."
                     },
-                    {
-                        "Event": {
-                            "Time": 0.08,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.45
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.3
-                                }
-                            ]
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.85
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.8
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.08,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.45
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.3
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "start",
             summary: "a firm tap followed by a short buzz that swells (something begins)",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "A firm tap followed by a short buzz that swells (something begins)."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.8
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.6
-                                }
-                            ]
-                        }
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "A firm tap followed by a short buzz that swells (something begins)."
                     },
-                    {
-                        "Event": {
-                            "Time": 0.03,
-                            "EventType": "HapticContinuous",
-                            "EventDuration": 0.15,
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.6
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.4
-                                },
-                                {
-                                    "ParameterID": "AttackTime",
-                                    "ParameterValue": 0.6
-                                }
-                            ]
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.8
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.6
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.03,
+                                "EventType": "HapticContinuous",
+                                "EventDuration": 0.15,
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.6
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.4
+                                    },
+                                    {
+                                        "ParameterID": "AttackTime",
+                                        "ParameterValue": 0.6
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "stop",
             summary: "a short buzz that fades, closed by a dull tap (something ends)",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "A short buzz that fades, closed by a dull tap (something ends)."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticContinuous",
-                            "EventDuration": 0.15,
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.6
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.4
-                                },
-                                {
-                                    "ParameterID": "DecayTime",
-                                    "ParameterValue": 0.6
-                                },
-                                {
-                                    "ParameterID": "Sustained",
-                                    "ParameterValue": 0.0
-                                }
-                            ]
-                        }
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "A short buzz that fades, closed by a dull tap (something ends)."
                     },
-                    {
-                        "Event": {
-                            "Time": 0.17,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.8
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.2
-                                }
-                            ]
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticContinuous",
+                                "EventDuration": 0.15,
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.6
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.4
+                                    },
+                                    {
+                                        "ParameterID": "DecayTime",
+                                        "ParameterValue": 0.6
+                                    },
+                                    {
+                                        "ParameterID": "Sustained",
+                                        "ParameterValue": 0.0
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.17,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.8
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.2
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "alignment",
             summary: "one crisp click, firmer than a selection tick (snapping into place)",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "One crisp click, firmer than a selection tick (snapping into place)."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.65
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.9
-                                }
-                            ]
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "One crisp click, firmer than a selection tick (snapping into place)."
+                    },
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.65
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.9
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "level-change",
             summary: "a medium tap with a short low rumble after it (crossing a threshold)",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "A medium tap with a short low rumble after it (crossing a threshold)."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.7
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.5
-                                }
-                            ]
-                        }
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "A medium tap with a short low rumble after it (crossing a threshold)."
                     },
-                    {
-                        "Event": {
-                            "Time": 0.02,
-                            "EventType": "HapticContinuous",
-                            "EventDuration": 0.08,
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.4
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.1
-                                }
-                            ]
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.7
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.5
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.02,
+                                "EventType": "HapticContinuous",
+                                "EventDuration": 0.08,
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.4
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.1
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "path-complete",
             summary: "three rising taps 80 ms apart (a gesture finished its path)",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "Three rising taps 80 ms apart (a gesture finished its path)."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.4
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.4
-                                }
-                            ]
-                        }
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "Three rising taps 80 ms apart (a gesture finished its path)."
                     },
-                    {
-                        "Event": {
-                            "Time": 0.08,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.65
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.6
-                                }
-                            ]
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.4
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.4
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.08,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.65
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.6
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.16,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.95
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.8
+                                    }
+                                ]
+                            }
                         }
-                    },
-                    {
-                        "Event": {
-                            "Time": 0.16,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.95
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.8
-                                }
-                            ]
-                        }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "impact-light",
             summary: "a light collision: a small, fairly crisp tap",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "A light collision: a small, fairly crisp tap."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.45
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.6
-                                }
-                            ]
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "A light collision: a small, fairly crisp tap."
+                    },
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.45
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.6
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "impact-medium",
             summary: "a medium collision: a full tap of middle sharpness (the default impact)",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "A medium collision: a full tap of middle sharpness (the default impact)."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.75
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.5
-                                }
-                            ]
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "A medium collision: a full tap of middle sharpness (the default impact)."
+                    },
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.75
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.5
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "impact-heavy",
             summary: "a heavy collision: a strong dull tap with a brief rumble",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "A heavy collision: a strong dull tap with a brief rumble."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 1.0
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.3
-                                }
-                            ]
-                        }
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "A heavy collision: a strong dull tap with a brief rumble."
                     },
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticContinuous",
-                            "EventDuration": 0.05,
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.6
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.1
-                                },
-                                {
-                                    "ParameterID": "DecayTime",
-                                    "ParameterValue": 0.05
-                                },
-                                {
-                                    "ParameterID": "Sustained",
-                                    "ParameterValue": 0.0
-                                }
-                            ]
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 1.0
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.3
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticContinuous",
+                                "EventDuration": 0.05,
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.6
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.1
+                                    },
+                                    {
+                                        "ParameterID": "DecayTime",
+                                        "ParameterValue": 0.05
+                                    },
+                                    {
+                                        "ParameterID": "Sustained",
+                                        "ParameterValue": 0.0
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "impact-rigid",
             summary: "rigid objects colliding: a short, very sharp click",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "Rigid objects colliding: a short, very sharp click."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.9
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 1.0
-                                }
-                            ]
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "Rigid objects colliding: a short, very sharp click."
+                    },
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.9
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 1.0
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "impact-solid",
             summary: "solid objects colliding: a firm tap, sharper than medium",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "Solid objects colliding: a firm tap, sharper than medium."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.85
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.75
-                                }
-                            ]
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "Solid objects colliding: a firm tap, sharper than medium."
+                    },
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.85
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.75
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
         FeedbackPreset(
             name: "impact-soft",
             summary: "soft objects colliding: a duller, longer thud",
             ahap: #"""
-            {
-                "Version": 1.0,
-                "Metadata": {
-                    "Project": "swift-haptics",
-                    "Description": "Soft objects colliding: a duller, longer thud."
-                },
-                "Pattern": [
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticTransient",
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.6
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.05
-                                }
-                            ]
-                        }
+                {
+                    "Version": 1.0,
+                    "Metadata": {
+                        "Project": "swift-haptics",
+                        "Description": "Soft objects colliding: a duller, longer thud."
                     },
-                    {
-                        "Event": {
-                            "Time": 0.0,
-                            "EventType": "HapticContinuous",
-                            "EventDuration": 0.09,
-                            "EventParameters": [
-                                {
-                                    "ParameterID": "HapticIntensity",
-                                    "ParameterValue": 0.45
-                                },
-                                {
-                                    "ParameterID": "HapticSharpness",
-                                    "ParameterValue": 0.0
-                                },
-                                {
-                                    "ParameterID": "DecayTime",
-                                    "ParameterValue": 0.09
-                                },
-                                {
-                                    "ParameterID": "Sustained",
-                                    "ParameterValue": 0.0
-                                }
-                            ]
+                    "Pattern": [
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticTransient",
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.6
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.05
+                                    }
+                                ]
+                            }
+                        },
+                        {
+                            "Event": {
+                                "Time": 0.0,
+                                "EventType": "HapticContinuous",
+                                "EventDuration": 0.09,
+                                "EventParameters": [
+                                    {
+                                        "ParameterID": "HapticIntensity",
+                                        "ParameterValue": 0.45
+                                    },
+                                    {
+                                        "ParameterID": "HapticSharpness",
+                                        "ParameterValue": 0.0
+                                    },
+                                    {
+                                        "ParameterID": "DecayTime",
+                                        "ParameterValue": 0.09
+                                    },
+                                    {
+                                        "ParameterID": "Sustained",
+                                        "ParameterValue": 0.0
+                                    }
+                                ]
+                            }
                         }
-                    }
-                ]
-            }
-            """#),
+                    ]
+                }
+                """#),
     ]
 }

@@ -138,12 +138,14 @@ extension Bench {
             }
             let span = Double(times.last! - start) / 1e9
             print(
-                "ticks: interval \(tick) ms, load \(self.load), \(String(format: "%.1f", span)) s: \(percentiles(lateness))")
+                "ticks: interval \(tick) ms, load \(self.load), \(String(format: "%.1f", span)) s: \(percentiles(lateness))"
+            )
             let missed = Int((Double(times.last! - start) / Double(interval)).rounded()) + 1 - times.count
             print("ticks: \(times.count) handler calls, \(max(0, missed)) scheduled ticks without a call")
             if wantFIFO {
                 let result = fifoResult.withLock { $0 } ?? -1
-                print("ticks: SCHED_FIFO " + (result == 0 ? "granted" : "refused (\(String(cString: strerror(result))))"))
+                print(
+                    "ticks: SCHED_FIFO " + (result == 0 ? "granted" : "refused (\(String(cString: strerror(result))))"))
             }
         }
     }

@@ -41,7 +41,9 @@ extension HapticCommand {
             let sorted = latencies.sorted()
             func percentile(_ p: Double) -> Double { sorted[min(sorted.count - 1, Int(p * Double(sorted.count)))] }
             print("feedback latency over \(sorted.count) changes (engine tick \(fixed(tick)) ms):")
-            print("  p50 \(fixed(percentile(0.5))) ms   p99 \(fixed(percentile(0.99))) ms   max \(fixed(sorted.last ?? 0)) ms")
+            print(
+                "  p50 \(fixed(percentile(0.5))) ms   p99 \(fixed(percentile(0.99))) ms   max \(fixed(sorted.last ?? 0)) ms"
+            )
             print(percentile(0.99) <= tick ? "  p99 within one tick" : "  p99 ABOVE one tick")
         }
 

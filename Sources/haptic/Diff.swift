@@ -20,10 +20,14 @@ extension HapticCommand {
         @Argument(help: "The new AHAP file (B).")
         var b: String
 
-        @Option(name: [.short, .customLong("output")], help: "Also draw both timelines overlaid: .svg, or .png (needs rsvg-convert).")
+        @Option(
+            name: [.short, .customLong("output")],
+            help: "Also draw both timelines overlaid: .svg, or .png (needs rsvg-convert).")
         var output: String?
 
-        @Option(help: ArgumentHelp("How far in seconds an event may move and still be the same event.", valueName: "seconds"))
+        @Option(
+            help: ArgumentHelp(
+                "How far in seconds an event may move and still be the same event.", valueName: "seconds"))
         var tolerance: Double = 0.25
 
         func validate() throws {
@@ -39,7 +43,8 @@ extension HapticCommand {
             print(diff.text, terminator: "")
             if let output {
                 func input(_ file: PatternFile) -> PlotInput {
-                    .rendering(title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips)
+                    .rendering(
+                        title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips)
                 }
                 Figure.write(DiffPlot.svg(a: input(old), b: input(new), diff: diff), to: output, failureStatus: 2)
             }

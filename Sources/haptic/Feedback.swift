@@ -1,8 +1,8 @@
 import ArgumentParser
 import Foundation
-import HapticsSynthesis
 import HapticsCore
 import HapticsEngine
+import HapticsSynthesis
 import SensoryFeedback
 
 extension HapticCommand {
@@ -30,15 +30,18 @@ extension HapticCommand {
         @Option(help: ArgumentHelp("Impact intensity, 0 to 1.", valueName: "x"))
         var intensity: Double?
 
-        @Option(name: [.short, .customLong("output")], help: "Write a WAV file instead of playing; - for standard output.")
+        @Option(
+            name: [.short, .customLong("output")], help: "Write a WAV file instead of playing; - for standard output.")
         var output: String?
 
         @OptionGroup var device: DeviceOptions
 
         /// Every name the command accepts, presets first.
         static var names: [String] {
-            ["success", "warning", "error", "selection", "increase", "decrease", "start", "stop", "alignment",
-             "level-change", "path-complete", "impact"] + FeedbackPreset.all.map(\.name).filter { $0.hasPrefix("impact-") }
+            [
+                "success", "warning", "error", "selection", "increase", "decrease", "start", "stop", "alignment",
+                "level-change", "path-complete", "impact",
+            ] + FeedbackPreset.all.map(\.name).filter { $0.hasPrefix("impact-") }
         }
 
         func validate() throws {
@@ -70,14 +73,17 @@ extension HapticCommand {
             if list {
                 let rows = FeedbackPreset.all.map { ($0.name, $0.summary) }
                 let width = rows.map(\.0.count).max() ?? 0
-                for (name, summary) in rows { print(name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + summary) }
+                for (name, summary) in rows {
+                    print(name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + summary)
+                }
                 return
             }
             let feedback = self.feedback
             var pattern = feedback.preset.pattern
             if feedback.intensity < 1 {
                 // What FeedbackPlayer sends live: the intensity control, from the start.
-                pattern.elements.insert(.parameter(DynamicParameter(.hapticIntensityControl, value: Float(feedback.intensity))), at: 0)
+                pattern.elements.insert(
+                    .parameter(DynamicParameter(.hapticIntensityControl, value: Float(feedback.intensity))), at: 0)
             }
             let file = PatternFile(path: "\(feedback.presetName).ahap", pattern: pattern)
             if let output {
@@ -107,8 +113,10 @@ extension HapticCommand {
             let canonical = Self.canonical(name ?? "") ?? "impact"
             let preset = SensoryFeedback(presetName: canonical == "impact" ? "impact-medium" : canonical) ?? .impact
             switch preset {
-            case .impactWeight(let weight, _): if flexibility == nil { return .impact(weight: self.weight ?? weight, intensity: intensity ?? 1) }
-            case .impactFlexibility(let flexibility, _): return .impact(flexibility: flexibility, intensity: intensity ?? 1)
+            case .impactWeight(let weight, _):
+                if flexibility == nil { return .impact(weight: self.weight ?? weight, intensity: intensity ?? 1) }
+            case .impactFlexibility(let flexibility, _):
+                return .impact(flexibility: flexibility, intensity: intensity ?? 1)
             default: return preset
             }
             if let flexibility { return .impact(flexibility: flexibility, intensity: intensity ?? 1) }
@@ -132,7 +140,8 @@ extension HapticCommand {
             for i in 1...max(a.count, 1) where !a.isEmpty {
                 var current = [i] + Array(repeating: 0, count: b.count)
                 for j in 1...max(b.count, 1) where !b.isEmpty {
-                    current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                    current[j] = min(
+                        previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
                 }
                 previous = current
             }

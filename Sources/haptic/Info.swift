@@ -92,10 +92,13 @@ struct PatternInfo: Encodable {
                     : "\(key) \(format(r.min))…\(format(r.max)) (\(r.count)x)"
             }.joined(separator: "\n" + String(repeating: " ", count: 14))
         }
-        let eventSummary = events.isEmpty
+        let eventSummary =
+            events.isEmpty
             ? "none"
-            : "\(events.values.reduce(0, +)): " + events.sorted { $0.key < $1.key }.map { "\($1) \($0)" }.joined(separator: ", ")
-        let curves = parameterCurves.isEmpty
+            : "\(events.values.reduce(0, +)): "
+                + events.sorted { $0.key < $1.key }.map { "\($1) \($0)" }.joined(separator: ", ")
+        let curves =
+            parameterCurves.isEmpty
             ? "none"
             : parameterCurves.sorted { $0.key < $1.key }.map { "\($1) \($0)" }.joined(separator: ", ")
                 + " (\(curveControlPoints) control points)"
@@ -111,7 +114,9 @@ struct PatternInfo: Encodable {
             "  curves      \(curves)",
             "  rendered    \(seconds(renderedSeconds)), peak \(peak), loudness \(loudness)",
         ]
-        if warnings > 0 { lines.append("  lint        \(warnings) warning\(warnings == 1 ? "" : "s") (haptic lint \(file))") }
+        if warnings > 0 {
+            lines.append("  lint        \(warnings) warning\(warnings == 1 ? "" : "s") (haptic lint \(file))")
+        }
         return lines.joined(separator: "\n")
     }
 

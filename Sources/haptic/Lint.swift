@@ -104,7 +104,8 @@ struct LintReport {
             return [path]
         }
         let base = URL(filePath: path)
-        let found = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)?
+        let found =
+            FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)?
             .compactMap { ($0 as? URL) }
             .filter { $0.pathExtension.lowercased() == "ahap" }
             .map { $0.path(percentEncoded: false) }
@@ -121,8 +122,9 @@ struct LintReport {
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
-        let data = (try? encoder.encode(
-            Document(files: fileCount, errors: errors, warnings: warnings, findings: findings))) ?? Data()
+        let data =
+            (try? encoder.encode(
+                Document(files: fileCount, errors: errors, warnings: warnings, findings: findings))) ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 }

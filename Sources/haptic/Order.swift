@@ -26,18 +26,27 @@ extension HapticCommand {
                 """,
             subcommands: [Replay.self])
 
-        @Option(help: ArgumentHelp("Where orders are kept (default $XDG_DATA_HOME/swift-haptics/orders).", valueName: "dir"))
+        @Option(
+            help: ArgumentHelp("Where orders are kept (default $XDG_DATA_HOME/swift-haptics/orders).", valueName: "dir")
+        )
         var store: String?
 
-        @Option(help: ArgumentHelp("The session's event log (default: a new file under the store's sessions/).", valueName: "file"))
+        @Option(
+            help: ArgumentHelp(
+                "The session's event log (default: a new file under the store's sessions/).", valueName: "file"))
         var log: String?
 
         @OptionGroup var device: DeviceOptions
 
-        @Option(help: ArgumentHelp("Run the actions in FILE (- for standard input) instead of the screen.", valueName: "file"))
+        @Option(
+            help: ArgumentHelp(
+                "Run the actions in FILE (- for standard input) instead of the screen.", valueName: "file"))
         var script: String?
 
-        @Option(help: ArgumentHelp("POST orders to this http:// URL instead of the store (failures keep them in the store).", valueName: "url"))
+        @Option(
+            help: ArgumentHelp(
+                "POST orders to this http:// URL instead of the store (failures keep them in the store).",
+                valueName: "url"))
         var endpoint: String?
 
         @Option(help: "The customer's name.") var name: String?
@@ -59,7 +68,8 @@ extension HapticCommand {
             if parsed == nil && (isatty(STDIN_FILENO) != 1 || isatty(STDOUT_FILENO) != 1) {
                 Terminal.fail("the order screen needs a terminal; use --script FILE (or - for standard input)")
             }
-            let storeDirectory = store.map { URL(filePath: $0, directoryHint: .isDirectory) } ?? OrderStore.defaultDirectory
+            let storeDirectory =
+                store.map { URL(filePath: $0, directoryHint: .isDirectory) } ?? OrderStore.defaultDirectory
             let orders: OrderStore
             let logWriter: EventLogWriter
             do {
@@ -128,7 +138,8 @@ extension HapticCommand {
                         Terminal.printError("\(file):\(line): warning: \(reason); line ignored")
                     case .checkedOut(let receipt):
                         printLine(
-                            "\(receipt.message) Total \(receipt.cost.dollars). Order \(receipt.id) saved in \(receipt.destination)")
+                            "\(receipt.message) Total \(receipt.cost.dollars). Order \(receipt.id) saved in \(receipt.destination)"
+                        )
                     case .rejected(let reason):
                         failed = true
                         Terminal.printError("\(file):\(line): error: checkout refused: \(reason)")

@@ -52,7 +52,10 @@ final class EngineFeedbackSink: FeedbackSink {
     /// Waits until every feedback started so far has been heard, then stops the engine.
     func finish() {
         let remaining = end.withLock { $0 } - engine.currentTime
-        if remaining > 0 { Thread.sleep(forTimeInterval: remaining + Double(engine.output.bufferFrames) / Double(engine.format.sampleRate)) }
+        if remaining > 0 {
+            Thread.sleep(
+                forTimeInterval: remaining + Double(engine.output.bufferFrames) / Double(engine.format.sampleRate))
+        }
         engine.stop()
     }
 }

@@ -20,7 +20,9 @@ extension HapticCommand.OrderFlow {
         @Option(help: "Playback speed: 2 plays the session twice as fast.")
         var speed: Double = 1
 
-        @Option(name: [.short, .customLong("output")], help: "Render to this WAV file (- for standard output) instead of playing.")
+        @Option(
+            name: [.short, .customLong("output")],
+            help: "Render to this WAV file (- for standard output) instead of playing.")
         var output: String?
 
         @Flag(help: "Print how often each feedback played, instead of the timeline.")
@@ -52,7 +54,8 @@ extension HapticCommand.OrderFlow {
                 if !summary { for cue in timeline.cues { show(Self.line(cue, speed: speed)) } }
                 let pattern = timeline.pattern(speed: speed, preset: { $0.pattern })
                 do {
-                    try WAVFileRender.render(PatternFile(path: log, pattern: pattern), to: output, options: audio.renderOptions)
+                    try WAVFileRender.render(
+                        PatternFile(path: log, pattern: pattern), to: output, options: audio.renderOptions)
                 } catch {
                     Terminal.fail(error.description)
                 }
@@ -64,7 +67,8 @@ extension HapticCommand.OrderFlow {
                 let due = start + .microseconds(Int64((cue.time / speed * 1e6).rounded()))
                 let wait = due - .now
                 if wait > .zero {
-                    Thread.sleep(forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) * 1e-18)
+                    Thread.sleep(
+                        forTimeInterval: Double(wait.components.seconds) + Double(wait.components.attoseconds) * 1e-18)
                 }
                 sink.play(cue.feedback)
                 if !summary { show(Self.line(cue, speed: speed)) }
@@ -81,7 +85,8 @@ extension HapticCommand.OrderFlow {
                 change += " \(new)"
             }
             let name = FeedbackName.name(of: cue.feedback)
-            return String(format: "%9.3f s  ", cue.time / speed) + name.padding(toLength: max(10, name.count), withPad: " ", startingAt: 0)
+            return String(format: "%9.3f s  ", cue.time / speed)
+                + name.padding(toLength: max(10, name.count), withPad: " ", startingAt: 0)
                 + " " + change
         }
 
@@ -89,7 +94,9 @@ extension HapticCommand.OrderFlow {
             var counts: [String: Int] = [:]
             for cue in timeline.cues { counts[FeedbackName.name(of: cue.feedback), default: 0] += 1 }
             let span = (timeline.cues.last?.time ?? 0) / speed
-            var lines = ["\(timeline.cues.count) feedback\(timeline.cues.count == 1 ? "" : "s") over \(String(format: "%.3f", span)) s"]
+            var lines = [
+                "\(timeline.cues.count) feedback\(timeline.cues.count == 1 ? "" : "s") over \(String(format: "%.3f", span)) s"
+            ]
             for (name, count) in counts.sorted(by: { $0.value != $1.value ? $0.value > $1.value : $0.key < $1.key }) {
                 lines.append("  \(name.padding(toLength: 12, withPad: " ", startingAt: 0)) \(count)")
             }

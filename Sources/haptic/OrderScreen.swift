@@ -46,7 +46,10 @@ final class OrderScreen {
         draw()
         var buffer = [UInt8](repeating: 0, count: 256)
         while true {
-            var polls = [pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0), pollfd(fd: pipe.read, events: Int16(POLLIN), revents: 0)]
+            var polls = [
+                pollfd(fd: STDIN_FILENO, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: pipe.read, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&polls, 2, -1)
             if ready < 0 {
                 if errno == EINTR { continue }
@@ -79,7 +82,9 @@ final class OrderScreen {
         while index < bytes.count {
             let byte = bytes[index]
             // Escape sequences: the arrows arrive as ESC [ A .. D (or ESC O A in application mode).
-            if byte == 0x1B, index + 2 < bytes.count, bytes[index + 1] == UInt8(ascii: "[") || bytes[index + 1] == UInt8(ascii: "O") {
+            if byte == 0x1B, index + 2 < bytes.count,
+                bytes[index + 1] == UInt8(ascii: "[") || bytes[index + 1] == UInt8(ascii: "O")
+            {
                 let key = bytes[index + 2]
                 index += 3
                 if editing == nil {
@@ -137,7 +142,9 @@ final class OrderScreen {
     }
 
     private func commit(_ field: Int) {
-        let actions: [(String) -> OrderAction] = [OrderAction.name, OrderAction.street, OrderAction.city, OrderAction.zip]
+        let actions: [(String) -> OrderAction] = [
+            OrderAction.name, OrderAction.street, OrderAction.city, OrderAction.zip,
+        ]
         session.perform(actions[field](draft))
     }
 
@@ -202,7 +209,9 @@ final class OrderScreen {
             "Special requests: \(order.specialRequestEnabled ? "on" : "off")",
         ]
         if order.specialRequestEnabled {
-            lines += ["  Extra frosting: \(yesNo(order.extraFrosting))", "  Add sprinkles: \(yesNo(order.addSprinkles))"]
+            lines += [
+                "  Extra frosting: \(yesNo(order.extraFrosting))", "  Add sprinkles: \(yesNo(order.addSprinkles))",
+            ]
         }
         lines += ["", "Delivery address\(order.hasValidAddress ? "" : " (incomplete)")"]
         let values = [order.name, order.streetAddress, order.city, order.zip]

@@ -41,10 +41,13 @@ extension HapticCommand {
         func validate() throws {
             guard !(loop && watch) else { throw ValidationError("--loop and --watch cannot be combined") }
             guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be above 0 (got \(rate))") }
-            guard from >= 0, from.isFinite else { throw ValidationError("--from must be 0 or more seconds (got \(from))") }
+            guard from >= 0, from.isFinite else {
+                throw ValidationError("--from must be 0 or more seconds (got \(from))")
+            }
             guard VoicingProfile.named(voice) != nil else {
                 throw ValidationError(
-                    "unknown --voice '\(voice)'; choose one of: \(VoicingProfile.all.map(\.name).joined(separator: ", "))")
+                    "unknown --voice '\(voice)'; choose one of: \(VoicingProfile.all.map(\.name).joined(separator: ", "))"
+                )
             }
         }
 
@@ -130,7 +133,8 @@ extension Terminal {
         }
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
-        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+        let cpu =
+            Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
             + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
         let wall = Double(DispatchTime.now().uptimeNanoseconds - processStart) / 1e9
         var line = "haptic: stats: underruns=\(statistics.underruns) frames=\(statistics.framesWritten)"

@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
-import HapticsCore
 import HapticsALSA
+import HapticsCore
 import HapticsEngine
 import HapticsSynthesis
 import Synchronization

@@ -33,11 +33,16 @@ extension HapticCommand {
 
         func validate() throws {
             try Figure.validate(output)
-            guard (400...8000).contains(width) else { throw ValidationError("--width must be 400 to 8000 (got \(width))") }
-            guard (240...4000).contains(height) else { throw ValidationError("--height must be 240 to 4000 (got \(height))") }
+            guard (400...8000).contains(width) else {
+                throw ValidationError("--width must be 400 to 8000 (got \(width))")
+            }
+            guard (240...4000).contains(height) else {
+                throw ValidationError("--height must be 240 to 4000 (got \(height))")
+            }
             guard VoicingProfile.named(voice) != nil else {
                 throw ValidationError(
-                    "unknown --voice '\(voice)'; choose one of: \(VoicingProfile.all.map(\.name).joined(separator: ", "))")
+                    "unknown --voice '\(voice)'; choose one of: \(VoicingProfile.all.map(\.name).joined(separator: ", "))"
+                )
             }
         }
 
@@ -108,8 +113,10 @@ enum Figure {
             .appending(path: ".\(destination.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
         let process = Process()
         process.executableURL = URL(filePath: converter)
-        process.arguments = ["--format", "png", "--background-color", "white", "--output",
-                             temporary.path(percentEncoded: false)]
+        process.arguments = [
+            "--format", "png", "--background-color", "white", "--output",
+            temporary.path(percentEncoded: false),
+        ]
         let input = Pipe(), errors = Pipe()
         process.standardInput = input
         process.standardError = errors
@@ -124,8 +131,9 @@ enum Figure {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             try? FileManager.default.removeItem(at: temporary)
-            fail("rsvg-convert failed (status \(process.terminationStatus)): "
-                + message.trimmingCharacters(in: .whitespacesAndNewlines))
+            fail(
+                "rsvg-convert failed (status \(process.terminationStatus)): "
+                    + message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         guard rename(temporary.path(percentEncoded: false), path) == 0 else {
             let reason = String(cString: strerror(errno))

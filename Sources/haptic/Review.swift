@@ -40,7 +40,8 @@ extension HapticCommand {
             let sources = ReviewSource.collect(paths, presets: presets)
             guard !sources.isEmpty else { Terminal.fail("no AHAP files found; nothing to review") }
             let entries = ReviewSource.entries(for: sources)
-            let stamp = ISO8601DateFormatter.string(from: Date(), timeZone: .current, formatOptions: [.withInternetDateTime])
+            let stamp = ISO8601DateFormatter.string(
+                from: Date(), timeZone: .current, formatOptions: [.withInternetDateTime])
             let html = ReviewPage.html(title: title, entries: entries, generated: stamp + " by haptic review")
             do {
                 try Data(html.utf8).write(to: URL(filePath: output), options: .atomic)
@@ -81,7 +82,9 @@ struct ReviewSource: Hashable {
         var found: [ReviewSource] = []
         for argument in arguments {
             if isFolder(argument) {
-                found += files(under: argument, extensions: ["ahap", "jsonl"]).map { ReviewSource(path: $0, kind: kind(of: $0)) }
+                found += files(under: argument, extensions: ["ahap", "jsonl"]).map {
+                    ReviewSource(path: $0, kind: kind(of: $0))
+                }
             } else {
                 found.append(ReviewSource(path: argument, kind: kind(of: argument)))
             }
@@ -90,7 +93,8 @@ struct ReviewSource: Hashable {
             if isFolder(presetsFolder) {
                 found += files(under: presetsFolder, extensions: ["ahap"]).map { ReviewSource(path: $0, kind: .preset) }
             } else {
-                Terminal.printError("haptic: no feedback presets here (\(presetsFolder) does not exist); --presets adds nothing")
+                Terminal.printError(
+                    "haptic: no feedback presets here (\(presetsFolder) does not exist); --presets adds nothing")
             }
         }
         var seen = Set<String>()
@@ -111,7 +115,9 @@ struct ReviewSource: Hashable {
         let enumerator = FileManager.default.enumerator(atPath: base)
         var out: [String] = []
         while let relative = enumerator?.nextObject() as? String {
-            if extensions.contains(URL(filePath: relative).pathExtension.lowercased()) { out.append(base + "/" + relative) }
+            if extensions.contains(URL(filePath: relative).pathExtension.lowercased()) {
+                out.append(base + "/" + relative)
+            }
         }
         return out.sorted()
     }
@@ -165,7 +171,8 @@ struct ReviewSource: Hashable {
         var pattern = timeline.pattern(preset: { $0.pattern })
         pattern.metadata["Description"] = .string(
             "\(timeline.cues.count) feedback\(timeline.cues.count == 1 ? "" : "s") over \(log.events.count) logged changes: "
-                + timeline.cues.map { "\($0.event.change) → \(FeedbackName.name(of: $0.feedback))" }.joined(separator: ", "))
+                + timeline.cues.map { "\($0.event.change) → \(FeedbackName.name(of: $0.feedback))" }.joined(
+                    separator: ", "))
         let title = URL(filePath: path).lastPathComponent
         let plot = PlotInput.rendering(title: title, pattern: pattern, clips: [:])
         var entry = ReviewEntry(path: path, kind: .orderLog, plot: plot, wavBytes: plot.wavBytes, findings: findings)

@@ -71,7 +71,8 @@ final class ProgressBar {
         let width = 30
         let filled = Int((fraction * Double(width)).rounded(.down))
         let bar = String(repeating: "█", count: filled) + String(repeating: "·", count: width - filled)
-        let seconds = items.map { "\(done) of \(total) \($0)" }
+        let seconds =
+            items.map { "\(done) of \(total) \($0)" }
             ?? String(format: "%.1f of %.1f s", Double(done) / framesPerSecond, Double(total) / framesPerSecond)
         Terminal.printErrorRaw("\r\(label) \(bar) \(Int(fraction * 100))%  \(seconds)\u{1B}[K")
     }

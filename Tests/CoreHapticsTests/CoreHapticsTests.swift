@@ -5,7 +5,8 @@ import HapticsSynthesis
 import HapticsTestSupport
 import Testing
 
-let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 
 /// A CHHapticEngine on a manual clock and a recording device.
 final class Rig {
@@ -16,7 +17,8 @@ final class Rig {
 
     init() {
         let clock = self.clock
-        output = RecordingOutput(format: AudioFormat(sampleRate: 48_000, channels: 1), bufferFrames: 960, clock: { clock.nanoseconds })
+        output = RecordingOutput(
+            format: AudioFormat(sampleRate: 48_000, channels: 1), bufferFrames: 960, clock: { clock.nanoseconds })
         engine = CHHapticEngine(output: output, clock: clock, ticks: ticks)
     }
 
@@ -43,7 +45,8 @@ func tap(_ time: TimeInterval, _ intensity: Float) -> CHHapticEvent {
         #expect(CHHapticEvent.ParameterID.audioBrightness.rawValue == "AudioBrightness")
         #expect(CHHapticDynamicParameter.ID.hapticIntensityControl.rawValue == "HapticIntensityControl")
         #expect(CHHapticPattern.Key.parameterCurveControlPoints.rawValue == "ParameterCurveControlPoints")
-        #expect(CHHapticError.Code.engineNotRunning.rawValue == -4805 && CHHapticError.Code.memoryError.rawValue == -4899)
+        #expect(
+            CHHapticError.Code.engineNotRunning.rawValue == -4805 && CHHapticError.Code.memoryError.rawValue == -4899)
         #expect(CHHapticTimeImmediate == 0)
     }
 
@@ -57,14 +60,18 @@ func tap(_ time: TimeInterval, _ intensity: Float) -> CHHapticEvent {
         let pattern = try CHHapticPattern(dictionary: [
             .version: 1.0,
             .pattern: [
-                [CHHapticPattern.Key.event: [
-                    CHHapticPattern.Key.eventType: CHHapticEvent.EventType.hapticTransient,
-                    CHHapticPattern.Key.time: 0.25,
-                    CHHapticPattern.Key.eventParameters: [
-                        [CHHapticPattern.Key.parameterID: CHHapticEvent.ParameterID.hapticIntensity,
-                         CHHapticPattern.Key.parameterValue: Float(0.5)],
-                    ],
-                ]],
+                [
+                    CHHapticPattern.Key.event: [
+                        CHHapticPattern.Key.eventType: CHHapticEvent.EventType.hapticTransient,
+                        CHHapticPattern.Key.time: 0.25,
+                        CHHapticPattern.Key.eventParameters: [
+                            [
+                                CHHapticPattern.Key.parameterID: CHHapticEvent.ParameterID.hapticIntensity,
+                                CHHapticPattern.Key.parameterValue: Float(0.5),
+                            ]
+                        ],
+                    ]
+                ],
                 ["Parameter": ["ParameterID": "HapticSharpnessControl", "Time": 0.5, "ParameterValue": -0.25]],
             ],
         ])
@@ -79,7 +86,10 @@ func tap(_ time: TimeInterval, _ intensity: Float) -> CHHapticEvent {
     }
 
     @Test func badInputGetsApplesCodes() {
-        #expect(throws: CHHapticError(.invalidPatternDictionary, "Pattern[0].Event.Time: error: Time must be a number, found string \"soon\"")) {
+        #expect(
+            throws: CHHapticError(
+                .invalidPatternDictionary, "Pattern[0].Event.Time: error: Time must be a number, found string \"soon\"")
+        ) {
             try CHHapticPattern(dictionary: [.pattern: [["Event": ["EventType": "HapticTransient", "Time": "soon"]]]])
         }
         #expect(throws: CHHapticError.self) { try CHHapticPattern(events: [tap(-1, 1)], parameters: []) }
@@ -118,7 +128,8 @@ func tap(_ time: TimeInterval, _ intensity: Float) -> CHHapticEvent {
         let rig = Rig()
         try rig.engine.start()
         do {
-            let player = try rig.engine.makePlayer(with: CHHapticPattern(events: [tap(0, 1), tap(0.2, 0.5)], parameters: []))
+            let player = try rig.engine.makePlayer(
+                with: CHHapticPattern(events: [tap(0, 1), tap(0.2, 0.5)], parameters: []))
             try player.start(atTime: CHHapticTimeImmediate)
         }
         rig.run(seconds: 0.4)
@@ -156,7 +167,10 @@ func tap(_ time: TimeInterval, _ intensity: Float) -> CHHapticEvent {
         let rig = Rig()
         try rig.engine.start()
         rig.engine.isMutedForHaptics = true
-        try rig.engine.playPattern(from: Data(try String(contentsOf: packageRoot.appending(path: "Patterns/feedback/success.ahap"), encoding: .utf8).utf8))
+        try rig.engine.playPattern(
+            from: Data(
+                try String(contentsOf: packageRoot.appending(path: "Patterns/feedback/success.ahap"), encoding: .utf8)
+                    .utf8))
         rig.run(seconds: 0.2)
         #expect(rig.onsets.isEmpty)
         rig.engine.isMutedForHaptics = false

@@ -35,7 +35,8 @@ import Testing
 
         let clip = try WAV.decode([UInt8](try Data(contentsOf: wav)))
         let rate = clip.sampleRate
-        let onsets = AudioAnalysis.onsets(clip.samples, channels: clip.channels, threshold: 1e-3, minGapFrames: rate / 50)
+        let onsets = AudioAnalysis.onsets(
+            clip.samples, channels: clip.channels, threshold: 1e-3, minGapFrames: rate / 50)
         try #require(onsets.count == 19, "onsets at \(onsets)")
         for (a, b) in zip(onsets, onsets.dropFirst()) {
             // Within 0.2 ms: a soft tap crosses the onset threshold a few samples later than a loud one.
@@ -45,6 +46,8 @@ import Testing
         let top = try #require(peaks.indices.max { peaks[$0] < peaks[$1] })
         #expect(top == 9, "the loudest tap is the tenth (intensity 1 at 1.0 s); peaks \(peaks)")
         for i in 1..<top { #expect(peaks[i] > peaks[i - 1], "rising: tap \(i) louder than tap \(i - 1)") }
-        for i in (top + 1)..<peaks.count { #expect(peaks[i] < peaks[i - 1], "falling: tap \(i) softer than tap \(i - 1)") }
+        for i in (top + 1)..<peaks.count {
+            #expect(peaks[i] < peaks[i - 1], "falling: tap \(i) softer than tap \(i - 1)")
+        }
     }
 }

@@ -17,9 +17,13 @@ final class LoopbackServer: Sendable {
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         address.sin_port = 0
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
         guard bound == 0, listen(fd, 1) == 0 else { throw POSIXError(.EADDRINUSE) }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
         port = UInt16(bigEndian: address.sin_port)
         let listener = fd, finished = done
         Thread.detachNewThread {
@@ -35,11 +39,16 @@ final class LoopbackServer: Sendable {
                 request += buffer[..<n]
                 if let end = request.firstRange(of: Array("\r\n\r\n".utf8)) {
                     let head = String(decoding: request[..<end.lowerBound], as: UTF8.self).lowercased()
-                    let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
-                        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                    let length =
+                        head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                        .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) }
+                        ?? 0
                     if request.count - end.upperBound >= length {
                         let body = (200..<300).contains(status) ? Array(request[end.upperBound...]) : Array("no".utf8)
-                        let reply = Array("HTTP/1.1 \(status) X\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body
+                        let reply =
+                            Array(
+                                "HTTP/1.1 \(status) X\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n\r\n"
+                                    .utf8) + body
                         _ = reply.withUnsafeBytes { send(client, $0.baseAddress, $0.count, 0) }
                         break
                     }
@@ -58,7 +67,9 @@ final class LoopbackServer: Sendable {
     func filledSession(_ checkout: any OrderCheckout) -> (OrderSession, RecordingSink) {
         let sink = RecordingSink()
         let session = OrderSession(order: Order(), sink: sink, checkout: checkout)
-        for action in [OrderAction.setQuantity(5), .setType(3), .name("Ada"), .street("1 Loop"), .city("Cupertino"), .zip("95014")] {
+        for action in [
+            OrderAction.setQuantity(5), .setType(3), .name("Ada"), .street("1 Loop"), .city("Cupertino"), .zip("95014"),
+        ] {
             session.perform(action)
         }
         return (session, sink)
@@ -68,7 +79,8 @@ final class LoopbackServer: Sendable {
         let server = try LoopbackServer(status: 201)
         let scratch = Scratch()
         let store = try OrderStore(directory: scratch.url)
-        let (session, sink) = filledSession(EndpointCheckout(url: URL(string: "http://127.0.0.1:\(server.port)/api/cupcakes")!, fallback: store))
+        let (session, sink) = filledSession(
+            EndpointCheckout(url: URL(string: "http://127.0.0.1:\(server.port)/api/cupcakes")!, fallback: store))
         let outcome = session.perform(.submit)
         server.wait()
         guard case .checkedOut(let receipt) = outcome else {
@@ -86,7 +98,8 @@ final class LoopbackServer: Sendable {
         let server = try LoopbackServer(status: 500)
         let scratch = Scratch()
         let store = try OrderStore(directory: scratch.url)
-        let (session, sink) = filledSession(EndpointCheckout(url: URL(string: "http://127.0.0.1:\(server.port)/")!, fallback: store))
+        let (session, sink) = filledSession(
+            EndpointCheckout(url: URL(string: "http://127.0.0.1:\(server.port)/")!, fallback: store))
         let outcome = session.perform(.submit)
         server.wait()
         guard case .rejected(let reason) = outcome else {

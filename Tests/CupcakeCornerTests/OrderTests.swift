@@ -86,14 +86,15 @@ final class Scratch {
         order.zip = "95014"
         let json = String(decoding: try OrderStore.encoder().encode(order), as: UTF8.self)
         #expect(
-            json == #"{"addSprinkles":true,"city":"Cupertino","extraFrosting":false,"name":"Ada","quantity":7,"# +
-                #""specialRequestEnabled":true,"streetAddress":"1 Loop","type":2,"zip":"95014"}"#)
+            json == #"{"addSprinkles":true,"city":"Cupertino","extraFrosting":false,"name":"Ada","quantity":7,"#
+                + #""specialRequestEnabled":true,"streetAddress":"1 Loop","type":2,"zip":"95014"}"#)
         let decoded = try JSONDecoder().decode(Order.self, from: Data(json.utf8))
         #expect(String(decoding: try OrderStore.encoder().encode(decoded), as: UTF8.self) == json)
     }
 
     @Test func decodingRejectsAQuantityOutOfRange() {
-        let json = #"{"addSprinkles":false,"city":"","extraFrosting":false,"name":"","quantity":50,"specialRequestEnabled":false,"streetAddress":"","type":0,"zip":""}"#
+        let json =
+            #"{"addSprinkles":false,"city":"","extraFrosting":false,"name":"","quantity":50,"specialRequestEnabled":false,"streetAddress":"","type":0,"zip":""}"#
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Order.self, from: Data(json.utf8)) }
     }
 }
@@ -103,7 +104,9 @@ final class Scratch {
         let scratch = Scratch()
         let sink = RecordingSink()
         let store = try OrderStore(directory: scratch.url)
-        return (OrderSession(order: Order(), sink: sink, checkout: checkout ?? StoreCheckout(store: store)), sink, scratch)
+        return (
+            OrderSession(order: Order(), sink: sink, checkout: checkout ?? StoreCheckout(store: store)), sink, scratch
+        )
     }
 
     @Test func stepperPlaysIncreaseAndDecreaseButNothingAtItsBounds() throws {
@@ -148,7 +151,9 @@ final class Scratch {
         let (session, sink, scratch) = try session()
         session.perform(.setQuantity(6))
         session.perform(.setType(1))
-        for action in [OrderAction.name("Ada"), .street("1 Loop"), .city("Cupertino"), .zip("95014")] { session.perform(action) }
+        for action in [OrderAction.name("Ada"), .street("1 Loop"), .city("Cupertino"), .zip("95014")] {
+            session.perform(action)
+        }
         guard case .checkedOut(let receipt) = session.perform(.submit) else {
             Issue.record("checkout failed")
             return
@@ -163,7 +168,9 @@ final class Scratch {
 
     @Test func aFailingStorePlaysError() throws {
         let (session, sink, _) = try session(FailingCheckout())
-        for action in [OrderAction.name("Ada"), .street("1 Loop"), .city("Cupertino"), .zip("95014")] { session.perform(action) }
+        for action in [OrderAction.name("Ada"), .street("1 Loop"), .city("Cupertino"), .zip("95014")] {
+            session.perform(action)
+        }
         #expect(session.perform(.submit) == .rejected("disk full"))
         #expect(sink.feedback == [.error])
         #expect(session.events.last?.new == "failed: disk full")
@@ -183,9 +190,15 @@ final class Scratch {
     }
 
     @Test(arguments: [
-        ("quantity 3\nbake it\n", "s.txt:2: error: unknown action 'bake'; expected quantity, type, special, frosting, sprinkles, name, street, city, zip, wait or submit"),
+        (
+            "quantity 3\nbake it\n",
+            "s.txt:2: error: unknown action 'bake'; expected quantity, type, special, frosting, sprinkles, name, street, city, zip, wait or submit"
+        ),
         ("quantity 21\n", "s.txt:1: error: quantity 21 is outside 3...20"),
-        ("type Lemon\n", "s.txt:1: error: unknown cake type 'Lemon'; choose one of: Vanilla, Strawberry, Chocolate, Rainbow"),
+        (
+            "type Lemon\n",
+            "s.txt:1: error: unknown cake type 'Lemon'; choose one of: Vanilla, Strawberry, Chocolate, Rainbow"
+        ),
         ("# x\nfrosting on\n", "s.txt:2: error: frosting on needs 'special on' first"),
         ("wait soon\n", "s.txt:1: error: wait needs a number of seconds 0...3600 (got 'soon')"),
     ])

@@ -36,7 +36,10 @@ import Testing
         #expect(loaded.orders.map(\.id) == ["one"])
         #expect(loaded.problems.count == 1)
         #expect(loaded.problems[0].isTornTail && loaded.problems[0].line == 2)
-        #expect(loaded.problems[0].description.hasSuffix("orders.jsonl:2: warning: torn record (26 bytes without an ending newline): a write cut short by a crash; skipped"))
+        #expect(
+            loaded.problems[0].description.hasSuffix(
+                "orders.jsonl:2: warning: torn record (26 bytes without an ending newline): a write cut short by a crash; skipped"
+            ))
         try store.append(StoredOrder(id: "three", order: order("Grace")))
         loaded = try store.load()
         #expect(loaded.orders.map(\.id) == ["one", "three"])

@@ -12,12 +12,28 @@ import Testing
         ("truncated", Array(#"{"Version":1,"Pattern":[{"Event":{"Time":0,"#.utf8), "line 1"),
         ("garbage", (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 2_654_435_761 >> 13) }, "error"),
         ("top-level-array", Array(#"[{"Event":{"Time":0,"EventType":"HapticTransient"}}]"#.utf8), "object"),
-        ("invalid-utf8", Array(#"{"Version":1,"Metadata":{"Project":""#.utf8) + [0xC3, 0x28] + Array(#""},"Pattern":[]}"#.utf8), "UTF-8"),
-        ("huge-number", Array(#"{"Pattern":[{"Event":{"Time":1e999,"EventType":"HapticTransient"}}]}"#.utf8), "Pattern[0].Event.Time"),
-        ("negative-time", Array(#"{"Pattern":[{"Event":{"Time":-1e308,"EventType":"HapticTransient"}}]}"#.utf8), "Pattern[0].Event.Time"),
+        (
+            "invalid-utf8",
+            Array(#"{"Version":1,"Metadata":{"Project":""#.utf8) + [0xC3, 0x28] + Array(#""},"Pattern":[]}"#.utf8),
+            "UTF-8"
+        ),
+        (
+            "huge-number", Array(#"{"Pattern":[{"Event":{"Time":1e999,"EventType":"HapticTransient"}}]}"#.utf8),
+            "Pattern[0].Event.Time"
+        ),
+        (
+            "negative-time", Array(#"{"Pattern":[{"Event":{"Time":-1e308,"EventType":"HapticTransient"}}]}"#.utf8),
+            "Pattern[0].Event.Time"
+        ),
         ("deep-nesting", Array(repeating: UInt8(ascii: "["), count: 200_000), "nest"),
-        ("string-time", Array(#"{"Pattern":[{"Event":{"Time":"0","EventType":"HapticTransient"}}]}"#.utf8), "Pattern[0].Event.Time"),
-        ("continuous-without-duration", Array(#"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous"}}]}"#.utf8), "Pattern[0].Event"),
+        (
+            "string-time", Array(#"{"Pattern":[{"Event":{"Time":"0","EventType":"HapticTransient"}}]}"#.utf8),
+            "Pattern[0].Event.Time"
+        ),
+        (
+            "continuous-without-duration",
+            Array(#"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous"}}]}"#.utf8), "Pattern[0].Event"
+        ),
     ]
 
     @Test(arguments: cases.map(\.name))
@@ -65,7 +81,8 @@ import Testing
 
     @Test func anAbsoluteWaveformPathIsRefused() throws {
         let file = try scratch.write(
-            "abs.ahap", #"{"Pattern":[{"Event":{"Time":0,"EventType":"AudioCustom","EventWaveformPath":"/etc/passwd"}}]}"#)
+            "abs.ahap",
+            #"{"Pattern":[{"Event":{"Time":0,"EventType":"AudioCustom","EventWaveformPath":"/etc/passwd"}}]}"#)
         let result = try Haptic.run(["render", file, "-o", scratch.path("out.wav")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("absolute"), "\(result.stderr)")

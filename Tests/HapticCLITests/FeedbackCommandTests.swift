@@ -23,8 +23,11 @@ import Testing
         let light = AudioAnalysis.peak(try render(["impact-light"]).samples)
         #expect(half < heavy * 0.8 && half > heavy * 0.2)
         #expect(light < heavy)
-        let soft = try render(["impact", "--flexibility", "soft"]), rigid = try render(["impact", "--flexibility", "rigid"])
-        #expect(AudioAnalysis.spectralCentroid(soft.samples, sampleRate: 48_000) < AudioAnalysis.spectralCentroid(rigid.samples, sampleRate: 48_000))
+        let soft = try render(["impact", "--flexibility", "soft"]),
+            rigid = try render(["impact", "--flexibility", "rigid"])
+        #expect(
+            AudioAnalysis.spectralCentroid(soft.samples, sampleRate: 48_000)
+                < AudioAnalysis.spectralCentroid(rigid.samples, sampleRate: 48_000))
     }
 
     @Test func listsEveryPresetWithADescription() throws {
@@ -38,7 +41,10 @@ import Testing
 
     @Test(arguments: [
         (["sucess"], "Error: unknown feedback 'sucess'; did you mean 'success'? (see haptic feedback --list)"),
-        (["impact", "--weight", "heavy", "--flexibility", "soft"], "Error: --weight and --flexibility cannot be used together"),
+        (
+            ["impact", "--weight", "heavy", "--flexibility", "soft"],
+            "Error: --weight and --flexibility cannot be used together"
+        ),
         (["success", "--intensity", "0.5"], "Error: --weight, --flexibility and --intensity apply to impacts only"),
         (["impact", "--intensity", "1.5"], "Error: --intensity must be 0 to 1 (got 1.5)"),
         (["xyzzy"], "Error: unknown feedback 'xyzzy' (see haptic feedback --list)"),

@@ -5,18 +5,20 @@ import Testing
     let scratch: ScratchFolder
     init() throws { scratch = try ScratchFolder() }
 
-    static let typo = #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient","EventDuraton":1}},{"Event":{"Time":-1,"EventType":"HapticContinuous"}}]}"#
+    static let typo =
+        #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient","EventDuraton":1}},{"Event":{"Time":-1,"EventType":"HapticContinuous"}}]}"#
 
     @Test func everyFindingIsOneLineNamingFilePathAndLine() throws {
         let file = try scratch.write("typo.ahap", Self.typo)
         let result = try Haptic.run(["lint", file])
         #expect(result.status == 1)
-        #expect(result.output == """
-            \(file):Pattern[0].Event.EventDuraton: warning: unknown key "EventDuraton" in an Event (did you mean "EventDuration"?); Core Haptics ignores it (line 1, column 74)
-            \(file):Pattern[1].Event: error: HapticContinuous event has no EventDuration; continuous events need one (line 1, column 102)
-            \(file):Pattern[1].Event.Time: error: Time -1 is negative; times are seconds from the start (line 1, column 110)
+        #expect(
+            result.output == """
+                \(file):Pattern[0].Event.EventDuraton: warning: unknown key "EventDuraton" in an Event (did you mean "EventDuration"?); Core Haptics ignores it (line 1, column 74)
+                \(file):Pattern[1].Event: error: HapticContinuous event has no EventDuration; continuous events need one (line 1, column 102)
+                \(file):Pattern[1].Event.Time: error: Time -1 is negative; times are seconds from the start (line 1, column 110)
 
-            """)
+                """)
         #expect(result.stderr == "lint: 1 file: 2 errors, 1 warning\n")
     }
 
@@ -24,7 +26,9 @@ import Testing
         let invalid = Haptic.fixtures.appending(path: "ahap/meta/invalid.ahap").path(percentEncoded: false)
         let relaxed = try Haptic.run(["lint", invalid])
         #expect(relaxed.status == 0)
-        #expect(relaxed.output.contains(#"unknown key "ParameterCurves" in a Pattern entry (did you mean "ParameterCurve"?)"#))
+        #expect(
+            relaxed.output.contains(
+                #"unknown key "ParameterCurves" in a Pattern entry (did you mean "ParameterCurve"?)"#))
         #expect(relaxed.output.contains("invalid.ahap:Pattern[1].ParameterCurves: warning:"))
         let strict = try Haptic.run(["lint", "--strict", invalid])
         #expect(strict.status == 1)
@@ -49,65 +53,74 @@ import Testing
         let file = try scratch.write("typo.ahap", Self.typo)
         let result = try Haptic.run(["lint", "--json", file])
         #expect(result.status == 1)
-        #expect(result.output == """
-            {
-              "errors" : 2,
-              "files" : 1,
-              "findings" : [
+        #expect(
+            result.output == """
                 {
-                  "code" : "unknown-key",
-                  "column" : 74,
-                  "file" : "\(file)",
-                  "line" : 1,
-                  "message" : "unknown key \\"EventDuraton\\" in an Event (did you mean \\"EventDuration\\"?); Core Haptics ignores it",
-                  "path" : "Pattern[0].Event.EventDuraton",
-                  "severity" : "warning"
-                },
-                {
-                  "code" : "missing-duration",
-                  "column" : 102,
-                  "file" : "\(file)",
-                  "line" : 1,
-                  "message" : "HapticContinuous event has no EventDuration; continuous events need one",
-                  "path" : "Pattern[1].Event",
-                  "severity" : "error"
-                },
-                {
-                  "code" : "negative-time",
-                  "column" : 110,
-                  "file" : "\(file)",
-                  "line" : 1,
-                  "message" : "Time -1 is negative; times are seconds from the start",
-                  "path" : "Pattern[1].Event.Time",
-                  "severity" : "error"
+                  "errors" : 2,
+                  "files" : 1,
+                  "findings" : [
+                    {
+                      "code" : "unknown-key",
+                      "column" : 74,
+                      "file" : "\(file)",
+                      "line" : 1,
+                      "message" : "unknown key \\"EventDuraton\\" in an Event (did you mean \\"EventDuration\\"?); Core Haptics ignores it",
+                      "path" : "Pattern[0].Event.EventDuraton",
+                      "severity" : "warning"
+                    },
+                    {
+                      "code" : "missing-duration",
+                      "column" : 102,
+                      "file" : "\(file)",
+                      "line" : 1,
+                      "message" : "HapticContinuous event has no EventDuration; continuous events need one",
+                      "path" : "Pattern[1].Event",
+                      "severity" : "error"
+                    },
+                    {
+                      "code" : "negative-time",
+                      "column" : 110,
+                      "file" : "\(file)",
+                      "line" : 1,
+                      "message" : "Time -1 is negative; times are seconds from the start",
+                      "path" : "Pattern[1].Event.Time",
+                      "severity" : "error"
+                    }
+                  ],
+                  "warnings" : 1
                 }
-              ],
-              "warnings" : 1
-            }
 
-            """)
+                """)
     }
 
     @Test func aMissingFileIsAFindingNotACrash() throws {
-        let other = try scratch.write("ok.ahap", #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}}]}"#)
+        let other = try scratch.write(
+            "ok.ahap", #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}}]}"#)
         let result = try Haptic.run(["lint", scratch.path("gone.ahap"), other])
         #expect(result.status == 1)
-        #expect(result.output == "\(scratch.path("gone.ahap")):$: error: AHAP file '\(scratch.path("gone.ahap"))' does not exist\n")
+        #expect(
+            result.output
+                == "\(scratch.path("gone.ahap")):$: error: AHAP file '\(scratch.path("gone.ahap"))' does not exist\n")
         #expect(result.stderr == "lint: 2 files: 1 error, 0 warnings\n")
     }
 
     @Test func aWaveformThatCannotBeFoundIsAnError() throws {
         let file = try scratch.write(
-            "custom.ahap", #"{"Pattern":[{"Event":{"Time":0,"EventType":"AudioCustom","EventWaveformPath":"missing.wav"}}]}"#)
+            "custom.ahap",
+            #"{"Pattern":[{"Event":{"Time":0,"EventType":"AudioCustom","EventWaveformPath":"missing.wav"}}]}"#)
         let result = try Haptic.run(["lint", file])
         #expect(result.status == 1)
-        #expect(result.output.contains("custom.ahap:Pattern[0].Event.EventWaveformPath: error: waveform 'missing.wav' not found"))
+        #expect(
+            result.output.contains(
+                "custom.ahap:Pattern[0].Event.EventWaveformPath: error: waveform 'missing.wav' not found"))
     }
 }
 
 @Suite struct InfoCommandTests {
     @Test func describesTheRisingFallingExample() throws {
-        let result = try Haptic.run(["info", Haptic.patterns.appending(path: "examples/rising-falling.ahap").path(percentEncoded: false)])
+        let result = try Haptic.run([
+            "info", Haptic.patterns.appending(path: "examples/rising-falling.ahap").path(percentEncoded: false),
+        ])
         #expect(result.status == 0)
         let lines = result.output.split(separator: "\n").map(String.init)
         #expect(lines.contains("  duration    1.900 s"))

@@ -8,14 +8,18 @@ import Testing
 
     @Test func scriptChecksOutAndStoresTheOrder() throws {
         let scratch = try ScratchFolder()
-        let script = try scratch.write("order.txt", "quantity 6\ntype Strawberry\nspecial on\nsprinkles on\n" + Self.address + "submit\n")
+        let script = try scratch.write(
+            "order.txt", "quantity 6\ntype Strawberry\nspecial on\nsprinkles on\n" + Self.address + "submit\n")
         let result = try Haptic.run([
-            "order", "--store", scratch.path("store"), "--log", scratch.path("log.jsonl"), "--device", "null", "--script", script,
+            "order", "--store", scratch.path("store"), "--log", scratch.path("log.jsonl"), "--device", "null",
+            "--script", script,
         ])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.output.hasPrefix("Your order for 6x strawberry cupcakes is on its way! Total $15.50. Order "))
         let stored = try OrderStore(directory: scratch.url.appending(path: "store")).load()
-        #expect(stored.orders.count == 1 && stored.orders[0].order.addSprinkles && stored.orders[0].cost == Decimal(string: "15.5")!)
+        #expect(
+            stored.orders.count == 1 && stored.orders[0].order.addSprinkles
+                && stored.orders[0].cost == Decimal(string: "15.5")!)
         let log = try EventLogReader.read(path: scratch.path("log.jsonl"))
         #expect(log.events.compactMap(\.feedback) == ["increase", "selection", "selection", "selection", "success"])
     }
@@ -35,15 +39,21 @@ import Testing
             ["order", "--store", scratch.path("store"), "--device", "null", "--script", "-", "--name", "Ada"],
             input: Array("submit\n".utf8))
         #expect(result.status == 1)
-        #expect(result.stderr.contains("-:1: error: checkout refused: please fill in the address first (missing: street, city, zip)"))
+        #expect(
+            result.stderr.contains(
+                "-:1: error: checkout refused: please fill in the address first (missing: street, city, zip)"))
     }
 
     /// Each feedback of the rendered replay starts where the log says, within 1 ms.
     @Test func replayPlacesEveryFeedbackAtItsLoggedTime() throws {
         let scratch = try ScratchFolder()
         let script = try scratch.write(
-            "order.txt", "quantity +1\nwait 0.3\ntype Chocolate\nwait 0.25\nquantity -1\nwait 0.4\n" + Self.address + "submit\n")
-        let run = try Haptic.run(["order", "--store", scratch.path("store"), "--log", scratch.path("log.jsonl"), "--device", "null", "--script", script])
+            "order.txt",
+            "quantity +1\nwait 0.3\ntype Chocolate\nwait 0.25\nquantity -1\nwait 0.4\n" + Self.address + "submit\n")
+        let run = try Haptic.run([
+            "order", "--store", scratch.path("store"), "--log", scratch.path("log.jsonl"), "--device", "null",
+            "--script", script,
+        ])
         #expect(run.status == 0, "\(run.stderr)")
         let replay = try Haptic.run(["order", "replay", scratch.path("log.jsonl"), "-o", scratch.path("out.wav")])
         #expect(replay.status == 0, "\(replay.stderr)")
@@ -59,7 +69,9 @@ import Testing
             #expect(nearest < 0.001, "no onset within 1 ms of the feedback logged at \(time) s")
         }
         // Twice as fast: every onset at half its time.
-        let fast = try Haptic.run(["order", "replay", scratch.path("log.jsonl"), "--speed", "2", "-o", scratch.path("fast.wav")])
+        let fast = try Haptic.run([
+            "order", "replay", scratch.path("log.jsonl"), "--speed", "2", "-o", scratch.path("fast.wav"),
+        ])
         #expect(fast.status == 0)
         let fastClip = try WAV.decode(Array(try Data(contentsOf: scratch.url.appending(path: "fast.wav"))))
         let fastOnsets = AudioAnalysis.onsets(fastClip.samples, channels: 1, minGapFrames: fastClip.sampleRate / 50)
@@ -82,7 +94,10 @@ import Testing
         #expect(result.stderr.hasPrefix("\(log):2: error: not an event"))
         #expect(result.output == "2 feedbacks over 0.500 s\n  increase     1\n  success      1\n")
         let clip = try WAV.decode(Array(try Data(contentsOf: scratch.url.appending(path: "out.wav"))))
-        #expect(AudioAnalysis.onsets(clip.samples, channels: 1, minGapFrames: 4_800).map { abs($0 - 4_800) < 48 || abs($0 - 24_000) < 48 } == [true, true])
+        #expect(
+            AudioAnalysis.onsets(clip.samples, channels: 1, minGapFrames: 4_800).map {
+                abs($0 - 4_800) < 48 || abs($0 - 24_000) < 48
+            } == [true, true])
     }
 
     /// A child appends orders in a loop and prints each id once it is durable; it is killed
@@ -116,7 +131,9 @@ import Testing
             for line in text.split(separator: "\n") where line.hasSuffix("orders.jsonl") {
                 // "... Order ID saved in PATH"
                 let words = line.split(separator: " ")
-                if let index = words.firstIndex(of: "Order"), index + 1 < words.count { reported.insert(String(words[index + 1])) }
+                if let index = words.firstIndex(of: "Order"), index + 1 < words.count {
+                    reported.insert(String(words[index + 1]))
+                }
             }
         }
         #expect(reported.count >= 20)

@@ -19,7 +19,8 @@ import Testing
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, capture.path(percentEncoded: false), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_addopen(
+            &actions, 1, capture.path(percentEncoded: false), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         var pid: pid_t = 0
         let cArguments = argv.map { strdup($0) } + [nil]
@@ -48,7 +49,8 @@ import Testing
     func orderingInTheTerminal() throws {
         let scratch = try ScratchFolder()
         let store = scratch.path("store")
-        let command = "\(Haptic.executable.path(percentEncoded: false)) order --store \(store) --log \(scratch.path("log.jsonl")) --device null"
+        let command =
+            "\(Haptic.executable.path(percentEncoded: false)) order --store \(store) --log \(scratch.path("log.jsonl")) --device null"
         try tmux(["new-session", "-d", "-s", "order", "-x", "100", "-y", "30", command])
         defer { _ = try? tmux(["kill-server"]) }
         var text = try screen { $0.contains("Number of cakes: 3") }
@@ -77,6 +79,7 @@ import Testing
         #expect(stored.orders.count == 1)
         #expect(stored.orders.first?.order.name == "Ada" && stored.orders.first?.order.quantity == 6)
         let log = try EventLogReader.read(path: scratch.path("log.jsonl"))
-        #expect(log.events.compactMap(\.feedback) == ["increase", "increase", "increase", "selection", "error", "success"])
+        #expect(
+            log.events.compactMap(\.feedback) == ["increase", "increase", "increase", "selection", "error", "success"])
     }
 }

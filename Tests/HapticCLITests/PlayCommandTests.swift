@@ -29,8 +29,9 @@ private func offlineRender(_ path: String) throws -> [Float] {
 func expectCapture(_ capture: String, equalsTheOfflineRenderOf pattern: String) throws {
     let bytes = try [UInt8](Data(contentsOf: URL(filePath: capture)))
     let played = stride(from: 0, to: bytes.count - 3, by: 4).map { at in
-        Float(bitPattern: UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16
-            | UInt32(bytes[at + 3]) << 24)
+        Float(
+            bitPattern: UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16
+                | UInt32(bytes[at + 3]) << 24)
     }
     let reference = try offlineRender(pattern)
     let start = try #require(played.firstIndex { $0 != 0 })
@@ -134,7 +135,8 @@ struct PlayThroughRigTests {
                 format "raw"
             }
             """)
-        let config = (ProcessInfo.processInfo.environment["ALSA_CONFIG_PATH"] ?? "/usr/share/alsa/alsa.conf") + ":" + conf
+        let config =
+            (ProcessInfo.processInfo.environment["ALSA_CONFIG_PATH"] ?? "/usr/share/alsa/alsa.conf") + ":" + conf
         let load = try BusyLoops(count: 2)
         let started = DispatchTime.now().uptimeNanoseconds
         let play = try RunningHaptic(

@@ -41,7 +41,9 @@ final class LiveHaptic {
     func waitFor(_ needle: String, count: Int = 1, seconds: Double = 20) -> Bool {
         let deadline = DispatchTime.now() + seconds
         while text.components(separatedBy: needle).count - 1 < count {
-            if arrived.wait(timeout: deadline) == .timedOut { return text.components(separatedBy: needle).count - 1 >= count }
+            if arrived.wait(timeout: deadline) == .timedOut {
+                return text.components(separatedBy: needle).count - 1 >= count
+            }
         }
         return true
     }

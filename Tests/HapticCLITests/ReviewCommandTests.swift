@@ -34,9 +34,12 @@ struct PlotDiffReviewTests {
             #expect(width == 800)
         } else {
             #expect(result.status == 1)
-            #expect(result.stderr.contains("PNG output needs rsvg-convert, which is not installed (Debian/Ubuntu: apt install librsvg2-bin)"))
+            #expect(
+                result.stderr.contains(
+                    "PNG output needs rsvg-convert, which is not installed (Debian/Ubuntu: apt install librsvg2-bin)"))
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).allSatisfy { !$0.hasSuffix(".tmp") })
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).allSatisfy { !$0.hasSuffix(".tmp") })
     }
 
     @Test func plotRefusesOtherImageFormats() throws {
@@ -100,7 +103,9 @@ struct PlotDiffReviewTests {
         #expect(!html.contains("<script"))
         #expect(!html.contains("<img"))
         // Folder contents sorted, then the file given.
-        let order = ["broken.ahap", "hostile.ahap", "Boing.ahap"].map { html.range(of: "</span>\($0)</h2>")?.lowerBound }
+        let order = ["broken.ahap", "hostile.ahap", "Boing.ahap"].map {
+            html.range(of: "</span>\($0)</h2>")?.lowerBound
+        }
         #expect(order.allSatisfy { $0 != nil })
         #expect(order.compactMap { $0 }.sorted() == order.compactMap { $0 })
     }
@@ -131,14 +136,18 @@ struct PlotDiffReviewTests {
 /// Chromium (Debian package `chromium`; CI installs it). Fails, never skips, without Chromium.
 @Suite(.serialized) struct ReviewInChromiumTests {
     static func chromium(_ arguments: [String], page: URL, profile: URL) throws -> String {
-        let candidates = ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
+        let candidates =
+            ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
             + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/chromium" }
         let found = try #require(
             candidates.first { FileManager.default.isExecutableFile(atPath: $0) }, "chromium is not installed")
         let process = Process()
         process.executableURL = URL(filePath: found)
-        process.arguments = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                             "--no-first-run", "--user-data-dir=\(profile.path)"] + arguments + [page.absoluteString]
+        process.arguments =
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--no-first-run", "--user-data-dir=\(profile.path)",
+            ] + arguments + [page.absoluteString]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
@@ -191,8 +200,10 @@ struct PlotDiffReviewTests {
             "--script", script,
         ])
         #expect(run.status == 0, "\(run.stderr)")
-        try FileManager.default.copyItem(atPath: scratch.path("logs/session.jsonl"), toPath: scratch.path("logs/copy.txt"))
-        let corrupted = try String(contentsOfFile: scratch.path("logs/session.jsonl"), encoding: .utf8) + "{\"t\": \"soon\"}\n"
+        try FileManager.default.copyItem(
+            atPath: scratch.path("logs/session.jsonl"), toPath: scratch.path("logs/copy.txt"))
+        let corrupted =
+            try String(contentsOfFile: scratch.path("logs/session.jsonl"), encoding: .utf8) + "{\"t\": \"soon\"}\n"
         try scratch.write("logs/session.jsonl", corrupted)
         let page = scratch.path("review.html")
         let result = try Haptic.run(["review", scratch.path("logs"), "-o", page])

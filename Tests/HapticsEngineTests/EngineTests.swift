@@ -13,7 +13,8 @@ final class EngineRig {
     let engine: HapticEngine
     let rate: Int
 
-    init(rate: Int = 48_000, bufferFrames: Int = 960, configure: (inout HapticEngine.Configuration) -> Void = { _ in }) {
+    init(rate: Int = 48_000, bufferFrames: Int = 960, configure: (inout HapticEngine.Configuration) -> Void = { _ in })
+    {
         self.rate = rate
         let clock = self.clock
         output = RecordingOutput(
@@ -47,7 +48,10 @@ final class EngineRig {
 }
 
 func tap(_ time: Double, intensity: Float = 1, sharpness: Float = 0.5) -> PatternElement {
-    .event(HapticEvent(time: time, type: .hapticTransient, parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, sharpness)]))
+    .event(
+        HapticEvent(
+            time: time, type: .hapticTransient,
+            parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, sharpness)]))
 }
 
 func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
@@ -93,8 +97,13 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
     func jitterNeverMovesAnEvent(ticks: [Int]) throws {
         let pattern = HapticPattern(elements: [
             tap(0.0), tap(0.013, intensity: 0.7), tap(0.1, sharpness: 1),
-            .event(HapticEvent(time: 0.2, type: .hapticContinuous, duration: 0.1, parameters: [.init(.hapticIntensity, 0.6)])),
-            .curve(ParameterCurve(.hapticIntensityControl, time: 0.2, controlPoints: [.init(time: 0, value: 1), .init(time: 0.1, value: 0.2)])),
+            .event(
+                HapticEvent(
+                    time: 0.2, type: .hapticContinuous, duration: 0.1, parameters: [.init(.hapticIntensity, 0.6)])),
+            .curve(
+                ParameterCurve(
+                    .hapticIntensityControl, time: 0.2,
+                    controlPoints: [.init(time: 0, value: 1), .init(time: 0.1, value: 0.2)])),
         ])
         let rig = EngineRig()
         try rig.engine.start()
@@ -134,9 +143,13 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
         try rig.engine.start()
         var players: [Player] = []
         for i in 0..<256 {
-            let player = try rig.engine.makePlayer(HapticPattern(elements: [
-                .event(HapticEvent(time: 0, type: .hapticContinuous, duration: 0.3, parameters: [.init(.hapticIntensity, 0.2), .init(.hapticSharpness, Float(i % 10) / 10)]))
-            ]))
+            let player = try rig.engine.makePlayer(
+                HapticPattern(elements: [
+                    .event(
+                        HapticEvent(
+                            time: 0, type: .hapticContinuous, duration: 0.3,
+                            parameters: [.init(.hapticIntensity, 0.2), .init(.hapticSharpness, Float(i % 10) / 10)]))
+                ]))
             try player.start(atTime: 0.05)
             players.append(player)
         }
@@ -207,7 +220,8 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
         try rig.engine.start()
         let player = try rig.engine.makePlayer(pattern)
         try player.start(atTime: 0.1)
-        let silence = ParameterCurve(.hapticIntensityControl, time: 55, controlPoints: [.init(time: 0, value: 0), .init(time: 0.2, value: 0)])
+        let silence = ParameterCurve(
+            .hapticIntensityControl, time: 55, controlPoints: [.init(time: 0, value: 0), .init(time: 0.2, value: 0)])
         try player.scheduleParameterCurve(silence, atTime: 0.6)
         rig.run(seconds: 1.0)
         #expect(AudioAnalysis.peak(Array(rig.samples[20_000..<28_000])) > 0.1)
@@ -217,9 +231,12 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
     @Test func stopFadesOutWithoutAStuckBuzz() throws {
         let rig = EngineRig()
         try rig.engine.start()
-        let player = try rig.engine.makePlayer(HapticPattern(elements: [
-            .event(HapticEvent(time: 0, type: .hapticContinuous, duration: 5, parameters: [.init(.hapticIntensity, 1)]))
-        ]))
+        let player = try rig.engine.makePlayer(
+            HapticPattern(elements: [
+                .event(
+                    HapticEvent(time: 0, type: .hapticContinuous, duration: 5, parameters: [.init(.hapticIntensity, 1)])
+                )
+            ]))
         try player.start(atTime: 0.05)
         try player.stop(atTime: 0.3)
         rig.run(seconds: 0.5)

@@ -5,7 +5,8 @@ import Testing
 /// when Chromium is missing: CI installs it.
 @Suite(.serialized) struct ChromiumTests {
     static func chromium() throws -> URL {
-        let candidates = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/local/bin/chromium"]
+        let candidates =
+            ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/local/bin/chromium"]
             + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/chromium" }
         let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
         return try #require(found.map { URL(filePath: $0) }, "chromium is not installed: apt-get install -y chromium")
@@ -16,8 +17,10 @@ import Testing
         let process = Process()
         process.executableURL = try chromium()
         process.arguments =
-            ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-             "--user-data-dir=\(profile.path)"] + arguments + [page.absoluteString]
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--user-data-dir=\(profile.path)",
+            ] + arguments + [page.absoluteString]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice

@@ -6,16 +6,19 @@ struct EffectiveTimelineTests {
     /// A continuous event (0.1 s to 0.3 s, intensity 0.8, sharpness 0.6) under an intensity curve
     /// dipping 1 → 0.5 → 1 from 0.1 s to 0.3 s, a sharpness control of −0.2 from 0.2 s, and a transient at 0.4 s.
     static let pattern = HapticPattern(elements: [
-        .event(HapticEvent(
-            time: 0.1, type: .hapticContinuous, duration: 0.2,
-            parameters: [EventParameter(.hapticIntensity, 0.8), EventParameter(.hapticSharpness, 0.6)])),
-        .curve(ParameterCurve(
-            .hapticIntensityControl, time: 0.1,
-            controlPoints: [.init(time: 0, value: 1), .init(time: 0.1, value: 0.5), .init(time: 0.2, value: 1)])),
+        .event(
+            HapticEvent(
+                time: 0.1, type: .hapticContinuous, duration: 0.2,
+                parameters: [EventParameter(.hapticIntensity, 0.8), EventParameter(.hapticSharpness, 0.6)])),
+        .curve(
+            ParameterCurve(
+                .hapticIntensityControl, time: 0.1,
+                controlPoints: [.init(time: 0, value: 1), .init(time: 0.1, value: 0.5), .init(time: 0.2, value: 1)])),
         .parameter(DynamicParameter(.hapticSharpnessControl, value: -0.2, time: 0.2)),
-        .event(HapticEvent(
-            time: 0.4, type: .hapticTransient,
-            parameters: [EventParameter(.hapticIntensity, 0.7), EventParameter(.hapticSharpness, 0.9)])),
+        .event(
+            HapticEvent(
+                time: 0.4, type: .hapticTransient,
+                parameters: [EventParameter(.hapticIntensity, 0.7), EventParameter(.hapticSharpness, 0.9)])),
     ])
 
     static func sample(_ samples: [EffectiveSample], at t: Double) throws -> EffectiveSample {
@@ -51,8 +54,10 @@ struct EffectiveTimelineTests {
 
     @Test func transientOffTheSamplingGridIsStillSampledAtItsOwnTime() throws {
         var pattern = Self.pattern
-        pattern.elements.append(.event(HapticEvent(
-            time: 0.4123, type: .hapticTransient, parameters: [EventParameter(.hapticIntensity, 0.6)])))
+        pattern.elements.append(
+            .event(
+                HapticEvent(
+                    time: 0.4123, type: .hapticTransient, parameters: [EventParameter(.hapticIntensity, 0.6)])))
         let samples = EffectiveTimeline.samples(for: pattern)
         let transient = try Self.sample(samples, at: 0.4123)
         #expect(abs(transient.intensity - 0.6) < 1e-6)

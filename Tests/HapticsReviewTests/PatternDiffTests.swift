@@ -129,7 +129,9 @@ import Testing
                 $0[3] = .curve(
                     ParameterCurve(
                         .hapticIntensityControl, time: 0,
-                        controlPoints: [.init(time: 0, value: 1), .init(time: 0.5, value: 0.25), .init(time: 1, value: 1)]))
+                        controlPoints: [
+                            .init(time: 0, value: 1), .init(time: 0.5, value: 0.25), .init(time: 1, value: 1),
+                        ]))
             })
         #expect(diff.controlChanges.count == 1)
         #expect(

@@ -12,9 +12,10 @@ import Testing
     /// A page with three entries from real fixtures; the second carries hostile text everywhere.
     static func page() throws -> (html: String, entries: [ReviewEntry]) {
         var entries: [ReviewEntry] = []
-        for (file, kind) in [("ahap/apple/Heartbeats.ahap", ReviewEntry.Kind.pattern), ("ahap/apple/Boing.ahap", .preset),
-            ("ahap/meta/17_points.ahap", .orderLog)]
-        {
+        for (file, kind) in [
+            ("ahap/apple/Heartbeats.ahap", ReviewEntry.Kind.pattern), ("ahap/apple/Boing.ahap", .preset),
+            ("ahap/meta/17_points.ahap", .orderLog),
+        ] {
             var pattern = try S.loadAHAP(file)
             var findings: [Diagnostic] = []
             var title = URL(filePath: file).lastPathComponent
@@ -86,7 +87,8 @@ import Testing
 
     @Test func audioIsTheEntrysWavFile() throws {
         let (html, entries) = try Self.page()
-        let sources = try S.captures(#"<audio controls="controls" preload="metadata" src="data:audio/wav;base64,([^"]*)""#, in: html)
+        let sources = try S.captures(
+            #"<audio controls="controls" preload="metadata" src="data:audio/wav;base64,([^"]*)""#, in: html)
         #expect(sources.count == entries.count)
         for (source, entry) in zip(sources, entries) {
             #expect(Data(base64Encoded: source).map(Array.init) == entry.wavBytes)
@@ -96,14 +98,18 @@ import Testing
     @Test func tableOfContentsStatisticsAndFindings() throws {
         let (html, entries) = try Self.page()
         #expect(try S.captures(#"<li><a href="(#entry-\d+)">"#, in: html) == ["#entry-1", "#entry-2", "#entry-3"])
-        #expect(try S.captures(#"<section class="entry" id="(entry-\d+)">"#, in: html) == ["entry-1", "entry-2", "entry-3"])
+        #expect(
+            try S.captures(#"<section class="entry" id="(entry-\d+)">"#, in: html) == ["entry-1", "entry-2", "entry-3"])
         #expect(html.contains("<span class=\"badge kind\">order log</span>"))
         let heartbeats = entries[0].statistics
         #expect(html.contains("<dt>Transients</dt><dd>\(heartbeats.transientCount)</dd>"))
         #expect(html.contains("<dt>Closest transients</dt><dd>13 ms apart</dd>"))
         #expect(html.contains("<li class=\"finding warning\"><span class=\"severity\">warning</span>"))
         #expect(html.contains("<li class=\"finding error\"><span class=\"severity\">error</span>"))
-        #expect(html.contains("<code>Patterns/&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;.ahap:41:9</code> <code>Pattern[3]</code>"))
+        #expect(
+            html.contains(
+                "<code>Patterns/&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;.ahap:41:9</code> <code>Pattern[3]</code>"
+            ))
         #expect(html.contains("<span class=\"count error\">1 error</span>"))
         #expect(html.contains("<p class=\"clean\">No findings.</p>"))
         #expect(html.contains("<tr><th scope=\"row\">Project</th><td>Haptic Sampler</td></tr>"))
@@ -112,9 +118,13 @@ import Testing
     @Test func findingPrintsFileLineAndPath() {
         let finding = ReviewFinding(
             file: "Boing.ahap",
-            Diagnostic(.warning, code: "value-clamped", "HapticIntensity 1.5 was clamped to 1.", at: JSONPath.root.key("Pattern").index(2),
-                       location: SourceLocation(line: 12, column: 5)))
-        #expect(finding.description == "Boing.ahap:12:5: warning: HapticIntensity 1.5 was clamped to 1. [value-clamped] (at Pattern[2])")
+            Diagnostic(
+                .warning, code: "value-clamped", "HapticIntensity 1.5 was clamped to 1.",
+                at: JSONPath.root.key("Pattern").index(2),
+                location: SourceLocation(line: 12, column: 5)))
+        #expect(
+            finding.description
+                == "Boing.ahap:12:5: warning: HapticIntensity 1.5 was clamped to 1. [value-clamped] (at Pattern[2])")
     }
 
     @Test func diffOverlayMarksEachChange() throws {
@@ -129,7 +139,9 @@ import Testing
             a: PlotInput(title: "before", pattern: a, samples: S.renderClicks(a), sampleRate: 8_000),
             b: PlotInput(title: "after", pattern: b, samples: S.renderClicks(b), sampleRate: 8_000), diff: diff)
         #expect(S.parseXML(svg).error == nil)
-        if let keep = ProcessInfo.processInfo.environment["REVIEW_DIFF_SVG"] { try Data(svg.utf8).write(to: URL(filePath: keep)) }
+        if let keep = ProcessInfo.processInfo.environment["REVIEW_DIFF_SVG"] {
+            try Data(svg.utf8).write(to: URL(filePath: keep))
+        }
         #expect(try S.captures(#"<g class="change (\w+)">"#, in: svg).sorted() == ["added", "moved", "removed"])
         let legend = try S.captures(#"class="legend-label"[^>]*>([^<]*)<"#, in: svg)
         #expect(legend.prefix(2) == ["A: before", "B: after"])
@@ -137,7 +149,8 @@ import Testing
         #expect(!legend.contains("changed"))
         // Both sides are drawn: A in blue, B in orange.
         #expect(svg.contains("stroke=\"#1971c2\"") && svg.contains("stroke=\"#e8590c\""))
-        let same = DiffPlot.svg(a: PlotInput(title: "a", pattern: a), b: PlotInput(title: "b", pattern: a), diff: PatternDiff.compare(a, a))
+        let same = DiffPlot.svg(
+            a: PlotInput(title: "a", pattern: a), b: PlotInput(title: "b", pattern: a), diff: PatternDiff.compare(a, a))
         #expect(same.contains("No differences"))
         #expect(!same.contains("class=\"change "))
     }

@@ -73,7 +73,8 @@ enum Support {
             let start = Int(event.time * Double(sampleRate))
             let intensity = event.value(of: .hapticIntensity)
             let frequency = 80 + 220 * Double(event.value(of: .hapticSharpness))
-            let length = event.type == .hapticTransient ? sampleRate / 25 : Int((event.duration ?? 0) * Double(sampleRate))
+            let length =
+                event.type == .hapticTransient ? sampleRate / 25 : Int((event.duration ?? 0) * Double(sampleRate))
             for i in 0..<length where start + i < count {
                 let t = Double(i) / Double(sampleRate)
                 let envelope = event.type == .hapticTransient ? exp(-t * 90) : 0.6

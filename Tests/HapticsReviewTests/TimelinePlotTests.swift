@@ -17,7 +17,8 @@ import Testing
             .curve(
                 ParameterCurve(
                     .hapticIntensityControl, time: 0.6,
-                    controlPoints: [.init(time: 0, value: 1), .init(time: 0.2, value: 0.4), .init(time: 0.4, value: 1)])),
+                    controlPoints: [.init(time: 0, value: 1), .init(time: 0.2, value: 0.4), .init(time: 0.4, value: 1)])
+            ),
         ]),
         effective: stride(from: 0.0, through: 1.0, by: 0.005).map {
             EffectiveSample(time: $0, intensity: $0 < 0.6 ? 0 : 0.7, sharpness: $0 < 0.6 ? 0 : 0.5)
@@ -46,7 +47,8 @@ import Testing
             try S.captures(#"class="x-tick"[^>]*>([^<]*)<"#, in: svg)
                 == ["0.0", "0.1", "0.2", "0.3", "0.4", "0.5", "0.6", "0.7", "0.8", "0.9", "1.0"])
         #expect(try S.captures(#"class="x-title"[^>]*>([^<]*)<"#, in: svg) == ["time (s)"])
-        #expect(try S.captures(#"class="y-tick"[^>]*>([^<]*)<"#, in: svg) == ["0", "0.25", "0.5", "0.75", "1", "+1", "−1"])
+        #expect(
+            try S.captures(#"class="y-tick"[^>]*>([^<]*)<"#, in: svg) == ["0", "0.25", "0.5", "0.75", "1", "+1", "−1"])
         let legend = try S.captures(#"class="legend-label"[^>]*>([^<]*)<"#, in: svg)
         #expect(
             legend == [
@@ -104,7 +106,9 @@ import Testing
         var elements: [PatternElement] = []
         for i in 0..<60_000 { elements.append(S.transient(Double(i) * 0.01, Float(i % 10) / 10, Float(i % 7) / 7)) }
         for i in 0..<600 { elements.append(S.continuous(Double(i), 0.5, 0.5, 0.5)) }
-        let effective = (0..<120_000).map { EffectiveSample(time: Double($0) * 0.005, intensity: Float($0 % 100) / 100, sharpness: 0.5) }
+        let effective = (0..<120_000).map {
+            EffectiveSample(time: Double($0) * 0.005, intensity: Float($0 % 100) / 100, sharpness: 0.5)
+        }
         let samples = [Float](repeating: 0.25, count: 600 * 2_000)
         let input = PlotInput(
             title: "Ten minutes", pattern: HapticPattern(elements: elements), effective: effective, samples: samples,
@@ -118,7 +122,8 @@ import Testing
 
     @Test func realFixturePlotsEveryHeartbeat() throws {
         let pattern = try S.loadAHAP("ahap/apple/Heartbeats.ahap")
-        let input = PlotInput(title: "Heartbeats.ahap", pattern: pattern, samples: S.renderClicks(pattern), sampleRate: 8_000)
+        let input = PlotInput(
+            title: "Heartbeats.ahap", pattern: pattern, samples: S.renderClicks(pattern), sampleRate: 8_000)
         let svg = TimelinePlot.svg(input)
         #expect(S.parseXML(svg).error == nil)
         let transients = pattern.events.filter { $0.type == .hapticTransient }

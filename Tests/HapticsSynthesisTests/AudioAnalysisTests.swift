@@ -51,8 +51,9 @@ struct AudioAnalysisTests {
         }
     }
 
-    @Test("BS.1770 calibration: a 0 dBFS 997 Hz sine on one channel reads -3.01 LUFS at every rate",
-          arguments: [44_100, 48_000, 96_000])
+    @Test(
+        "BS.1770 calibration: a 0 dBFS 997 Hz sine on one channel reads -3.01 LUFS at every rate",
+        arguments: [44_100, 48_000, 96_000])
     func calibration(rate: Int) {
         let tone = sine(997, seconds: 5, rate: rate)
         let lufs = AudioAnalysis.integratedLoudness(tone, format: AudioFormat(sampleRate: rate, channels: 1))
@@ -149,8 +150,9 @@ struct AudioAnalysisTests {
         #expect(AudioAnalysis.onsets(samples, channels: 1, minGapFrames: 100) == [0, 1_000, 7_777, 19_999])
         #expect(AudioAnalysis.onsets(samples, channels: 1, minGapFrames: 50) == [0, 1_000, 1_150, 7_777, 19_999])
         #expect(AudioAnalysis.onsets(samples, channels: 1, threshold: 0.005, minGapFrames: 100) == [0, 1_000, 19_999])
-        #expect(AudioAnalysis.onsets(samples, channels: 1, threshold: 0.00001, minGapFrames: 100)
-            == [0, 1_000, 7_777, 12_345, 19_999])
+        #expect(
+            AudioAnalysis.onsets(samples, channels: 1, threshold: 0.00001, minGapFrames: 100)
+                == [0, 1_000, 7_777, 12_345, 19_999])
     }
 
     @Test("Onsets in stereo are frames, found on either channel")

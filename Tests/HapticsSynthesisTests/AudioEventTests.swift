@@ -3,9 +3,9 @@ import HapticsSynthesis
 import Testing
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 @Suite struct AudioEventTests {
@@ -14,15 +14,20 @@ import Darwin
         sampleRate: 22_050, channels: 1,
         samples: (0..<11_025).map { Float(0.8 * cos(2 * Double.pi * 441 * Double($0) / 22_050)) })
 
-    func custom(_ time: Double, duration: Double? = nil, pan: Float = 0, pitch: Float = 0, loop: Bool = false) -> PatternElement {
-        .event(HapticEvent(time: time, type: .audioCustom, duration: duration,
-                           parameters: [.init(.audioVolume, 0.5), .init(.audioPan, pan), .init(.audioPitch, pitch)],
-                           waveformPath: "beep.wav", waveformLoopEnabled: loop))
+    func custom(_ time: Double, duration: Double? = nil, pan: Float = 0, pitch: Float = 0, loop: Bool = false)
+        -> PatternElement
+    {
+        .event(
+            HapticEvent(
+                time: time, type: .audioCustom, duration: duration,
+                parameters: [.init(.audioVolume, 0.5), .init(.audioPan, pan), .init(.audioPitch, pitch)],
+                waveformPath: "beep.wav", waveformLoopEnabled: loop))
     }
 
     @Test func clipPlaysAtItsOwnLengthAndPitchAfterResampling() {
         let format = AudioFormat(sampleRate: 48_000)
-        let samples = PatternRenderer.render(HapticPattern(elements: [custom(0.1)]), format: format, clips: ["beep.wav": Self.clip])
+        let samples = PatternRenderer.render(
+            HapticPattern(elements: [custom(0.1)]), format: format, clips: ["beep.wav": Self.clip])
         let onset = 4_800
         #expect(Measure.firstNonZero(samples) == onset)
         let last = Measure.lastNonZero(samples) ?? 0
@@ -33,7 +38,8 @@ import Darwin
 
     @Test func audioPitchShiftsTheClipAnOctave() {
         let format = AudioFormat(sampleRate: 48_000)
-        let samples = PatternRenderer.render(HapticPattern(elements: [custom(0, pitch: 1)]), format: format, clips: ["beep.wav": Self.clip])
+        let samples = PatternRenderer.render(
+            HapticPattern(elements: [custom(0, pitch: 1)]), format: format, clips: ["beep.wav": Self.clip])
         #expect(abs(samples.count - 12_000) <= 2)  // twice as fast: half as long
         let f = Measure.strongest(samples[2_000..<10_000], rate: 48_000, from: 600, to: 1_100)
         #expect(abs(f - 882) <= 2)
@@ -42,7 +48,8 @@ import Darwin
     @Test func loopingFillsTheEventDurationAndCutsAShorterOne() {
         let format = AudioFormat(sampleRate: 48_000)
         let looped = PatternRenderer.render(
-            HapticPattern(elements: [custom(0, duration: 1.2, loop: true)]), format: format, clips: ["beep.wav": Self.clip])
+            HapticPattern(elements: [custom(0, duration: 1.2, loop: true)]), format: format,
+            clips: ["beep.wav": Self.clip])
         #expect(Measure.rms(looped[50_000..<56_000]) > 0.25)  // still playing in the third pass
         #expect(looped.count >= 57_600 && looped.count < 57_600 + 480)
         let cut = PatternRenderer.render(
@@ -53,7 +60,8 @@ import Darwin
     @Test(arguments: [Float(-1), -0.5, 0, 0.5, 1])
     func panMovesEnergyBetweenChannels(pan: Float) {
         let format = AudioFormat(sampleRate: 48_000, channels: 2)
-        let samples = PatternRenderer.render(HapticPattern(elements: [custom(0, pan: pan)]), format: format, clips: ["beep.wav": Self.clip])
+        let samples = PatternRenderer.render(
+            HapticPattern(elements: [custom(0, pan: pan)]), format: format, clips: ["beep.wav": Self.clip])
         let left = Measure.rms(ArraySlice(stride(from: 4_800, to: 40_000, by: 2).map { samples[$0] }))
         let right = Measure.rms(ArraySlice(stride(from: 4_801, to: 40_000, by: 2).map { samples[$0] }))
         // Below the limiter threshold (peak 0.4). Equal power: left^2 + right^2 stays the same, the split follows the pan law.
@@ -74,10 +82,13 @@ import Darwin
     @Test func audioContinuousToneFollowsPitchAndVolume() {
         let format = AudioFormat(sampleRate: 48_000)
         func tone(_ pitch: Float, _ volume: Float) -> [Float] {
-            PatternRenderer.render(HapticPattern(elements: [
-                .event(HapticEvent(time: 0, type: .audioContinuous, duration: 0.4,
-                                   parameters: [.init(.audioPitch, pitch), .init(.audioVolume, volume)])),
-            ]), format: format)
+            PatternRenderer.render(
+                HapticPattern(elements: [
+                    .event(
+                        HapticEvent(
+                            time: 0, type: .audioContinuous, duration: 0.4,
+                            parameters: [.init(.audioPitch, pitch), .init(.audioVolume, volume)]))
+                ]), format: format)
         }
         let low = tone(-1, 0.5)
         let high = tone(0, 1)

@@ -2,9 +2,9 @@ import HapticsCore
 import HapticsSynthesis
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// Measurements on rendered audio, for the tests.
@@ -62,7 +62,8 @@ enum Measure {
     /// The slice under a Hann window (keeps leakage from smearing power across the spectrum).
     static func hann(_ samples: ArraySlice<Float>) -> ArraySlice<Float> {
         let n = Double(samples.count - 1)
-        return ArraySlice(samples.enumerated().map { i, x in Float(Double(x) * (0.5 - 0.5 * cos(2 * Double.pi * Double(i) / n))) })
+        return ArraySlice(
+            samples.enumerated().map { i, x in Float(Double(x) * (0.5 - 0.5 * cos(2 * Double.pi * Double(i) / n))) })
     }
 
     /// The strongest frequency between `low` and `high` Hz, in 1 Hz steps.
@@ -79,14 +80,18 @@ enum Measure {
 }
 
 func transient(_ time: Double, intensity: Float = 1, sharpness: Float = 0.5) -> PatternElement {
-    .event(HapticEvent(time: time, type: .hapticTransient,
-                       parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, sharpness)]))
+    .event(
+        HapticEvent(
+            time: time, type: .hapticTransient,
+            parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, sharpness)]))
 }
 
 func continuous(
     _ time: Double, _ duration: Double, intensity: Float = 1, sharpness: Float = 0.5,
     extra: [EventParameter] = []
 ) -> PatternElement {
-    .event(HapticEvent(time: time, type: .hapticContinuous, duration: duration,
-                       parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, sharpness)] + extra))
+    .event(
+        HapticEvent(
+            time: time, type: .hapticContinuous, duration: duration,
+            parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, sharpness)] + extra))
 }

@@ -16,7 +16,7 @@ import Testing
     func continuousEventEndsAfterItsReleaseTime(rate: Int) {
         let format = AudioFormat(sampleRate: rate)
         let pattern = HapticPattern(elements: [
-            continuous(0.1003, 0.25, extra: [.init(.releaseTime, 0.1)]),
+            continuous(0.1003, 0.25, extra: [.init(.releaseTime, 0.1)])
         ])
         var renderer = PatternRenderer(pattern: pattern, format: format)
         let samples = PatternRenderer.render(pattern, format: format)
@@ -37,7 +37,8 @@ import Testing
     @Test func transientIsAShortClickBetween5And40Milliseconds() {
         let format = AudioFormat(sampleRate: 48_000)
         for sharpness: Float in [0, 0.5, 1] {
-            let samples = PatternRenderer.render(HapticPattern(elements: [transient(0, sharpness: sharpness)]), format: format)
+            let samples = PatternRenderer.render(
+                HapticPattern(elements: [transient(0, sharpness: sharpness)]), format: format)
             let length = Double(samples.count) / 48_000
             #expect(length >= 0.005 && length <= 0.040)
         }
@@ -47,7 +48,8 @@ import Testing
         let format = AudioFormat(sampleRate: 48_000)
         var previous = 0.0
         for intensity: Float in [0.1, 0.25, 0.4, 0.55, 0.7, 0.85, 1] {
-            let samples = PatternRenderer.render(HapticPattern(elements: [continuous(0, 0.5, intensity: intensity)]), format: format)
+            let samples = PatternRenderer.render(
+                HapticPattern(elements: [continuous(0, 0.5, intensity: intensity)]), format: format)
             let level = Measure.rms(samples[4_800..<19_200])
             #expect(level > previous * 1.1, "intensity \(intensity)")
             previous = level
@@ -72,7 +74,8 @@ import Testing
     @Test(arguments: [Float(0), 0.5, 1])
     func defaultFundamentalIsInTheHapticBand(sharpness: Float) {
         let format = AudioFormat(sampleRate: 48_000)
-        let samples = PatternRenderer.render(HapticPattern(elements: [continuous(0, 0.5, sharpness: sharpness)]), format: format)
+        let samples = PatternRenderer.render(
+            HapticPattern(elements: [continuous(0, 0.5, sharpness: sharpness)]), format: format)
         let fundamental = Measure.strongest(samples[4_800..<19_200], rate: 48_000, from: 40, to: 400)
         #expect(fundamental >= 65 && fundamental <= 300)
         let expected = VoicingProfile.standard.frequency(sharpness: sharpness)
@@ -87,10 +90,13 @@ import Testing
 
     @Test func pureVoiceIsASine() {
         let format = AudioFormat(sampleRate: 48_000)
-        let samples = PatternRenderer.render(HapticPattern(elements: [continuous(0, 0.5, sharpness: 0.5)]), format: format, voicing: .pure)
+        let samples = PatternRenderer.render(
+            HapticPattern(elements: [continuous(0, 0.5, sharpness: 0.5)]), format: format, voicing: .pure)
         let f = VoicingProfile.pure.frequency(sharpness: 0.5)
         let slice = samples[4_800..<19_200]
-        #expect(Measure.power(slice, frequency: 2 * f, rate: 48_000) < Measure.power(slice, frequency: f, rate: 48_000) * 1e-4)
+        #expect(
+            Measure.power(slice, frequency: 2 * f, rate: 48_000) < Measure.power(slice, frequency: f, rate: 48_000)
+                * 1e-4)
         #expect(VoicingProfile.named("PURE") == .pure)
         #expect(VoicingProfile.named("default") == .standard)
         #expect(VoicingProfile.named("nope") == nil)
@@ -158,9 +164,12 @@ import Testing
         let format = AudioFormat(sampleRate: 48_000)
         let pattern = HapticPattern(elements: [
             continuous(0, 1),
-            .curve(ParameterCurve(.hapticIntensityControl, time: 0, controlPoints: [
-                .init(time: 0, value: 1), .init(time: 1, value: 0),
-            ])),
+            .curve(
+                ParameterCurve(
+                    .hapticIntensityControl, time: 0,
+                    controlPoints: [
+                        .init(time: 0, value: 1), .init(time: 1, value: 0),
+                    ])),
         ])
         let samples = PatternRenderer.render(pattern, format: format)
         let early = Measure.rms(samples[4_800..<9_600])
@@ -171,8 +180,10 @@ import Testing
 
     @Test func scheduledChangesLandAtExactFramesWhateverTheBlocks() {
         let format = AudioFormat(sampleRate: 48_000)
-        let click = Synthesizer.prepare(HapticPattern(elements: [transient(0)]), clips: [:], format: format, voicing: .standard)
-        let buzz = Synthesizer.prepare(HapticPattern(elements: [continuous(0, 10)]), clips: [:], format: format, voicing: .standard)
+        let click = Synthesizer.prepare(
+            HapticPattern(elements: [transient(0)]), clips: [:], format: format, voicing: .standard)
+        let buzz = Synthesizer.prepare(
+            HapticPattern(elements: [continuous(0, 10)]), clips: [:], format: format, voicing: .standard)
         var synth = Synthesizer(format: format, voicing: .standard)
         let idleBefore = synth.isIdle
         #expect(idleBefore)
@@ -205,7 +216,8 @@ import Testing
 
     @Test func stopFadesOutWithoutAJump() {
         let format = AudioFormat(sampleRate: 48_000)
-        let buzz = Synthesizer.prepare(HapticPattern(elements: [continuous(0, 10)]), clips: [:], format: format, voicing: .standard)
+        let buzz = Synthesizer.prepare(
+            HapticPattern(elements: [continuous(0, 10)]), clips: [:], format: format, voicing: .standard)
         var synth = Synthesizer(format: format, voicing: .standard)
         synth.start(buzz, layer: 0, atFrame: 0)
         synth.fadeOutAll(atFrame: 10_000, frames: 480)
@@ -223,15 +235,28 @@ import Testing
 func benchmarkLikePattern(seconds: Int) -> HapticPattern {
     var elements: [PatternElement] = []
     for i in 0..<(seconds * 10) {
-        elements.append(transient(Double(i) * 0.1 + 0.0123, intensity: Float(i % 10) / 10 + 0.1, sharpness: Float(i % 7) / 7))
+        elements.append(
+            transient(Double(i) * 0.1 + 0.0123, intensity: Float(i % 10) / 10 + 0.1, sharpness: Float(i % 7) / 7))
     }
     var t = 0.0
     while t < Double(seconds) {
-        elements.append(continuous(t + 0.5, 2, intensity: 0.8, sharpness: 0.4, extra: [.init(.attackTime, 0.1), .init(.releaseTime, 0.2)]))
-        elements.append(.curve(ParameterCurve(.hapticIntensityControl, time: t + 0.5, controlPoints: [
-            .init(time: 0, value: 0.2), .init(time: 1, value: 1), .init(time: 2, value: 0.3)])))
-        elements.append(.curve(ParameterCurve(.hapticSharpnessControl, time: t + 0.5, controlPoints: [
-            .init(time: 0, value: -0.4), .init(time: 2, value: 0.5)])))
+        elements.append(
+            continuous(
+                t + 0.5, 2, intensity: 0.8, sharpness: 0.4, extra: [.init(.attackTime, 0.1), .init(.releaseTime, 0.2)]))
+        elements.append(
+            .curve(
+                ParameterCurve(
+                    .hapticIntensityControl, time: t + 0.5,
+                    controlPoints: [
+                        .init(time: 0, value: 0.2), .init(time: 1, value: 1), .init(time: 2, value: 0.3),
+                    ])))
+        elements.append(
+            .curve(
+                ParameterCurve(
+                    .hapticSharpnessControl, time: t + 0.5,
+                    controlPoints: [
+                        .init(time: 0, value: -0.4), .init(time: 2, value: 0.5),
+                    ])))
         t += 5
     }
     return HapticPattern(elements: elements)

@@ -180,7 +180,10 @@ struct WAVDecoderTests {
             "an AVI", Array("RIFF\u{4}\0\0\0AVI ".utf8), .notWAV,
             "not a WAV file: a RIFF file of form \"AVI \", expected \"WAVE\" (at byte 8)"
         ),
-        ("a cut header", Array("RIFF\u{4}\0\0\0WA".utf8), .truncated, "truncated WAV file: 10 bytes, a RIFF header needs 12 (at byte 10)"),
+        (
+            "a cut header", Array("RIFF\u{4}\0\0\0WA".utf8), .truncated,
+            "truncated WAV file: 10 bytes, a RIFF header needs 12 (at byte 10)"
+        ),
         (
             "zero channels", wavFile(channels: 0, bits: 16, data: []), .malformed,
             "fmt chunk declares 0 channels (at byte 22)"
@@ -205,7 +208,8 @@ struct WAVDecoderTests {
                 bytes[20 + 26] = 0x99
                 return bytes
             }(),
-            .unsupported, "unsupported WAVE_FORMAT_EXTENSIBLE subformat: the GUID is neither PCM nor IEEE float (at byte 44)"
+            .unsupported,
+            "unsupported WAVE_FORMAT_EXTENSIBLE subformat: the GUID is neither PCM nor IEEE float (at byte 44)"
         ),
         (
             "a lying data size",
@@ -219,7 +223,9 @@ struct WAVDecoderTests {
         ),
         (
             "a short fmt chunk",
-            { var riff = RIFFBuilder(); riff.chunk("fmt ", [1, 0, 1, 0, 0x80, 0xBB, 0, 0]); return riff.bytes }(),
+            {
+                var riff = RIFFBuilder(); riff.chunk("fmt ", [1, 0, 1, 0, 0x80, 0xBB, 0, 0]); return riff.bytes
+            }(),
             .malformed, "fmt chunk is 8 bytes, at least 16 are needed (at byte 12)"
         ),
         (
@@ -242,7 +248,10 @@ struct WAVDecoderTests {
             .missingChunk, "WAV file has no \"data\" chunk (at byte 36)"
         ),
         (
-            "no fmt chunk", { var riff = RIFFBuilder(); riff.chunk("data", [0, 0]); return riff.bytes }(),
+            "no fmt chunk",
+            {
+                var riff = RIFFBuilder(); riff.chunk("data", [0, 0]); return riff.bytes
+            }(),
             .missingChunk, "WAV file has no \"fmt \" chunk describing its samples (at byte 22)"
         ),
         (

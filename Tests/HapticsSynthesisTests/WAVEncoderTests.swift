@@ -7,7 +7,8 @@ import Testing
 struct WAVEncoderTests {
     @Test("s16: the classic 44-byte PCM header, byte for byte")
     func headerS16() {
-        let header = WAVHeader.bytes(format: AudioFormat(sampleRate: 48_000, channels: 1), sampleFormat: .s16, frameCount: 3)
+        let header = WAVHeader.bytes(
+            format: AudioFormat(sampleRate: 48_000, channels: 1), sampleFormat: .s16, frameCount: 3)
         let expected: [UInt8] = [
             0x52, 0x49, 0x46, 0x46, 0x2A, 0x00, 0x00, 0x00,  // "RIFF", 42 = 36 + 6 data bytes
             0x57, 0x41, 0x56, 0x45,  // "WAVE"
@@ -36,7 +37,8 @@ struct WAVEncoderTests {
 
     @Test("f32: WAVE_FORMAT_IEEE_FLOAT with cbSize 0 and the fact chunk holding the frame count")
     func headerF32() {
-        let header = WAVHeader.bytes(format: AudioFormat(sampleRate: 96_000, channels: 1), sampleFormat: .f32, frameCount: 5)
+        let header = WAVHeader.bytes(
+            format: AudioFormat(sampleRate: 96_000, channels: 1), sampleFormat: .f32, frameCount: 5)
         let expected: [UInt8] =
             Array("RIFF".utf8) + [70, 0, 0, 0] + Array("WAVEfmt ".utf8) + [18, 0, 0, 0]
             + [3, 0, 1, 0, 0x00, 0x77, 0x01, 0, 0x00, 0xDC, 0x05, 0]  // float, 1 ch, 96000 Hz, 384000 B/s
@@ -77,7 +79,8 @@ struct WAVEncoderTests {
     @Test("More than 4 GiB of samples: an RF64 header with a ds64 chunk")
     func rf64Header() throws {
         let frames: Int64 = 6 * 3600 * 96_000  // six hours of 96 kHz stereo f32: 16.6 GB
-        let header = WAVHeader(format: AudioFormat(sampleRate: 96_000, channels: 2), sampleFormat: .f32, frameCount: frames)
+        let header = WAVHeader(
+            format: AudioFormat(sampleRate: 96_000, channels: 2), sampleFormat: .f32, frameCount: frames)
         let bytes = header.bytes
         #expect(header.isRF64)
         #expect(bytes.count == 58 + 36)
@@ -98,10 +101,14 @@ struct WAVEncoderTests {
     }
 
     static let quantizationCases: [(SampleFormat, [Float], [Int32])] = [
-        (.s16, [1, -1, 0.5, 0, .nan, 2, -.infinity, 1 / 65_536, 3 / 65_536, 0.6 / 32_768],
-         [32_767, -32_768, 16_384, 0, 0, 32_767, -32_768, 0, 2, 1]),
-        (.s24, [1, -1, 0.5, 0, .nan, 2, -.infinity, 1 / 16_777_216, 3 / 16_777_216, 0.6 / 8_388_608],
-         [8_388_607, -8_388_608, 4_194_304, 0, 0, 8_388_607, -8_388_608, 0, 2, 1]),
+        (
+            .s16, [1, -1, 0.5, 0, .nan, 2, -.infinity, 1 / 65_536, 3 / 65_536, 0.6 / 32_768],
+            [32_767, -32_768, 16_384, 0, 0, 32_767, -32_768, 0, 2, 1]
+        ),
+        (
+            .s24, [1, -1, 0.5, 0, .nan, 2, -.infinity, 1 / 16_777_216, 3 / 16_777_216, 0.6 / 8_388_608],
+            [8_388_607, -8_388_608, 4_194_304, 0, 0, 8_388_607, -8_388_608, 0, 2, 1]
+        ),
     ]
 
     @Test("Rounding is to nearest (ties to even), clamping to -1...1, NaN to 0", arguments: quantizationCases)
@@ -138,16 +145,18 @@ struct WAVEncoderTests {
         let samples = (0..<(channels * 1001)).map { _ in Float.random(in: -1...1, using: &generator) }
         let clip = AudioClip(sampleRate: rate, channels: channels, samples: samples)
         let file = WAV.encode(clip, sampleFormat: sampleFormat)
-        let header = WAVHeader(format: AudioFormat(sampleRate: rate, channels: channels), sampleFormat: sampleFormat, frameCount: 1001)
+        let header = WAVHeader(
+            format: AudioFormat(sampleRate: rate, channels: channels), sampleFormat: sampleFormat, frameCount: 1001)
         #expect(file.count == header.bytes.count + Int(header.dataByteCount) + header.trailer.count)
         let decoded = try WAV.decode(file)
         #expect(decoded.sampleRate == rate)
         #expect(decoded.channels == channels)
-        let step: Float = switch sampleFormat {
-        case .s16: 1 / 32_768
-        case .s24: 1 / 8_388_608
-        case .f32: 0
-        }
+        let step: Float =
+            switch sampleFormat {
+            case .s16: 1 / 32_768
+            case .s24: 1 / 8_388_608
+            case .f32: 0
+            }
         let worst = zip(samples, decoded.samples).map { abs($0 - $1) }.max() ?? .infinity
         #expect(decoded.samples.count == samples.count)
         // +1.0 clips to the top code, one step below; random input never hits it exactly.
@@ -190,7 +199,10 @@ struct WAVEncoderTests {
                     capacities.insert(buffer.capacity)
                 }
             }
-            #expect(stream == WAV.encode(AudioClip(sampleRate: 48_000, channels: 2, samples: samples), sampleFormat: sampleFormat))
+            #expect(
+                stream
+                    == WAV.encode(
+                        AudioClip(sampleRate: 48_000, channels: 2, samples: samples), sampleFormat: sampleFormat))
             #expect(capacities.count == 1, "the buffer grew once, then was reused")
         }
     }

@@ -4,7 +4,8 @@ import HapticsSynthesis
 import SensoryFeedback
 import Testing
 
-let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
 let format = AudioFormat(sampleRate: 48_000, channels: 1)
 
 /// What a listener tells presets apart by.

@@ -76,7 +76,9 @@ final class RecordingSink: FeedbackSink {
 
     @Test func closureChoosesTheFeedback() {
         let sink = RecordingSink(), updates = ManualUpdates(), order = Order()
-        let trigger = FeedbackTrigger(sink: sink, updates: .manual(updates)) { order.quantity } feedback: { old, new in
+        let trigger = FeedbackTrigger(sink: sink, updates: .manual(updates)) {
+            order.quantity
+        } feedback: { old, new in
             new == 0 ? .error : (new > old ? .increase : .decrease)
         }
         for quantity in [4, 2, 0] {
@@ -89,7 +91,9 @@ final class RecordingSink: FeedbackSink {
 
     @Test func nilFeedbackPlaysNothingButRearms() {
         let sink = RecordingSink(), updates = ManualUpdates(), order = Order()
-        let trigger = FeedbackTrigger(sink: sink, updates: .manual(updates)) { order.quantity } feedback: { _, new in
+        let trigger = FeedbackTrigger(sink: sink, updates: .manual(updates)) {
+            order.quantity
+        } feedback: { _, new in
             new.isMultiple(of: 2) ? .impact(weight: .light, intensity: 0.5) : nil
         }
         order.quantity = 5
@@ -133,12 +137,16 @@ final class RecordingSink: FeedbackSink {
         notification.notificationOccurred(.warning)
         notification.notificationOccurred(.error)
         UISelectionFeedbackGenerator(sink: sink).selectionChanged()
-        #expect(sink.feedbacks == [
-            .impactWeight(.heavy, intensity: 1), .impactFlexibility(.soft, intensity: 0), .impact(flexibility: .rigid),
-            .impact(weight: .medium, intensity: 0.25), .success, .warning, .error, .selection,
-        ])
-        #expect(sink.feedbacks.map(\.presetName) == [
-            "impact-heavy", "impact-soft", "impact-rigid", "impact-medium", "success", "warning", "error", "selection",
-        ])
+        #expect(
+            sink.feedbacks == [
+                .impactWeight(.heavy, intensity: 1), .impactFlexibility(.soft, intensity: 0),
+                .impact(flexibility: .rigid),
+                .impact(weight: .medium, intensity: 0.25), .success, .warning, .error, .selection,
+            ])
+        #expect(
+            sink.feedbacks.map(\.presetName) == [
+                "impact-heavy", "impact-soft", "impact-rigid", "impact-medium", "success", "warning", "error",
+                "selection",
+            ])
     }
 }
