@@ -57,7 +57,8 @@ public final class FeedbackTrigger<Value: Equatable> {
     private let value: @MainActor () -> Value
     private let decide: @MainActor (Value, Value) -> SensoryFeedback?
     private let updates: FeedbackUpdates
-    private var last: Value!
+    /// The value last seen; set in init, before any change can arrive.
+    private var last: Value?
     private var isCancelled = false
     /// How many feedbacks this trigger has played.
     public private(set) var playCount = 0
@@ -108,9 +109,8 @@ public final class FeedbackTrigger<Value: Equatable> {
     private func changed() {
         guard !isCancelled else { return }
         let new = observe()
-        let old = last!
-        last = new
-        guard old != new, let feedback = decide(old, new) else { return }
+        defer { last = new }
+        guard let old = last, old != new, let feedback = decide(old, new) else { return }
         playCount += 1
         sink.play(feedback)
     }
