@@ -10,9 +10,33 @@ public import HapticsEngine
 /// catch CHHapticError.engineNotRunning { try engine.start() }
 /// ```
 public struct CHHapticError: Error, Hashable, Sendable, LocalizedError, CustomStringConvertible {
-    /// Apple's `CHHapticError.Code` values (-4805 `engineNotRunning` … -4899 `memoryError`): the
-    /// engine underneath uses the same codes.
-    public typealias Code = HapticEngineError.Code
+    /// Apple's `CHHapticError.Code` values.
+    public enum Code: Int, Hashable, Sendable, CaseIterable {
+        case engineNotRunning = -4805
+        case operationNotPermitted = -4806
+        case engineStartTimeout = -4808
+        case notSupported = -4809
+        case serverInitFailed = -4810
+        case serverInterrupted = -4811
+        case invalidPatternPlayer = -4812
+        case invalidPatternData = -4813
+        case invalidPatternDictionary = -4814
+        case invalidAudioSession = -4815
+        case invalidEngineParameter = -4816
+        case invalidParameterType = -4820
+        case invalidEventType = -4821
+        case invalidEventTime = -4822
+        case invalidEventDuration = -4823
+        case invalidAudioResource = -4824
+        case resourceNotAvailable = -4825
+        case badEventEntry = -4830
+        case badParameterEntry = -4831
+        case invalidTime = -4840
+        case fileNotFound = -4851
+        case insufficientPower = -4897
+        case unknownError = -4898
+        case memoryError = -4899
+    }
 
     /// Apple's error domain.
     public static let errorDomain = "com.apple.CoreHaptics"
@@ -28,7 +52,7 @@ public struct CHHapticError: Error, Hashable, Sendable, LocalizedError, CustomSt
 
     /// The same error with Apple's code, from the engine underneath.
     public init(_ error: HapticEngineError) {
-        self.init(error.code, error.message)
+        self.init(Code(rawValue: error.code.rawValue) ?? .unknownError, error.message)
     }
 
     /// The numeric code, as `NSError.code` gives it on Apple's platforms.
