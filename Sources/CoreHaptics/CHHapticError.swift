@@ -11,6 +11,10 @@ public import HapticsEngine
 /// ```
 public struct CHHapticError: Error, Hashable, Sendable, LocalizedError, CustomStringConvertible {
     /// Apple's `CHHapticError.Code` values.
+    ///
+    /// The same numbers as `HapticEngineError.Code`, spelled out on purpose: app code imports only
+    /// CoreHaptics, and a typealias to the engine's enum would make its cases invisible there
+    /// (member import visibility), breaking `catch CHHapticError.engineNotRunning`.
     public enum Code: Int, Hashable, Sendable, CaseIterable {
         case engineNotRunning = -4805
         case operationNotPermitted = -4806
