@@ -26,7 +26,7 @@ extension HapticCommand {
         @Option(name: [.short, .customLong("output")], help: "The HTML file to write.")
         var output: String
 
-        @Flag(help: "Also list the feedback presets (\(ReviewSource.presetsFolder)/*.ahap, if that folder exists).")
+        @Flag(help: "Also list every built-in feedback preset (SwiftUI/UIKit feedback; Patterns/feedback/*.ahap).")
         var presets = false
 
         @Option(help: "The page's title.")
@@ -64,13 +64,13 @@ struct ReviewSource: Hashable {
     enum Kind: Hashable {
         /// An `.ahap` file (or any file named on the command line that is not recognised otherwise).
         case pattern
-        /// A feedback preset from `Patterns/feedback`.
+        /// A feedback preset, as built into `haptic` (the same text as `Patterns/feedback/NAME.ahap`).
         case preset
         /// A `.jsonl` event log written by `haptic order`.
         case orderLog
     }
 
-    /// Where `--presets` looks, relative to the current folder.
+    /// Where the presets' AHAP files live in the source tree: the path a preset entry shows.
     static let presetsFolder = "Patterns/feedback"
 
     var path: String
@@ -90,12 +90,8 @@ struct ReviewSource: Hashable {
             }
         }
         if presets {
-            if isFolder(presetsFolder) {
-                found += files(under: presetsFolder, extensions: ["ahap"]).map { ReviewSource(path: $0, kind: .preset) }
-            } else {
-                Terminal.printError(
-                    "haptic: no feedback presets here (\(presetsFolder) does not exist); --presets adds nothing")
-            }
+            // The presets built into `haptic`, so `--presets` works from any folder.
+            found += FeedbackPreset.all.map { ReviewSource(path: "\(presetsFolder)/\($0.name).ahap", kind: .preset) }
         }
         var seen = Set<String>()
         return found.filter { seen.insert(URL(filePath: $0.path).standardizedFileURL.path).inserted }
@@ -138,9 +134,19 @@ struct ReviewSource: Hashable {
     func entry() -> ReviewEntry? {
         switch kind {
         case .pattern: patternEntry(kind: .pattern, title: URL(filePath: path).lastPathComponent)
-        case .preset: patternEntry(kind: .preset, title: URL(filePath: path).deletingPathExtension().lastPathComponent)
+        case .preset: presetEntry(named: URL(filePath: path).deletingPathExtension().lastPathComponent)
         case .orderLog: orderLogEntry()
         }
+    }
+
+    /// A built-in feedback preset's entry: plot, preview and lint findings of its embedded AHAP text.
+    func presetEntry(named name: String) -> ReviewEntry? {
+        guard let preset = FeedbackPreset.named(name) else { return nil }
+        let findings = AHAP.lint(Array(preset.ahap.utf8), file: path)
+        let plot = PlotInput.rendering(title: name, pattern: preset.pattern, clips: [:])
+        var entry = ReviewEntry(path: path, kind: .preset, plot: plot, wavBytes: plot.wavBytes, findings: findings)
+        entry.title = name
+        return entry
     }
 
     /// A `haptic order` event log as an entry: the session's feedback placed at its logged times

@@ -110,17 +110,19 @@ struct PlotDiffReviewTests {
         #expect(order.compactMap { $0 }.sorted() == order.compactMap { $0 })
     }
 
-    @Test func reviewWithoutPresetsFolderSaysSoAndStillWorks() throws {
+    /// `--presets` lists every built-in preset, from any folder, with its plot and preview.
+    @Test func presetsAreListedFromAnyFolder() throws {
         let scratch = try ScratchFolder()
         let result = try Haptic.run(["review", Self.boing, "--presets", "-o", scratch.path("r.html")], in: scratch.url)
-        #expect(result.status == 0)
-        #expect(result.stderr.contains("no feedback presets here (Patterns/feedback does not exist)"))
-        try scratch.write("Patterns/feedback/success.ahap", Self.hostile)
-        let again = try Haptic.run(["review", "--presets", "-o", scratch.path("r.html")], in: scratch.url)
-        #expect(again.status == 0)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.contains("review: 18 entries: 0 errors, 0 warnings"), "\(result.stderr)")
         let html = try String(contentsOfFile: scratch.path("r.html"), encoding: .utf8)
-        #expect(html.contains("</span>success</h2>"))
-        #expect(html.contains("<span class=\"badge kind\">preset</span>"))
+        for name in ["success", "warning", "error", "selection", "impact-heavy", "impact-soft", "level-change"] {
+            #expect(html.contains("</span>\(name)</h2>"), "no entry for \(name)")
+        }
+        // Each preset is badged twice: in the contents and on its own heading.
+        #expect(html.components(separatedBy: "<span class=\"badge kind\">preset</span>").count - 1 == 2 * 17)
+        #expect(html.components(separatedBy: "<audio controls=").count - 1 == 18)
     }
 
     @Test func reviewWithNothingToReviewFails() throws {
