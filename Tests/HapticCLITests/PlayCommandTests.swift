@@ -140,7 +140,10 @@ struct PlayThroughRigTests {
         let load = try BusyLoops(count: 2)
         let started = DispatchTime.now().uptimeNanoseconds
         let play = try RunningHaptic(
-            ["play", pattern, "--device", "haptic_tap", "--stats"], environment: ["ALSA_CONFIG_PATH": config])
+            // 40 ms: the buffer docs/timing.md recommends on a loaded machine (20 ms, the interactive
+            // default, runs dry about once in ten 20-second runs with both cores saturated).
+            ["play", pattern, "--device", "haptic_tap", "--latency", "40", "--stats"],
+            environment: ["ALSA_CONFIG_PATH": config])
         let (status, stderr) = play.wait()
         let wall = elapsedMilliseconds(since: started) / 1000
         load.stop()
