@@ -154,6 +154,9 @@ public final class HapticEngine: Sendable {
         set { control.withLock { $0.autoShutdown = newValue } }
     }
 
+    /// Why the output failed, when the engine stopped with `.systemError`.
+    public var lastOutputError: AudioOutputError? { control.withLock { $0.lastOutputError } }
+
     /// Whether the engine is running.
     public var isRunning: Bool { control.withLock { $0.running } }
 
@@ -340,6 +343,7 @@ public final class HapticEngine: Sendable {
         let now = clock.nanoseconds
         var failure: AudioOutputError?
         var finishedAll = false
+        var idleSince: UInt64 = 0
         render.withLock { render in
             guard render.running else { return }
             let timing: OutputTiming
@@ -389,7 +393,7 @@ public final class HapticEngine: Sendable {
                     )
                 }
                 render.synthesizer.setMuted(haptics: flags.0, audio: flags.1)
-                render.apply(due: written)
+                render.applyDue()
                 if render.firstWriteNanoseconds == 0 {
                     render.firstWriteNanoseconds = now
                     render.firstWriteFrame = written
@@ -407,10 +411,11 @@ public final class HapticEngine: Sendable {
             } else {
                 render.idleSinceNanoseconds = 0
             }
+            idleSince = render.idleSinceNanoseconds
         }
         if let failure { handleFailure(failure); return }
         if finishedAll { notifyFinished() }
-        checkIdleShutdown(now: now)
+        checkIdleShutdown(now: now, idleSince: idleSince)
     }
 
     /// Raises the calling thread's priority to `nice` when allowed (CAP_SYS_NICE), as desktop
@@ -437,14 +442,14 @@ public final class HapticEngine: Sendable {
         }
     }
 
-    func checkIdleShutdown(now: UInt64) {
+    func checkIdleShutdown(now: UInt64, idleSince: UInt64) {
         guard control.withLock({ $0.autoShutdown }) else { return }
-        let idleSince = render.withLock { $0.idleSinceNanoseconds }
         guard idleSince != 0, now &- idleSince >= UInt64(configuration.idleShutdownSeconds * 1e9) else { return }
         callbacks.async { [weak self] in self?.stop(reason: .idleTimeout, fadeMilliseconds: 5) }
     }
 
     func handleFailure(_ error: AudioOutputError) {
+        control.withLock { $0.lastOutputError = error }
         callbacks.async { [weak self] in self?.stop(reason: .systemError, fadeMilliseconds: 0) }
     }
 }
@@ -459,6 +464,7 @@ struct ControlState {
     var mutedForHaptics = false
     var mutedForAudio = false
     var autoShutdown = false
+    var lastOutputError: AudioOutputError?
     var freeLayers: [Int]
 
     init(maxPlayers: Int) {

@@ -8,7 +8,7 @@ import Synchronization
 ///
 /// ```swift
 /// let playback = try LivePlayback(file: file, output: alsa, options: .init(loop: false))
-/// let outcome = playback.run()      // blocks; SIGINT (Ctrl-C) fades out and returns .interrupted
+/// let outcome = playback.run()      // blocks; interrupt() (on Ctrl-C) fades out: .interrupted
 /// ```
 public final class LivePlayback: Sendable {
     /// How to play.
@@ -47,12 +47,12 @@ public final class LivePlayback: Sendable {
         public var framesWritten: Int64 = 0
         /// Engine frame at which the pattern's current iteration started (nil before it did).
         public var iterationStartFrame: Int64?
-        /// Engine frame being heard when SIGINT arrived (nil when not interrupted).
+        /// Engine frame being heard when interrupted (nil when not interrupted).
         public var interruptHeardFrame: Int64?
         /// The output's sample rate.
         public var sampleRate = 48_000
 
-        /// Time from SIGINT to the last frame of the fade reaching the listener, in milliseconds.
+        /// Time from the interruption to the last frame of the fade reaching the listener, in milliseconds.
         public var stopLatencyMilliseconds: Double? {
             interruptHeardFrame.map { Double(framesWritten - $0) * 1000 / Double(sampleRate) }
         }
@@ -77,17 +77,12 @@ public final class LivePlayback: Sendable {
         self.options = options
     }
 
-    /// Plays, blocking the calling thread until the end, a failure, or SIGINT.
+    /// Plays, blocking the calling thread until the end, a failure, or `interrupt()`.
     public func run() -> Outcome {
-        signal(SIGINT, SIG_IGN)
-        let interrupts = DispatchSource.makeSignalSource(signal: SIGINT, queue: .global(qos: .userInteractive))
-        interrupts.setEventHandler { [weak self] in self?.interrupt() }
-        interrupts.resume()
-        defer {
-            interrupts.cancel()
-            signal(SIGINT, SIG_DFL)
+        engine.stoppedHandler = { [weak self] reason in
+            let why = self?.engine.lastOutputError.map { ": \($0)" } ?? ""
+            self?.finish(.failed("the engine stopped (\(reason))\(why)"))
         }
-        engine.stoppedHandler = { [weak self] reason in self?.finish(.failed("the engine stopped: \(reason)")) }
         do {
             try engine.start()
             player.playbackRate = options.rate
@@ -112,8 +107,10 @@ public final class LivePlayback: Sendable {
         return result
     }
 
-    /// Notes where the listener was when SIGINT arrived, then ends playback.
-    func interrupt() {
+    /// Notes where the listener was, then ends playback.
+    /// Ends playback with a short fade (Ctrl-C): `run()` returns `.interrupted`. Safe from any
+    /// thread; the caller owns the signal handling (the CLI's `Interrupts`).
+    public func interrupt() {
         let heard = Int64((engine.currentTime * Double(engine.format.sampleRate)).rounded())
         let layer = player.layer
         let start = engine.render.withLock { $0.layers[layer].active ? $0.layers[layer].startFrame : nil }

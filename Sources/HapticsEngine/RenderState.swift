@@ -93,7 +93,7 @@ struct RenderState: ~Copyable {
     }
 
     /// Applies the due commands, in (deadline, insertion) order, each at its own frame.
-    mutating func apply(due _: Int64) {
+    mutating func applyDue() {
         let now = synthesizer.currentFrame
         for (deadline, command) in due {
             apply(command, at: max(deadline, now))

@@ -102,7 +102,7 @@ extension HapticCommand {
                 return
             }
             let playback = try LivePlayback(file: file, output: alsa, options: .init())
-            switch playback.run() {
+            switch Interrupts.run(playback) {
             case .finished: break
             case .interrupted: throw ExitCode(130)
             case .failed(let reason): Terminal.fail(reason)

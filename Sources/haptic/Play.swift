@@ -60,6 +60,7 @@ extension HapticCommand {
             // the ALSA plugin's) run at raised priority when allowed, so a busy machine cannot
             // starve the device.
             HapticEngine.raisePriority(to: -11)
+            Interrupts.install()
             if watch { try PlayWatch(play: self).run() }
             _ = Terminal.processStart
             let file = try Terminal.load(pattern)
@@ -73,7 +74,7 @@ extension HapticCommand {
                 return
             }
             let playback = try LivePlayback(file: file, output: output, options: options)
-            let outcome = playback.run()
+            let outcome = Interrupts.run(playback)
             Terminal.reportStatistics(playback.statistics, verbose: stats)
             switch outcome {
             case .finished: break

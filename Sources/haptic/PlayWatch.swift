@@ -6,9 +6,6 @@ import HapticsEngine
 import HapticsSynthesis
 import Synchronization
 
-/// Set by SIGINT while `play --watch` waits for a save.
-private let watchInterrupted = Atomic<Bool>(false)
-
 /// `haptic play --watch`: plays the pattern, then again after every save, until Ctrl-C.
 ///
 /// Messages go to standard error: `playing FILE (N s)` before each playback, the linter's
@@ -17,20 +14,8 @@ private let watchInterrupted = Atomic<Bool>(false)
 struct PlayWatch {
     let play: HapticCommand.Play
 
-    /// Catches SIGINT while watching (LivePlayback takes it over while it plays). A plain
-    /// handler rather than a dispatch source: it sets a lock-free flag, which is signal-safe.
-    static func catchInterrupts() {
-        signal(SIGINT) { _ in watchInterrupted.store(true, ordering: .relaxed) }
-        // A parent that spawned us from a thread blocking SIGINT (dispatch workers do) passes the
-        // blocked mask on; Ctrl-C must still reach this thread.
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-    }
-
     func run() throws -> Never {
-        Self.catchInterrupts()
+        Interrupts.install()
         let watcher: FileWatcher
         do {
             watcher = try FileWatcher(path: play.pattern)
@@ -40,10 +25,8 @@ struct PlayWatch {
         Terminal.printError("haptic: watching \(play.pattern): every save plays it again; Ctrl-C stops")
         repeat {
             try playOnce()
-            // LivePlayback restores SIGINT's default action when it ends: catch it again.
-            Self.catchInterrupts()
             Terminal.printError("haptic: waiting for the next save of \(play.pattern)")
-        } while watcher.waitForChange(stopping: { watchInterrupted.load(ordering: .relaxed) })
+        } while watcher.waitForChange(stopping: { Interrupts.wasRequested })
         throw ExitCode(130)
     }
 
@@ -78,7 +61,7 @@ struct PlayWatch {
             Terminal.printError("haptic: \(error.description); still watching")
             return
         }
-        switch playback.run() {
+        switch Interrupts.run(playback) {
         case .finished: break
         case .interrupted: throw ExitCode(130)
         case .failed(let reason): Terminal.printError("haptic: \(reason); still watching")
