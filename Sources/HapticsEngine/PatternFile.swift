@@ -43,9 +43,28 @@ public struct PatternFile: Sendable {
         return PatternFile(path: path, pattern: document.pattern, diagnostics: document.diagnostics, clips: clips)
     }
 
-    /// Reads raw bytes: the linter's entry point, which wants every finding rather than the first error.
-    public static func readBytes(_ path: String, limits: AHAPLimits = .default) throws(AHAPError) -> [UInt8] {
-        try readFile(path, limit: limits.maxFileBytes, what: "AHAP file", file: path, at: .root)
+    /// Every finding about the file at `path` (errors and warnings, the waveform checks included)
+    /// and, when there is no error, the loaded file: what the linter and the review page need,
+    /// from one read and one parse.
+    public static func inspect(
+        _ path: String, limits: AHAPLimits = .default
+    ) -> (findings: [Diagnostic], file: PatternFile?) {
+        let bytes: [UInt8]
+        let document: AHAPDocument
+        do {
+            bytes = try readFile(path, limit: limits.maxFileBytes, what: "AHAP file", file: path, at: .root)
+            document = try AHAP.decode(bytes, file: path, limits: limits)
+        } catch {
+            return (error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics, nil)
+        }
+        do {
+            let clips = try loadWaveforms(of: document.pattern, file: path)
+            let file = PatternFile(
+                path: path, pattern: document.pattern, diagnostics: document.diagnostics, clips: clips)
+            return (document.diagnostics, file)
+        } catch {
+            return (document.diagnostics + [error.diagnostic], nil)
+        }
     }
 
     /// Loads every waveform that `pattern`'s AudioCustom events name, relative to `file`'s folder.

@@ -75,23 +75,7 @@ struct LintReport {
         var report = LintReport()
         for path in arguments.flatMap(expand) {
             report.fileCount += 1
-            let diagnostics: [Diagnostic]
-            do {
-                let bytes = try PatternFile.readBytes(path)
-                var found = AHAP.lint(bytes, file: path)
-                if !found.contains(where: { $0.severity == .error }),
-                    let document = try? AHAP.decode(bytes, file: path)
-                {
-                    do {
-                        _ = try PatternFile.loadWaveforms(of: document.pattern, file: path)
-                    } catch {
-                        found.append(error.diagnostic)
-                    }
-                }
-                diagnostics = found
-            } catch {
-                diagnostics = [error.diagnostic]
-            }
+            let diagnostics = PatternFile.inspect(path).findings
             report.findings += diagnostics.map { Finding(file: path, diagnostic: $0) }
         }
         return report

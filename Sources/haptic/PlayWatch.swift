@@ -32,16 +32,9 @@ struct PlayWatch {
 
     /// Loads and plays the file once; prints what is wrong with it instead when it cannot be loaded.
     func playOnce() throws {
-        let file: PatternFile
-        do {
-            file = try PatternFile.load(play.pattern)
-        } catch {
-            let report = LintReport.run(on: [play.pattern])
-            if report.errors > 0 {
-                for finding in report.findings { Terminal.printError(finding.line) }
-            } else {
-                Terminal.printError(error.description)
-            }
+        let (findings, loaded) = PatternFile.inspect(play.pattern)
+        guard let file = loaded else {
+            for finding in findings { Terminal.printError(finding.formatted(file: play.pattern)) }
             Terminal.printError("haptic: not playing \(play.pattern) until it is fixed; still watching")
             return
         }

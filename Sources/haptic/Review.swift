@@ -189,15 +189,13 @@ struct ReviewSource: Hashable {
     /// A pattern file's entry: plot, preview and lint findings; a file that cannot be loaded gets
     /// an entry holding its error instead.
     func patternEntry(kind: ReviewEntry.Kind, title: String) -> ReviewEntry {
-        var findings = LintReport.run(on: [path]).findings.map(\.diagnostic)
-        do {
-            let file = try PatternFile.load(path)
+        let (findings, loaded) = PatternFile.inspect(path)
+        if let file = loaded {
             let plot = PlotInput.rendering(title: title, pattern: file.pattern, clips: file.clips)
             var entry = ReviewEntry(path: path, kind: kind, plot: plot, wavBytes: plot.wavBytes, findings: findings)
             entry.title = title
             return entry
-        } catch {
-            if !findings.contains(where: { $0.severity == .error }) { findings.append(error.diagnostic) }
+        } else {
             return ReviewEntry(
                 title: title, path: path, kind: kind,
                 plotSVG: "<p class=\"muted\">Not plotted: the file could not be loaded (see the findings below).</p>\n",
