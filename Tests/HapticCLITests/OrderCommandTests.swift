@@ -60,6 +60,8 @@ import Testing
         #expect(replay.output.split(separator: "\n").count == 4)
         let log = try EventLogReader.read(path: scratch.path("log.jsonl"))
         let times = log.events.filter { $0.feedback != nil }.map(\.t)
+        // increase, selection (type), decrease, success: an empty or short log must not pass.
+        #expect(times.count == 4, "feedback times in the log: \(times)")
         let clip = try WAV.decode(Array(try Data(contentsOf: scratch.url.appending(path: "out.wav"))))
         // Presets have several taps each: every logged feedback must start a burst within 1 ms.
         let onsets = AudioAnalysis.onsets(clip.samples, channels: 1, minGapFrames: clip.sampleRate / 50)
