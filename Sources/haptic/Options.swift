@@ -13,8 +13,7 @@ struct AudioOptions: ParsableArguments {
     @Option(help: "1 for mono, 2 for stereo (AudioPan places audio events).")
     var channels: Int = 1
 
-    @Option(help: ArgumentHelp("How haptics become sound.", valueName: "name"))
-    var voice: String = VoicingProfile.standard.name
+    @OptionGroup var voice: VoiceOption
 
     func validate() throws {
         guard AudioFormat.supportedSampleRates.contains(sampleRate) else {
@@ -23,18 +22,30 @@ struct AudioOptions: ParsableArguments {
         guard (1...2).contains(channels) else {
             throw ValidationError("--channels must be 1 or 2 (got \(channels))")
         }
-        guard VoicingProfile.named(voice) != nil else {
-            let names = VoicingProfile.all.map(\.name).joined(separator: ", ")
-            throw ValidationError("unknown --voice '\(voice)'; choose one of: \(names)")
-        }
     }
 
     var renderOptions: RenderOptions {
         RenderOptions(
             format: AudioFormat(sampleRate: sampleRate, channels: channels),
             sampleFormat: format,
-            voicing: VoicingProfile.named(voice) ?? .standard)
+            voicing: voice.voicing)
     }
+}
+
+/// `--voice NAME`: how haptics become sound, shared by every command that renders.
+struct VoiceOption: ParsableArguments {
+    @Option(name: .customLong("voice"), help: ArgumentHelp("How haptics become sound.", valueName: "name"))
+    var name: String = VoicingProfile.standard.name
+
+    func validate() throws {
+        guard VoicingProfile.named(name) != nil else {
+            let names = VoicingProfile.all.map(\.name).joined(separator: ", ")
+            throw ValidationError("unknown --voice '\(name)'; choose one of: \(names)")
+        }
+    }
+
+    /// The profile named (validated, so never the fallback).
+    var voicing: VoicingProfile { VoicingProfile.named(name) ?? .standard }
 }
 
 extension SampleFormat: ExpressibleByArgument {}

@@ -32,8 +32,7 @@ extension HapticCommand {
         @Option(help: ArgumentHelp("Start this many seconds into the pattern.", valueName: "seconds"))
         var from: Double = 0
 
-        @Option(help: ArgumentHelp("How haptics become sound.", valueName: "name"))
-        var voice: String = VoicingProfile.standard.name
+        @OptionGroup var voice: VoiceOption
 
         @Flag(help: "At the end, print underruns, CPU use and (after Ctrl-C) the stop latency on standard error.")
         var stats = false
@@ -44,15 +43,10 @@ extension HapticCommand {
             guard from >= 0, from.isFinite else {
                 throw ValidationError("--from must be 0 or more seconds (got \(from))")
             }
-            guard VoicingProfile.named(voice) != nil else {
-                throw ValidationError(
-                    "unknown --voice '\(voice)'; choose one of: \(VoicingProfile.all.map(\.name).joined(separator: ", "))"
-                )
-            }
         }
 
         var options: LivePlayback.Options {
-            .init(loop: loop, rate: rate, fromSeconds: from, voicing: VoicingProfile.named(voice) ?? .standard)
+            .init(loop: loop, rate: rate, fromSeconds: from, voicing: voice.voicing)
         }
 
         func run() throws {
@@ -65,7 +59,7 @@ extension HapticCommand {
             _ = Terminal.processStart
             let file = try Terminal.load(pattern)
             Terminal.report(file.diagnostics, in: file.path)
-            let voicing = VoicingProfile.named(voice) ?? .standard
+            let voicing = voice.voicing
             let output: ALSAOutput
             do {
                 output = try device.open()

@@ -28,8 +28,7 @@ extension HapticCommand {
         @Option(help: "Image height in pixels (240 to 4000).")
         var height: Int = 420
 
-        @Option(help: ArgumentHelp("How haptics become sound (for the waveform).", valueName: "name"))
-        var voice: String = VoicingProfile.standard.name
+        @OptionGroup var voice: VoiceOption
 
         func validate() throws {
             try Figure.validate(output)
@@ -39,11 +38,6 @@ extension HapticCommand {
             guard (240...4000).contains(height) else {
                 throw ValidationError("--height must be 240 to 4000 (got \(height))")
             }
-            guard VoicingProfile.named(voice) != nil else {
-                throw ValidationError(
-                    "unknown --voice '\(voice)'; choose one of: \(VoicingProfile.all.map(\.name).joined(separator: ", "))"
-                )
-            }
         }
 
         func run() throws {
@@ -51,7 +45,7 @@ extension HapticCommand {
             Terminal.report(file.diagnostics, in: file.path)
             let input = PlotInput.rendering(
                 title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips,
-                voicing: VoicingProfile.named(voice) ?? .standard)
+                voicing: voice.voicing)
             Figure.write(TimelinePlot.svg(input, width: width, height: height), to: output)
         }
     }
