@@ -35,3 +35,29 @@ import Testing
         }
     }
 }
+
+@Suite struct HeadlessChromiumErrorTests {
+    @Test func aFailingRunIsAnErrorNamingStatusAndArguments() throws {
+        let chromium = HeadlessChromium(executable: URL(filePath: "/bin/false"))
+        let error = #expect(throws: HeadlessChromium.Failure.self) {
+            try chromium.dumpDOM(url: URL(filePath: "/tmp/page.html"))
+        }
+        guard case .exited(let status, let arguments, let log) = try #require(error) else {
+            Issue.record("expected .exited, got \(String(describing: error))")
+            return
+        }
+        #expect(status == 1)
+        #expect(arguments.first == "--headless")
+        #expect(arguments.suffix(2) == ["--dump-dom", "file:///tmp/page.html"])
+        #expect(log == "")
+        #expect(error?.description.hasPrefix("chromium exited with status 1 for --headless --no-sandbox ") == true)
+    }
+
+    @Test func missingChromiumSaysHowToInstallIt() {
+        let failure = HeadlessChromium.Failure.notInstalled(searched: ["/usr/bin/chromium", "/opt/bin/chromium"])
+        #expect(
+            failure.description
+                == "chromium is not installed (Debian/Ubuntu: apt-get install -y chromium); looked for "
+                + "/usr/bin/chromium, /opt/bin/chromium")
+    }
+}
