@@ -37,7 +37,7 @@ let package = Package(
         // ALSA's C API; only HapticsALSA imports it.
         .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(name: "HapticsALSA", dependencies: ["CAlsa", "HapticsEngine", "HapticsSynthesis"]),
-        // Test double: an AudioOutput that records every frame written to it.
+        // Test support: a recording AudioOutput (test double), headless Chromium, a seeded generator.
         .target(name: "HapticsTestSupport", dependencies: ["HapticsEngine", "HapticsSynthesis"]),
         .target(
             name: "HapticsReview",
@@ -77,9 +77,12 @@ let package = Package(
         ),
         .testTarget(
             name: "HapticsCoreTests",
-            dependencies: ["HapticsCore", .product(name: "OrderedCollections", package: "swift-collections")]
+            dependencies: [
+                "HapticsCore", "HapticsTestSupport", .product(name: "OrderedCollections", package: "swift-collections"),
+            ]
         ),
-        .testTarget(name: "HapticsSynthesisTests", dependencies: ["HapticsCore", "HapticsSynthesis"]),
+        .testTarget(
+            name: "HapticsSynthesisTests", dependencies: ["HapticsCore", "HapticsSynthesis", "HapticsTestSupport"]),
         .testTarget(
             name: "HapticsEngineTests",
             dependencies: ["HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
@@ -97,11 +100,12 @@ let package = Package(
             dependencies: ["SensoryFeedback", "HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
         ),
         .testTarget(name: "CupcakeCornerTests", dependencies: ["CupcakeCorner", "SensoryFeedback", "HapticsCore"]),
-        .testTarget(name: "HapticCLITests", dependencies: ["haptic", "HapticsSynthesis", "CupcakeCorner"]),
+        .testTarget(
+            name: "HapticCLITests", dependencies: ["haptic", "HapticsSynthesis", "CupcakeCorner", "HapticsTestSupport"]),
         .testTarget(
             name: "HapticsReviewTests",
             dependencies: [
-                "HapticsReview", "HapticsCore", "HapticsSynthesis",
+                "HapticsReview", "HapticsCore", "HapticsSynthesis", "HapticsTestSupport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),

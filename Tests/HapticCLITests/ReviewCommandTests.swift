@@ -1,4 +1,5 @@
 import Foundation
+import HapticsTestSupport
 import Synchronization
 import Testing
 
@@ -137,29 +138,6 @@ struct PlotDiffReviewTests {
 /// The page `haptic review` writes for every fixture and the bundled patterns, opened in headless
 /// Chromium (Debian package `chromium`; CI installs it). Fails, never skips, without Chromium.
 @Suite(.serialized) struct ReviewInChromiumTests {
-    static func chromium(_ arguments: [String], page: URL, profile: URL) throws -> String {
-        let candidates =
-            ["/usr/bin/chromium", "/usr/bin/chromium-browser"]
-            + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/chromium" }
-        let found = try #require(
-            candidates.first { FileManager.default.isExecutableFile(atPath: $0) }, "chromium is not installed")
-        let process = Process()
-        process.executableURL = URL(filePath: found)
-        process.arguments =
-            [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--no-first-run", "--user-data-dir=\(profile.path)",
-            ] + arguments + [page.absoluteString]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self)
-    }
-
     @Test(.timeLimit(.minutes(2))) func reviewOfAllFixturesLoadsWithAnEntryAndAudioPerPattern() throws {
         let scratch = try ScratchFolder()
         let page = scratch.url.appending(path: "review.html")
@@ -171,7 +149,8 @@ struct PlotDiffReviewTests {
         }.reduce(0, +)
         #expect(expected >= 9)
 
-        let dom = try Self.chromium(["--dump-dom"], page: page, profile: scratch.url.appending(path: "dom"))
+        let chromium = try HeadlessChromium()
+        let dom = try chromium.dumpDOM(url: page)
         #expect(dom.contains("data-review-page=\"swift-haptics\""))
         #expect(dom.components(separatedBy: "<section class=\"entry\"").count - 1 == expected)
         #expect(dom.components(separatedBy: "<audio controls=").count - 1 == expected)
@@ -179,9 +158,7 @@ struct PlotDiffReviewTests {
         #expect(dom.contains(">Heartbeats.ahap</h2>"))
 
         let shot = scratch.url.appending(path: "review.png")
-        _ = try Self.chromium(
-            ["--screenshot=\(shot.path)", "--window-size=1280,2400", "--hide-scrollbars"], page: page,
-            profile: scratch.url.appending(path: "shot"))
+        try chromium.screenshot(url: page, to: shot, size: (1280, 2400))
         let png = try Data(contentsOf: shot)
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         #expect(png.count > 50_000, "a rendered page, not a blank image")

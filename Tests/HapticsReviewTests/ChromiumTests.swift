@@ -1,36 +1,10 @@
 import Foundation
+import HapticsTestSupport
 import Testing
 
 /// Opens the review page in headless Chromium (Debian package `chromium`). Fails, never skips,
 /// when Chromium is missing: CI installs it.
 @Suite(.serialized) struct ChromiumTests {
-    static func chromium() throws -> URL {
-        let candidates =
-            ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/local/bin/chromium"]
-            + (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/chromium" }
-        let found = candidates.first { FileManager.default.isExecutableFile(atPath: $0) }
-        return try #require(found.map { URL(filePath: $0) }, "chromium is not installed: apt-get install -y chromium")
-    }
-
-    /// Runs Chromium headless on `page` with `arguments`; returns its standard output.
-    static func run(_ arguments: [String], page: URL, profile: URL) throws -> String {
-        let process = Process()
-        process.executableURL = try chromium()
-        process.arguments =
-            [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-                "--user-data-dir=\(profile.path)",
-            ] + arguments + [page.absoluteString]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        return String(decoding: data, as: UTF8.self)
-    }
-
     @Test(.timeLimit(.minutes(2))) func pageLoadsWithEntriesAudioAndNoInjectedElements() throws {
         let directory = FileManager.default.temporaryDirectory.appending(path: "review-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -39,7 +13,8 @@ import Testing
         let page = directory.appending(path: "review.html")
         try Data(html.utf8).write(to: page)
 
-        let dom = try Self.run(["--dump-dom"], page: page, profile: directory.appending(path: "profile-dom"))
+        let chromium = try HeadlessChromium()
+        let dom = try chromium.dumpDOM(url: page)
         #expect(dom.contains("data-review-page=\"swift-haptics\""), "the page's own marker")
         #expect(dom.components(separatedBy: "<section class=\"entry\"").count - 1 == entries.count)
         #expect(dom.components(separatedBy: "<audio controls=").count - 1 == entries.count)
@@ -49,9 +24,7 @@ import Testing
         #expect(dom.contains("&lt;script&gt;alert(1)&lt;/script&gt;&lt;img src=x onerror=alert(2)&gt;"))
 
         let screenshot = directory.appending(path: "out.png")
-        _ = try Self.run(
-            ["--screenshot=\(screenshot.path)", "--window-size=1280,2000", "--hide-scrollbars"], page: page,
-            profile: directory.appending(path: "profile-shot"))
+        try chromium.screenshot(url: page, to: screenshot, size: (1280, 2000))
         let png = try Data(contentsOf: screenshot)
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         #expect(png.count > 20_000, "a rendered page, not a blank image")
@@ -60,5 +33,31 @@ import Testing
             try FileManager.default.copyItem(at: screenshot, to: URL(filePath: keep))
             try Data(html.utf8).write(to: URL(filePath: keep + ".html"))
         }
+    }
+}
+
+@Suite struct HeadlessChromiumErrorTests {
+    @Test func aFailingRunIsAnErrorNamingStatusAndArguments() throws {
+        let chromium = HeadlessChromium(executable: URL(filePath: "/bin/false"))
+        let error = #expect(throws: HeadlessChromium.Failure.self) {
+            try chromium.dumpDOM(url: URL(filePath: "/tmp/page.html"))
+        }
+        guard case .exited(let status, let arguments, let log) = try #require(error) else {
+            Issue.record("expected .exited, got \(String(describing: error))")
+            return
+        }
+        #expect(status == 1)
+        #expect(arguments.first == "--headless")
+        #expect(arguments.suffix(2) == ["--dump-dom", "file:///tmp/page.html"])
+        #expect(log == "")
+        #expect(error?.description.hasPrefix("chromium exited with status 1 for --headless --no-sandbox ") == true)
+    }
+
+    @Test func missingChromiumSaysHowToInstallIt() {
+        let failure = HeadlessChromium.Failure.notInstalled(searched: ["/usr/bin/chromium", "/opt/bin/chromium"])
+        #expect(
+            failure.description
+                == "chromium is not installed (Debian/Ubuntu: apt-get install -y chromium); looked for "
+                + "/usr/bin/chromium, /opt/bin/chromium")
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import HapticsCore
 import HapticsReview
+import HapticsSynthesis
 import OrderedCollections
 import Testing
 
@@ -8,6 +9,9 @@ import Testing
     typealias S = Support
 
     static let hostile = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+
+    /// What `haptic review` renders previews at: 48 kHz mono.
+    static let format = AudioFormat(sampleRate: 48_000, channels: 1)
 
     /// A page with three entries from real fixtures; the second carries hostile text everywhere.
     static func page() throws -> (html: String, entries: [ReviewEntry]) {
@@ -32,12 +36,14 @@ import Testing
                         at: JSONPath.root.key("Pattern").index(0).key("Event")),
                 ]
             }
-            let samples = S.renderClicks(pattern)
-            let input = PlotInput(title: title, pattern: pattern, samples: samples, sampleRate: 8_000)
+            let samples = PatternRenderer.render(pattern, format: Self.format)
+            let input = PlotInput(title: title, pattern: pattern, samples: samples, sampleRate: Self.format.sampleRate)
+            let wav = WAV.encode(
+                AudioClip(sampleRate: Self.format.sampleRate, channels: 1, samples: samples), sampleFormat: .s16)
             entries.append(
                 ReviewEntry(
-                    path: kind == .preset ? "Patterns/\(hostile).ahap" : file, kind: kind, plot: input,
-                    wavBytes: S.wav(samples, sampleRate: 8_000), findings: findings))
+                    path: kind == .preset ? "Patterns/\(hostile).ahap" : file, kind: kind, plot: input, wavBytes: wav,
+                    findings: findings))
         }
         let html = ReviewPage.html(title: "Design review <b>", entries: entries, generated: "2025-06-05 10:00 by test")
         return (html, entries)
@@ -136,8 +142,9 @@ import Testing
         let diff = PatternDiff.compare(a, b)
         #expect(diff.changes.map(\.kind).sorted { $0.rawValue < $1.rawValue } == [.added, .moved, .removed])
         let svg = DiffPlot.svg(
-            a: PlotInput(title: "before", pattern: a, samples: S.renderClicks(a), sampleRate: 8_000),
-            b: PlotInput(title: "after", pattern: b, samples: S.renderClicks(b), sampleRate: 8_000), diff: diff)
+            a: PlotInput(title: "before", pattern: a, samples: PatternRenderer.render(a, format: Self.format)),
+            b: PlotInput(title: "after", pattern: b, samples: PatternRenderer.render(b, format: Self.format)),
+            diff: diff)
         #expect(S.parseXML(svg).error == nil)
         if let keep = ProcessInfo.processInfo.environment["REVIEW_DIFF_SVG"] {
             try Data(svg.utf8).write(to: URL(filePath: keep))

@@ -1,6 +1,7 @@
 import Foundation
 import HapticsCore
 import HapticsReview
+import HapticsSynthesis
 import Testing
 
 @Suite struct TimelinePlotTests {
@@ -123,7 +124,8 @@ import Testing
     @Test func realFixturePlotsEveryHeartbeat() throws {
         let pattern = try S.loadAHAP("ahap/apple/Heartbeats.ahap")
         let input = PlotInput(
-            title: "Heartbeats.ahap", pattern: pattern, samples: S.renderClicks(pattern), sampleRate: 8_000)
+            title: "Heartbeats.ahap", pattern: pattern,
+            samples: PatternRenderer.render(pattern, format: AudioFormat(sampleRate: 48_000)), sampleRate: 48_000)
         let svg = TimelinePlot.svg(input)
         #expect(S.parseXML(svg).error == nil)
         let transients = pattern.events.filter { $0.type == .hapticTransient }

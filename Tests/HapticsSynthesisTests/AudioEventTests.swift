@@ -32,7 +32,7 @@ import Testing
         #expect(Measure.firstNonZero(samples) == onset)
         let last = Measure.lastNonZero(samples) ?? 0
         #expect(abs(last - (onset + 24_000)) <= 2)  // 0.5 s at 48 kHz
-        let f = Measure.strongest(samples[(onset + 4_800)..<(onset + 19_200)], rate: 48_000, from: 300, to: 600)
+        let f = AudioAnalysis.dominantFrequency(samples[(onset + 4_800)..<(onset + 19_200)], sampleRate: 48_000)
         #expect(abs(f - 441) <= 1)
     }
 
@@ -41,7 +41,7 @@ import Testing
         let samples = PatternRenderer.render(
             HapticPattern(elements: [custom(0, pitch: 1)]), format: format, clips: ["beep.wav": Self.clip])
         #expect(abs(samples.count - 12_000) <= 2)  // twice as fast: half as long
-        let f = Measure.strongest(samples[2_000..<10_000], rate: 48_000, from: 600, to: 1_100)
+        let f = AudioAnalysis.dominantFrequency(samples[2_000..<10_000], sampleRate: 48_000)
         #expect(abs(f - 882) <= 2)
     }
 
@@ -50,7 +50,7 @@ import Testing
         let looped = PatternRenderer.render(
             HapticPattern(elements: [custom(0, duration: 1.2, loop: true)]), format: format,
             clips: ["beep.wav": Self.clip])
-        #expect(Measure.rms(looped[50_000..<56_000]) > 0.25)  // still playing in the third pass
+        #expect(AudioAnalysis.rmsDBFS(looped[50_000..<56_000]) > -12)  // still playing in the third pass (RMS > 0.25)
         #expect(looped.count >= 57_600 && looped.count < 57_600 + 480)
         let cut = PatternRenderer.render(
             HapticPattern(elements: [custom(0, duration: 0.2)]), format: format, clips: ["beep.wav": Self.clip])
@@ -62,8 +62,11 @@ import Testing
         let format = AudioFormat(sampleRate: 48_000, channels: 2)
         let samples = PatternRenderer.render(
             HapticPattern(elements: [custom(0, pan: pan)]), format: format, clips: ["beep.wav": Self.clip])
-        let left = Measure.rms(ArraySlice(stride(from: 4_800, to: 40_000, by: 2).map { samples[$0] }))
-        let right = Measure.rms(ArraySlice(stride(from: 4_801, to: 40_000, by: 2).map { samples[$0] }))
+        // Linear RMS per channel, from AudioAnalysis's dBFS.
+        func rms(from start: Int) -> Double {
+            pow(10, AudioAnalysis.rmsDBFS(stride(from: start, to: 40_000, by: 2).map { samples[$0] }) / 20)
+        }
+        let (left, right) = (rms(from: 4_800), rms(from: 4_801))
         // Below the limiter threshold (peak 0.4). Equal power: left^2 + right^2 stays the same, the split follows the pan law.
         let angle = Double(pan + 1) * Double.pi / 4
         #expect(abs(left - right * cos(angle) / max(sin(angle), 1e-9)) < 0.01 || pan == -1)
@@ -76,7 +79,7 @@ import Testing
         let format = AudioFormat(sampleRate: 48_000)
         let samples = PatternRenderer.render(HapticPattern(elements: [custom(0, duration: 0.5)]), format: format)
         #expect(samples.count == 24_000)
-        #expect(Measure.peak(samples) == 0)
+        #expect(AudioAnalysis.peak(samples) == 0)
     }
 
     @Test func audioContinuousToneFollowsPitchAndVolume() {
@@ -92,8 +95,9 @@ import Testing
         }
         let low = tone(-1, 0.5)
         let high = tone(0, 1)
-        #expect(abs(Measure.strongest(low[4_800..<14_400], rate: 48_000, from: 100, to: 1_000) - 220) <= 1)
-        #expect(abs(Measure.strongest(high[4_800..<14_400], rate: 48_000, from: 100, to: 1_000) - 440) <= 1)
-        #expect(Measure.rms(high[4_800..<14_400]) > Measure.rms(low[4_800..<14_400]) * 1.5)
+        #expect(abs(AudioAnalysis.dominantFrequency(low[4_800..<14_400], sampleRate: 48_000) - 220) <= 1)
+        #expect(abs(AudioAnalysis.dominantFrequency(high[4_800..<14_400], sampleRate: 48_000) - 440) <= 1)
+        // RMS more than 1.5 times (3.52 dB) louder.
+        #expect(AudioAnalysis.rmsDBFS(high[4_800..<14_400]) > AudioAnalysis.rmsDBFS(low[4_800..<14_400]) + 3.53)
     }
 }

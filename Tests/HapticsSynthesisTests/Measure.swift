@@ -7,19 +7,13 @@ import HapticsSynthesis
     import Darwin
 #endif
 
-/// Measurements on rendered audio, for the tests.
+/// Sample positions and single-frequency measures the tests need beyond ``AudioAnalysis``.
 enum Measure {
     static func firstNonZero(_ samples: [Float]) -> Int? { samples.firstIndex { $0 != 0 } }
 
     static func lastNonZero(_ samples: [Float]) -> Int? { samples.lastIndex { $0 != 0 } }
 
-    static func rms(_ samples: ArraySlice<Float>) -> Double {
-        guard !samples.isEmpty else { return 0 }
-        return (samples.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(samples.count)).squareRoot()
-    }
-
-    static func peak(_ samples: [Float]) -> Float { samples.reduce(0) { max($0, $1.magnitude) } }
-
+    /// The largest difference between neighbouring samples (the first against 0): a click shows up as a jump.
     static func maxStep(_ samples: ArraySlice<Float>) -> Float {
         var step: Float = 0
         var previous: Float = 0
@@ -43,39 +37,20 @@ enum Measure {
         }
         return s1 * s1 + s2 * s2 - c * s1 * s2
     }
+}
 
-    /// Spectral centroid in Hz over 20 Hz bins up to `limit`.
-    static func centroid(_ samples: ArraySlice<Float>, rate: Int, limit: Double = 6_000) -> Double {
-        let samples = hann(samples)
-        var weighted = 0.0
-        var total = 0.0
-        var f = 20.0
-        while f <= limit {
-            let p = power(samples, frequency: f, rate: rate)
-            weighted += p * f
-            total += p
-            f += 20
-        }
-        return weighted / total
+/// ``AudioAnalysis`` on a span of a rendered array, without copying it.
+extension AudioAnalysis {
+    static func peak(_ samples: ArraySlice<Float>) -> Float { samples.withUnsafeBufferPointer { peak($0) } }
+
+    static func rmsDBFS(_ samples: ArraySlice<Float>) -> Double { samples.withUnsafeBufferPointer { rmsDBFS($0) } }
+
+    static func spectralCentroid(_ samples: ArraySlice<Float>, sampleRate: Int) -> Double {
+        samples.withUnsafeBufferPointer { spectralCentroid($0, sampleRate: sampleRate) }
     }
 
-    /// The slice under a Hann window (keeps leakage from smearing power across the spectrum).
-    static func hann(_ samples: ArraySlice<Float>) -> ArraySlice<Float> {
-        let n = Double(samples.count - 1)
-        return ArraySlice(
-            samples.enumerated().map { i, x in Float(Double(x) * (0.5 - 0.5 * cos(2 * Double.pi * Double(i) / n))) })
-    }
-
-    /// The strongest frequency between `low` and `high` Hz, in 1 Hz steps.
-    static func strongest(_ samples: ArraySlice<Float>, rate: Int, from low: Double, to high: Double) -> Double {
-        var best = (f: low, p: -1.0)
-        var f = low
-        while f <= high {
-            let p = power(samples, frequency: f, rate: rate)
-            if p > best.p { best = (f, p) }
-            f += 1
-        }
-        return best.f
+    static func dominantFrequency(_ samples: ArraySlice<Float>, sampleRate: Int) -> Double {
+        samples.withUnsafeBufferPointer { dominantFrequency($0, sampleRate: sampleRate) }
     }
 }
 

@@ -1,5 +1,6 @@
 import HapticsCore
 import HapticsSynthesis
+import HapticsTestSupport
 import Testing
 
 @Suite struct SynthesizerTests {
@@ -27,8 +28,9 @@ import Testing
         #expect(samples.count == end + release)
         #expect(Measure.firstNonZero(samples) == Int(format.frame(at: 0.1003)))
         // Full level up to the end, then the release fades to silence.
-        #expect(Measure.rms(samples[(end - 2_000)..<end]) > 0.2)
-        #expect(Measure.rms(samples[(end + release / 2)..<(end + release)]) < 0.05)
+        // (RMS above 0.2 is above -13.98 dBFS; below 0.05, below -26.02 dBFS.)
+        #expect(AudioAnalysis.rmsDBFS(samples[(end - 2_000)..<end]) > -13.9)
+        #expect(AudioAnalysis.rmsDBFS(samples[(end + release / 2)..<(end + release)]) < -26.1)
         var scratch = [Float](repeating: 0, count: 10)
         for _ in 0..<((end + release) / 10) { _ = scratch.withUnsafeMutableBufferPointer { renderer.render(into: $0) } }
         #expect(scratch.withUnsafeMutableBufferPointer { renderer.render(into: $0) } == (end + release) % 10)
@@ -46,16 +48,16 @@ import Testing
 
     @Test func loudnessRisesWithIntensity() {
         let format = AudioFormat(sampleRate: 48_000)
-        var previous = 0.0
+        var previous = -Double.infinity
         for intensity: Float in [0.1, 0.25, 0.4, 0.55, 0.7, 0.85, 1] {
             let samples = PatternRenderer.render(
                 HapticPattern(elements: [continuous(0, 0.5, intensity: intensity)]), format: format)
-            let level = Measure.rms(samples[4_800..<19_200])
-            #expect(level > previous * 1.1, "intensity \(intensity)")
+            let level = AudioAnalysis.rmsDBFS(samples[4_800..<19_200])
+            #expect(level > previous + 0.83, "intensity \(intensity)")  // RMS up by more than 10 % (0.828 dB)
             previous = level
         }
         let silent = PatternRenderer.render(HapticPattern(elements: [continuous(0, 0.5, intensity: 0)]), format: format)
-        #expect(Measure.peak(silent) == 0)
+        #expect(AudioAnalysis.peak(silent) == 0)
     }
 
     @Test(arguments: VoicingProfile.all)
@@ -65,7 +67,7 @@ import Testing
         for sharpness: Float in [0, 0.25, 0.5, 0.75, 1] {
             let samples = PatternRenderer.render(
                 HapticPattern(elements: [continuous(0, 0.3, sharpness: sharpness)]), format: format, voicing: voicing)
-            let centroid = Measure.centroid(samples[2_400..<7_200], rate: 48_000)
+            let centroid = AudioAnalysis.spectralCentroid(samples[2_400..<7_200], sampleRate: 48_000)
             #expect(centroid > previous, "sharpness \(sharpness)")
             previous = centroid
         }
@@ -76,10 +78,11 @@ import Testing
         let format = AudioFormat(sampleRate: 48_000)
         let samples = PatternRenderer.render(
             HapticPattern(elements: [continuous(0, 0.5, sharpness: sharpness)]), format: format)
-        let fundamental = Measure.strongest(samples[4_800..<19_200], rate: 48_000, from: 40, to: 400)
+        // The strongest peak of the whole spectrum, not just of 40-400 Hz: the fundamental dominates.
+        let fundamental = AudioAnalysis.dominantFrequency(samples[4_800..<19_200], sampleRate: 48_000)
         #expect(fundamental >= 65 && fundamental <= 300)
         let expected = VoicingProfile.standard.frequency(sharpness: sharpness)
-        #expect(abs(fundamental - expected) <= 2)
+        #expect(abs(fundamental - expected) <= 0.5)
         // Harmonics carry real energy (laptop speakers) in the default voice.
         let slice = samples[4_800..<19_200]
         let second = Measure.power(slice, frequency: 2 * expected, rate: 48_000)
@@ -110,8 +113,8 @@ import Testing
             elements.append(continuous(0.005 + Double(i) * 0.0003, 0.2, sharpness: Float(i % 5) / 4))
         }
         let samples = PatternRenderer.render(HapticPattern(elements: elements), format: format)
-        #expect(Measure.peak(samples) <= 1.0)
-        #expect(Measure.peak(samples) > 0.8)  // loud: the limiter works, it is not just quiet
+        #expect(AudioAnalysis.peak(samples) <= 1.0)
+        #expect(AudioAnalysis.peak(samples) > 0.8)  // loud: the limiter works, it is not just quiet
     }
 
     @Test(arguments: rates)
@@ -144,7 +147,7 @@ import Testing
             let format = AudioFormat(sampleRate: 48_000, channels: channels)
             let whole = PatternRenderer.render(pattern, format: format)
             var renderer = PatternRenderer(pattern: pattern, format: format)
-            var generator = SplitMix(seed: seed)
+            var generator = SplitMix64(seed: seed)
             var pieces: [Float] = []
             var block = [Float](repeating: 0, count: 3_000 * channels)
             while true {
@@ -172,10 +175,11 @@ import Testing
                     ])),
         ])
         let samples = PatternRenderer.render(pattern, format: format)
-        let early = Measure.rms(samples[4_800..<9_600])
-        let middle = Measure.rms(samples[21_600..<26_400])
-        let late = Measure.rms(samples[40_800..<45_600])
-        #expect(early > middle * 2 && middle > late * 3)
+        let early = AudioAnalysis.rmsDBFS(samples[4_800..<9_600])
+        let middle = AudioAnalysis.rmsDBFS(samples[21_600..<26_400])
+        let late = AudioAnalysis.rmsDBFS(samples[40_800..<45_600])
+        // RMS more than halved (6.02 dB), then more than divided by 3 (9.54 dB).
+        #expect(early > middle + 6.03 && middle > late + 9.55)
     }
 
     @Test func scheduledChangesLandAtExactFramesWhateverTheBlocks() {
@@ -203,12 +207,12 @@ import Testing
         }
         #expect(Measure.firstNonZero(out) == 1_234)
         #expect(out[19_999] == 0 && out[20_000] != 0)
-        #expect(Measure.rms(out[29_000..<29_900]) > 0.2)
+        #expect(AudioAnalysis.rmsDBFS(out[29_000..<29_900]) > -13.9)  // RMS above 0.2
         // Intensity control 0 from 30,000, reached at the next control frame of layer 2's grid
         // (20,000 + k × 128 = 30,112): at most one control interval of ramp.
-        #expect(Measure.rms(out[30_112..<31_000]) == 0)
-        #expect(Measure.rms(out[30_000..<30_112]) > 0)
-        #expect(Measure.peak(Array(out[40_000...])) == 0)
+        #expect(AudioAnalysis.peak(out[30_112..<31_000]) == 0)
+        #expect(AudioAnalysis.peak(out[30_000..<30_112]) > 0)
+        #expect(AudioAnalysis.peak(out[40_000...]) == 0)
         let (frame, idle) = (synth.currentFrame, synth.isIdle)
         #expect(frame == Int64(done))
         #expect(idle)
@@ -262,18 +266,6 @@ func benchmarkLikePattern(seconds: Int) -> HapticPattern {
     return HapticPattern(elements: elements)
 }
 
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite struct OffsetStartTests {
     @Test func startingPartWayJoinsEventsInProgressAndSkipsEarlierTransients() {
         let format = AudioFormat(sampleRate: 48_000)
@@ -286,8 +278,8 @@ struct SplitMix {
         out.withUnsafeMutableBufferPointer { synth.render(into: $0) }
         // The buzz is already at full level; it ends (plus a 5 ms release) 0.7 s later; the
         // transient at 0.7 lands 0.2 s in.
-        #expect(Measure.rms(out[0..<4_800]) > 0.2)
-        #expect(Measure.rms(out[24_000..<33_000]) > 0.2)
+        #expect(AudioAnalysis.rmsDBFS(out[0..<4_800]) > -13.9)  // RMS above 0.2
+        #expect(AudioAnalysis.rmsDBFS(out[24_000..<33_000]) > -13.9)
         #expect(out[34_000...].allSatisfy { $0 == 0 })
         var solo = [Float](repeating: 0, count: 48_000)
         let clicks = Synthesizer.prepare(

@@ -1,0 +1,105 @@
+public import Foundation
+
+/// Headless Chromium (Debian package `chromium`) for tests that open a generated page in a real browser.
+///
+/// Every call runs its own Chromium process with a fresh, temporary profile, so calls are independent
+/// and may run in parallel. Finding no Chromium is an error, never a skip: CI installs it.
+///
+/// ```swift
+/// let chromium = try HeadlessChromium()
+/// let dom = try chromium.dumpDOM(url: page)
+/// try chromium.screenshot(url: page, to: folder.appending(path: "page.png"), size: (1280, 2000))
+/// ```
+public struct HeadlessChromium: Hashable, Sendable {
+    /// Why Chromium could not be used.
+    public enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
+        /// No executable `chromium` in the usual places or on `PATH`.
+        case notInstalled(searched: [String])
+        /// Chromium ran but exited with a nonzero status; `log` is the end of its standard error.
+        case exited(status: Int32, arguments: [String], log: String)
+
+        public var description: String {
+            switch self {
+            case .notInstalled(let searched):
+                "chromium is not installed (Debian/Ubuntu: apt-get install -y chromium); looked for "
+                    + searched.joined(separator: ", ")
+            case .exited(let status, let arguments, let log):
+                "chromium exited with status \(status) for \(arguments.joined(separator: " "))"
+                    + (log.isEmpty ? "" : ":\n\(log)")
+            }
+        }
+    }
+
+    /// The Chromium executable this runner starts.
+    public let executable: URL
+
+    /// A runner for the given Chromium executable.
+    public init(executable: URL) { self.executable = executable }
+
+    /// A runner for the first executable `chromium` (or `chromium-browser`) in `/usr/bin`,
+    /// `/usr/local/bin` or on `PATH`.
+    ///
+    /// - Throws: ``Failure/notInstalled(searched:)`` when there is none.
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(Failure) {
+        let folders =
+            ["/usr/bin", "/usr/local/bin"] + (environment["PATH"] ?? "").split(separator: ":").map(String.init)
+        let candidates = folders.flatMap { ["\($0)/chromium", "\($0)/chromium-browser"] }
+        guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0) }) else {
+            throw .notInstalled(searched: candidates)
+        }
+        executable = URL(filePath: found)
+    }
+
+    /// The page's DOM after it has loaded and run (`--dump-dom`), serialized as HTML.
+    ///
+    /// - Throws: ``Failure/exited(status:arguments:log:)`` when Chromium fails, or a file error.
+    public func dumpDOM(url: URL) throws -> String {
+        String(decoding: try run(["--dump-dom"], url: url), as: UTF8.self)
+    }
+
+    /// Writes a PNG screenshot of the page, rendered in a window of `size` CSS pixels without
+    /// scroll bars, to `file`.
+    ///
+    /// - Throws: ``Failure/exited(status:arguments:log:)`` when Chromium fails, or a file error.
+    public func screenshot(url: URL, to file: URL, size: (width: Int, height: Int)) throws {
+        _ = try run(
+            [
+                "--screenshot=\(file.path(percentEncoded: false))", "--window-size=\(size.width),\(size.height)",
+                "--hide-scrollbars",
+            ],
+            url: url)
+    }
+
+    /// Runs Chromium headless on `url` with `arguments` and a throwaway profile; returns its standard output.
+    func run(_ arguments: [String], url: URL) throws -> Data {
+        let profile = FileManager.default.temporaryDirectory.appending(path: "haptics-chromium-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: profile) }
+        // Standard error goes to a file: Chromium logs a lot, and a second pipe could fill and block it.
+        let log = profile.appending(path: "stderr.log")
+        try Data().write(to: log)
+        let logHandle = try FileHandle(forWritingTo: log)
+        defer { try? logHandle.close() }
+
+        let process = Process()
+        process.executableURL = executable
+        process.arguments =
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--user-data-dir=\(profile.path(percentEncoded: false))",
+            ] + arguments + [url.absoluteString]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = logHandle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+            throw Failure.exited(
+                status: process.terminationStatus, arguments: process.arguments ?? [], log: String(text.suffix(2_000)))
+        }
+        return data
+    }
+}
