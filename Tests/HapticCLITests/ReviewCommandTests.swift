@@ -1,6 +1,5 @@
 import Foundation
 import HapticsTestSupport
-import Synchronization
 import Testing
 
 /// `haptic plot`, `haptic diff`, `haptic review`: exit codes, messages and the files written.
