@@ -37,7 +37,7 @@ let package = Package(
         // ALSA's C API; only HapticsALSA imports it.
         .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(name: "HapticsALSA", dependencies: ["CAlsa", "HapticsEngine", "HapticsSynthesis"]),
-        // Test double: an AudioOutput that records every frame written to it.
+        // Test doubles: an AudioOutput that records every frame written to it; BusyLoops, a CPU load.
         .target(name: "HapticsTestSupport", dependencies: ["HapticsEngine", "HapticsSynthesis"]),
         .target(
             name: "HapticsReview",
@@ -67,11 +67,13 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
-        // Real-time benchmarks (docs/timing.md): timer lateness, start latency, CPU, many players.
+        // Real-time benchmarks (docs/timing.md): timer lateness, start latency, CPU, many players,
+        // feedback latency.
         .executableTarget(
             name: "haptic-bench",
             dependencies: [
-                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA",
+                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "SensoryFeedback",
+                "HapticsTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -97,7 +99,9 @@ let package = Package(
             dependencies: ["SensoryFeedback", "HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
         ),
         .testTarget(name: "CupcakeCornerTests", dependencies: ["CupcakeCorner", "SensoryFeedback", "HapticsCore"]),
-        .testTarget(name: "HapticCLITests", dependencies: ["haptic", "HapticsSynthesis", "CupcakeCorner"]),
+        .testTarget(
+            name: "HapticCLITests", dependencies: ["haptic", "HapticsSynthesis", "HapticsTestSupport", "CupcakeCorner"]
+        ),
         .testTarget(
             name: "HapticsReviewTests",
             dependencies: [
