@@ -22,11 +22,12 @@ import Testing
         #expect(Set(pids).count == 2)
         for pid in pids {
             #expect(kill(pid, 0) == 0, "loop \(pid) is not running")
-            // /proc files report size 0, so read to the end rather than by size.
-            let commandLine = try FileHandle(forReadingFrom: URL(filePath: "/proc/\(pid)/cmdline")).readToEnd()
-            #expect(
-                commandLine.map { String(decoding: $0, as: UTF8.self).split(separator: "\0") }
-                    == ["/bin/sh", "-c", "while :; do :; done"])
+            // After the parenthesised command name in /proc/PID/stat: the state, then the parent's ID.
+            // (Not cmdline: it reads empty for a moment while the child is still inside execve.)
+            let stat = try FileHandle(forReadingFrom: URL(filePath: "/proc/\(pid)/stat")).readToEnd() ?? Data()
+            let fields = String(decoding: stat, as: UTF8.self).split(separator: ")").last?.split(separator: " ")
+            #expect(fields?.dropFirst().first.flatMap { Int32($0) } == getpid(), "loop \(pid) is not our child")
+            #expect(fields?.first != "Z", "loop \(pid) has already exited")
         }
 
         loops.stop()
