@@ -37,7 +37,8 @@ let package = Package(
         // ALSA's C API; only HapticsALSA imports it.
         .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(name: "HapticsALSA", dependencies: ["CAlsa", "HapticsEngine", "HapticsSynthesis"]),
-        // Test support: a recording AudioOutput (test double), headless Chromium, a seeded generator.
+        // Test support: a recording AudioOutput (test double), headless Chromium, a seeded generator,
+        // BusyLoops (a CPU load for timing tests and haptic-bench).
         .target(name: "HapticsTestSupport", dependencies: ["HapticsEngine", "HapticsSynthesis"]),
         .target(
             name: "HapticsReview",
@@ -67,11 +68,13 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
-        // Real-time benchmarks (docs/timing.md): timer lateness, start latency, CPU, many players.
+        // Real-time benchmarks (docs/timing.md): timer lateness, start latency, CPU, many players,
+        // feedback latency.
         .executableTarget(
             name: "haptic-bench",
             dependencies: [
-                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA",
+                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "SensoryFeedback",
+                "HapticsTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -5,6 +5,7 @@ import HapticsALSA
 import HapticsCore
 import HapticsEngine
 import HapticsSynthesis
+import HapticsTestSupport
 import Synchronization
 
 /// `haptic-bench`: the real-time figures of docs/timing.md, measured on this machine.
@@ -15,8 +16,8 @@ import Synchronization
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "haptic-bench",
-        abstract: "Measure the real-time engine: timer lateness, start latency, CPU, many players.",
-        subcommands: [Ticks.self, StartLatency.self, CPU.self, Players.self])
+        abstract: "Measure the real-time engine: timer lateness, start latency, CPU, many players, feedback latency.",
+        subcommands: [Ticks.self, StartLatency.self, CPU.self, Players.self, FeedbackLatency.self])
 }
 
 // MARK: - Shared
@@ -38,30 +39,6 @@ func percentiles(_ values: [Double]) -> String {
     let sorted = values.sorted()
     func at(_ q: Double) -> Double { sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))] }
     return String(format: "n=%d p50=%.3f ms p99=%.3f ms max=%.3f ms", sorted.count, at(0.5), at(0.99), sorted.last!)
-}
-
-/// `count` shell busy loops (`while :; do :; done`) that keep cores busy until `stop()`.
-final class Load {
-    private var processes: [Process] = []
-
-    init(_ count: Int) throws {
-        for _ in 0..<count {
-            let process = Process()
-            process.executableURL = URL(filePath: "/bin/sh")
-            process.arguments = ["-c", "while :; do :; done"]
-            try process.run()
-            processes.append(process)
-        }
-    }
-
-    func stop() {
-        for process in processes {
-            // SIGKILL: a child spawned from a test or worker thread may inherit a mask blocking SIGTERM.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        processes.removeAll()
-    }
 }
 
 struct DeviceArguments: ParsableArguments {
@@ -111,7 +88,7 @@ extension Bench {
             samples.withLock { $0.reserveCapacity(expected + 16) }
             let fifoResult = Mutex<Int32?>(nil)
             let wantFIFO = fifo
-            let load = try Load(self.load)
+            let load = try BusyLoops(count: self.load)
             defer { load.stop() }
             let source = DispatchTickSource(label: "haptic-bench.ticks")
             let done = DispatchSemaphore(value: 0)
@@ -211,7 +188,7 @@ extension Bench {
                     #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}}]}"#
                         .utf8))
             let player = try engine.makePlayer(pattern.pattern)
-            let load = try Load(device.load)
+            let load = try BusyLoops(count: device.load)
             defer { load.stop() }
             try engine.start()
             usleep(300_000)  // past the pulse plugin's start-up prebuffering

@@ -1,5 +1,6 @@
 import Foundation
 import HapticsSynthesis
+import HapticsTestSupport
 import Testing
 
 /// A pattern of full-strength transients every `spacing` seconds for `seconds`.

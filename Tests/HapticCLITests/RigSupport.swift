@@ -159,32 +159,6 @@ final class RunningHaptic {
     }
 }
 
-/// Two `sh -c 'while :; do :; done'` processes keeping both cores busy until `stop()`.
-final class BusyLoops {
-    private var processes: [Process] = []
-
-    init(count: Int = 2) throws {
-        for _ in 0..<count {
-            let process = Process()
-            process.executableURL = URL(filePath: "/bin/sh")
-            process.arguments = ["-c", "while :; do :; done"]
-            try process.run()
-            processes.append(process)
-        }
-    }
-
-    func stop() {
-        for process in processes {
-            // SIGKILL: a child spawned from a test or worker thread may inherit a mask blocking SIGTERM.
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        processes = []
-    }
-
-    deinit { stop() }
-}
-
 /// `key=value` figures from the `haptic: stats:` line of `haptic play --stats`.
 func playStatistics(_ stderr: String) -> [String: Double] {
     guard let line = stderr.split(separator: "\n").first(where: { $0.hasPrefix("haptic: stats:") }) else { return [:] }

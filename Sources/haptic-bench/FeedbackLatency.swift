@@ -7,12 +7,10 @@ import Observation
 import SensoryFeedback
 import Synchronization
 
-extension HapticCommand {
-    struct Bench: ParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Measure real-time paths.", subcommands: [FeedbackLatency.self])
-    }
+// MARK: - Feedback latency
 
+extension Bench {
+    /// `haptic-bench feedback`: from an observed value's change to the first audible sample.
     struct FeedbackLatency: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "feedback",
@@ -74,6 +72,7 @@ extension HapticCommand {
     }
 }
 
+/// The observed value whose changes the benchmark times.
 @Observable final class BenchModel {
     var value = 0
 }
