@@ -46,6 +46,9 @@ public protocol TickSource: AnyObject, Sendable {
     func start(intervalNanoseconds: UInt64, handler: @escaping @Sendable () -> Void)
     /// Stops calling; after it returns no handler call is running or will start.
     func stop()
+    /// Runs the handler once more, soon and in order with the ticks (never concurrently with one),
+    /// without waiting for the next period: for work that just arrived.
+    func kick()
 }
 
 /// A strict, zero-leeway `DispatchSourceTimer` on a high-QoS serial queue.
@@ -66,10 +69,15 @@ public final class DispatchTickSource: TickSource {
         source.setEventHandler(handler: handler)
         source.resume()
         let previous = timer.withLock { box in
-            defer { box = TimerBox(source) }
+            defer { box = TimerBox(source, handler: handler) }
             return box
         }
         previous?.source.cancel()
+    }
+
+    public func kick() {
+        guard let box = timer.withLock({ $0 }) else { return }
+        queue.async { box.handler() }
     }
 
     public func stop() {
@@ -92,7 +100,11 @@ public final class DispatchTickSource: TickSource {
 // @unchecked: the DispatchSourceTimer is only cancelled through this box, under the Mutex.
 private final class TimerBox: @unchecked Sendable {
     let source: any DispatchSourceTimer
-    init(_ source: any DispatchSourceTimer) { self.source = source }
+    let handler: @Sendable () -> Void
+    init(_ source: any DispatchSourceTimer, handler: @escaping @Sendable () -> Void) {
+        self.source = source
+        self.handler = handler
+    }
 }
 
 /// A tick source for tests: nothing happens until `tick()` is called.
@@ -106,6 +118,9 @@ public final class ManualTickSource: TickSource {
     }
 
     public func stop() { handler.withLock { $0 = nil } }
+
+    /// Ticks are driven by the test alone: an early tick is not run by itself.
+    public func kick() {}
 
     /// Whether the engine has a tick handler installed (it is running).
     public var isRunning: Bool { handler.withLock { $0 != nil } }

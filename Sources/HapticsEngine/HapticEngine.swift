@@ -327,6 +327,9 @@ public final class HapticEngine: Sendable {
 
     func enqueue(_ command: Command, at frame: Int64) {
         control.withLock { $0.commands.insert(command, deadline: frame) }
+        // An immediate command is rendered at once, not at the next timer tick: a start reaches
+        // the device within a tick's render time rather than up to a whole period later.
+        if frame == Int64.min { ticks.kick() }
     }
 
     func requireRunning() throws(HapticEngineError) {
