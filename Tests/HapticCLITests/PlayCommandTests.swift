@@ -91,14 +91,14 @@ private func elapsedMilliseconds(since start: UInt64) -> Double {
 /// `haptic play` through real ALSA into the PulseAudio rig, recorded from the sink's monitor.
 /// Each test plays into a null sink of its own, so they may run in parallel.
 /// Serialized: the load test keeps both cores busy, which would skew the others.
-@Suite(.serialized, .enabled(if: Rig.testsEnabled, "needs the audio rig: tools/audio-rig/with-rig swift test"))
+@Suite(.serialized, .enabled(if: AudioRig.testsEnabled, "needs the audio rig: tools/audio-rig/with-rig swift test"))
 struct PlayThroughRigTests {
     @Test func everyClickKeepsItsSpacingWithinAMillisecondAndPlaybackTakesRealTime() throws {
-        try Rig.require()
+        try AudioRig.require()
         let scratch = try ScratchFolder()
         let pattern = try scratch.write("clicks.ahap", clicks(every: 0.125, for: 2))
         let sink = try Rig.Sink()
-        let recording = try Rig.Recording(sink)
+        let recording = try AudioRig.Recording(sink: sink.name)
         let started = DispatchTime.now().uptimeNanoseconds
         let play = try RunningHaptic(["play", pattern, "--device", sink.device, "--stats"])
         let (status, stderr) = play.wait()
@@ -121,7 +121,7 @@ struct PlayThroughRigTests {
     /// PulseAudio sink) keeps that exact stream while it plays in real time; a recording of the
     /// sink would also measure PulseAudio and the recorder, which lose whole periods under load.
     @Test func twentySecondsWithBothCoresBusyLoseAndMoveNothing() throws {
-        try Rig.require()
+        try AudioRig.require()
         let scratch = try ScratchFolder()
         let pattern = try scratch.write("long.ahap", clicks(every: 0.25, for: 20))
         let sink = try Rig.Sink()
@@ -155,7 +155,7 @@ struct PlayThroughRigTests {
     }
 
     @Test func ctrlCStopsWithinFiftyMillisecondsWithAFadeAndExitStatus130() throws {
-        try Rig.require()
+        try AudioRig.require()
         let scratch = try ScratchFolder()
         let pattern = try scratch.write(
             "hum.ahap",
@@ -165,7 +165,7 @@ struct PlayThroughRigTests {
             {"ParameterID":"HapticSharpness","ParameterValue":0.5}]}}]}
             """)
         let sink = try Rig.Sink()
-        let recording = try Rig.Recording(sink)
+        let recording = try AudioRig.Recording(sink: sink.name)
         let play = try RunningHaptic(["play", pattern, "--device", sink.device, "--loop", "--stats"])
         // Interrupt once half a second of sound has reached the sink (polling the growing recording).
         var polls = 0

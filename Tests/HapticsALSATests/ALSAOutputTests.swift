@@ -1,6 +1,7 @@
 import Foundation
 import HapticsEngine
 import HapticsSynthesis
+import HapticsTestSupport
 import Testing
 
 @testable import HapticsALSA

@@ -1,6 +1,7 @@
 import Dispatch
 import HapticsEngine
 import HapticsSynthesis
+import HapticsTestSupport
 import Testing
 
 @testable import HapticsALSA
