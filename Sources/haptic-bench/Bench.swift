@@ -227,22 +227,11 @@ extension Bench {
         @Option(help: "How long to play.") var seconds = 20.0
 
         func run() throws {
-            let file = try PatternFile.load(pattern)
-            let output = try device.open()
-            let engine = HapticEngine(output: output, configuration: device.configuration)
-            let player = try engine.makeAdvancedPlayer(file.pattern, clips: file.clips)
-            player.loopEnabled = true
-            try engine.start()
-            try player.start(atTime: HapticEngine.timeImmediate)
-            usleep(500_000)
-            let cpu0 = processCPUSeconds(), wall0 = now()
-            usleep(UInt32(seconds * 1e6))
-            let cpu = processCPUSeconds() - cpu0, wall = Double(now() - wall0) / 1e9
-            engine.stop()
+            let run = try loopPlayers(pattern, count: 1, seconds: seconds, device: device)
             print(
                 String(
                     format: "cpu: %@ looped %.1f s: %.3f s CPU = %.2f%% of one core; underruns %d",
-                    pattern, wall, cpu, 100 * cpu / wall, engine.underrunCount))
+                    pattern, run.wall, run.cpu, 100 * run.cpu / run.wall, run.underruns))
         }
     }
 
@@ -256,24 +245,32 @@ extension Bench {
         @Option(help: "How long to play.") var seconds = 10.0
 
         func run() throws {
-            let file = try PatternFile.load(pattern)
-            let output = try device.open()
-            let engine = HapticEngine(output: output, configuration: device.configuration)
-            let players = try (0..<count).map { _ in try engine.makeAdvancedPlayer(file.pattern, clips: file.clips) }
-            try engine.start()
-            for (k, player) in players.enumerated() {
-                player.loopEnabled = true
-                // Spread the starts over the pattern so the voices overlap instead of moving in lockstep.
-                try player.start(atTime: engine.currentTime + 0.1 + Double(k) * 0.0007)
-            }
-            let cpu0 = processCPUSeconds(), wall0 = now()
-            usleep(UInt32(seconds * 1e6))
-            let cpu = processCPUSeconds() - cpu0, wall = Double(now() - wall0) / 1e9
-            engine.stop()
+            let run = try loopPlayers(pattern, count: count, seconds: seconds, device: device)
             print(
                 String(
                     format: "players: %d looping %@ for %.1f s at %d ms latency: underruns %d, CPU %.1f%% of one core",
-                    count, pattern, wall, device.latency, engine.underrunCount, 100 * cpu / wall))
+                    count, pattern, run.wall, device.latency, run.underruns, 100 * run.cpu / run.wall))
         }
     }
+}
+
+/// What looping players cost: `count` players loop `pattern` (starts spread so their voices
+/// overlap rather than move in lockstep), measured for `seconds` after a short warm-up.
+func loopPlayers(
+    _ pattern: String, count: Int, seconds: Double, device: DeviceArguments
+) throws -> (cpu: Double, wall: Double, underruns: Int) {
+    let file = try PatternFile.load(pattern)
+    let engine = HapticEngine(output: try device.open(), configuration: device.configuration)
+    let players = try (0..<count).map { _ in try engine.makeAdvancedPlayer(file.pattern, clips: file.clips) }
+    try engine.start()
+    for (k, player) in players.enumerated() {
+        player.loopEnabled = true
+        try player.start(atTime: engine.currentTime + 0.1 + Double(k) * 0.0007)
+    }
+    usleep(500_000)
+    let cpu0 = processCPUSeconds(), wall0 = now()
+    usleep(UInt32(seconds * 1e6))
+    let cpu = processCPUSeconds() - cpu0, wall = Double(now() - wall0) / 1e9
+    engine.stop()
+    return (cpu, wall, engine.underrunCount)
 }
