@@ -72,8 +72,8 @@ extension HapticCommand {
             Terminal.reportStatistics(playback.statistics, verbose: stats)
             switch outcome {
             case .finished: break
-            case .interrupted: throw ExitCode(130)
-            case .failed(let reason): Terminal.fail(reason)
+            case .interrupted: throw Interrupts.exitCode
+            case .failed(let reason): throw Terminal.failure(reason)
             }
         }
     }
@@ -86,7 +86,7 @@ extension HapticCommand {
             do {
                 devices = try ALSADevices.list()
             } catch {
-                Terminal.fail(error.description)
+                throw Terminal.failure(error.description)
             }
             if devices.isEmpty { Terminal.printError("no ALSA playback devices") }
             let width = devices.map(\.name.count).max() ?? 0
@@ -155,7 +155,7 @@ extension Terminal {
         do {
             try WAVFileRender.render(file, to: destination, options: RenderOptions(voicing: voicing))
         } catch {
-            fail(error.description)
+            throw failure(error.description)
         }
         print(destination)
     }
