@@ -2,8 +2,8 @@ import CAlsa
 import Dispatch
 import Foundation
 import Glibc
-import HapticsEngine
-import HapticsSynthesis
+public import HapticsEngine
+public import HapticsSynthesis
 import Synchronization
 
 #if _endian(big)
