@@ -57,5 +57,9 @@ final class EngineFeedbackSink: FeedbackSink {
                 forTimeInterval: remaining + Double(engine.output.bufferFrames) / Double(engine.format.sampleRate))
         }
         engine.stop()
+        // A stalled device ends feedback early (the orders are saved regardless): say so once.
+        if let error = engine.lastOutputError ?? engine.output.stallError {
+            Terminal.printError("haptic: feedback stopped: \(error)")
+        }
     }
 }
