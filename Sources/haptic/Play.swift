@@ -150,7 +150,7 @@ extension Terminal {
     /// Without a device: says why in one line, renders the preview to a WAV file and prints its path.
     static func writePreview(of file: PatternFile, voicing: VoicingProfile, because error: AudioOutputError) throws {
         // A device that is there but does not answer is a fault to report, not a missing device.
-        if error.code == .deviceStalled { fail(error.description) }
+        if error.code == .deviceStalled { throw failure(error.description) }
         let folder = FileManager.default.temporaryDirectory.appending(path: "haptic-preview")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let name = URL(filePath: file.path).deletingPathExtension().lastPathComponent
