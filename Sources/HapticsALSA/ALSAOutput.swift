@@ -1,7 +1,7 @@
 import CAlsa
 import Glibc
-import HapticsEngine
-import HapticsSynthesis
+public import HapticsEngine
+public import HapticsSynthesis
 import Synchronization
 
 #if _endian(big)

@@ -5,14 +5,14 @@ import OrderedCollections
 /// The AHAP decoder walks this tree so that every finding can name a line and
 /// column. Object members keep their order; a duplicate key has already been
 /// resolved (the last value wins, at the first key's position).
-public struct JSONNode: Hashable, Sendable {
+package struct JSONNode: Hashable, Sendable {
     /// Where the value's first character is.
-    public var location: SourceLocation
+    package var location: SourceLocation
     /// The value itself.
-    public var kind: Kind
+    package var kind: Kind
 
     /// What a node holds.
-    public enum Kind: Hashable, Sendable {
+    package enum Kind: Hashable, Sendable {
         case null
         case bool(Bool)
         case number(Double)
@@ -22,17 +22,17 @@ public struct JSONNode: Hashable, Sendable {
     }
 
     /// One `"key": value` pair of an object.
-    public struct Member: Hashable, Sendable {
-        public var key: String
+    package struct Member: Hashable, Sendable {
+        package var key: String
         /// Where the key's opening quote is.
-        public var keyLocation: SourceLocation
-        public var value: JSONNode
+        package var keyLocation: SourceLocation
+        package var value: JSONNode
     }
 
     /// The plain value, without locations.
     ///
     /// - Complexity: O(n) in the size of the subtree.
-    public var value: JSONValue {
+    package var value: JSONValue {
         switch kind {
         case .null: return .null
         case .bool(let b): return .bool(b)
@@ -47,7 +47,7 @@ public struct JSONNode: Hashable, Sendable {
     }
 
     /// The member named `key`, if this is an object that has it.
-    public func member(_ key: String) -> Member? {
+    package func member(_ key: String) -> Member? {
         guard case .object(let members) = kind else { return nil }
         return members.first { $0.key == key }
     }
@@ -55,10 +55,10 @@ public struct JSONNode: Hashable, Sendable {
 
 /// The result of parsing: the tree and what the parser tolerated (a byte order
 /// mark, duplicate keys).
-public struct JSONDocument: Hashable, Sendable {
-    public var root: JSONNode
+package struct JSONDocument: Hashable, Sendable {
+    package var root: JSONNode
     /// What the parser tolerated (`bom`, `duplicate-key`, `trailing-comma`, `comment`), in document order.
-    public var warnings: [Diagnostic]
+    package var warnings: [Diagnostic]
 }
 
 /// A JSON text the parser refused, with where and why.
@@ -87,13 +87,13 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
 /// ```
 ///
 /// - Complexity: O(n) in the input size.
-public enum JSONParser {
+package enum JSONParser {
     /// Parses `bytes` as one JSON value.
     ///
     /// - Parameters:
     ///   - maxDepth: how many arrays/objects may nest; deeper input is an error.
     ///   - maxStringBytes: the longest string or key, in UTF-8 bytes.
-    public static func parse(
+    package static func parse(
         _ bytes: [UInt8], maxDepth: Int = 64, maxStringBytes: Int = 1 << 20
     ) throws(JSONSyntaxError) -> JSONDocument {
         let result: Result<JSONDocument, JSONSyntaxError> = bytes.withUnsafeBufferPointer { buffer in

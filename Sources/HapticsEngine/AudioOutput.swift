@@ -1,4 +1,4 @@
-import HapticsSynthesis
+public import HapticsSynthesis
 
 /// A playback device that the real-time engine feeds with rendered frames.
 ///

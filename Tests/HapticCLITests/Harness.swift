@@ -1,7 +1,7 @@
 import Foundation
-import HapticsTestSupport
 import Synchronization
 import Testing
+import _HapticsTestSupport
 
 /// Runs the real `haptic` executable, as a user or a CI job would.
 struct Haptic {

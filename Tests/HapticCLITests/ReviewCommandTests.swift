@@ -1,6 +1,6 @@
 import Foundation
-import HapticsTestSupport
 import Testing
+import _HapticsTestSupport
 
 /// `haptic plot`, `haptic diff`, `haptic review`: exit codes, messages and the files written.
 struct PlotDiffReviewTests {

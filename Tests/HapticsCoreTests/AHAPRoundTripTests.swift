@@ -1,7 +1,7 @@
 import HapticsCore
-import HapticsTestSupport
 import OrderedCollections
 import Testing
+import _HapticsTestSupport
 
 @Suite struct AHAPRoundTripTests {
     @Test func everyFixtureIsFound() {

@@ -1,8 +1,8 @@
 import Foundation
 import HapticsCore
-import HapticsTestSupport
 import OrderedCollections
 import Testing
+import _HapticsTestSupport
 
 #if canImport(FoundationXML)
     import FoundationXML

@@ -1,7 +1,7 @@
 import Foundation
 import HapticsSynthesis
-import HapticsTestSupport
 import Testing
+import _HapticsTestSupport
 
 /// Third-party audio from the corpus (TestFiles.corpus): Apple's Drums.wav, checked against sox
 /// and pyloudnorm. Skipped, saying so, when there is no corpus.

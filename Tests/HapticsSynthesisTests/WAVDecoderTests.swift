@@ -1,6 +1,6 @@
 import Foundation
-import HapticsTestSupport
 import Testing
+import _HapticsTestSupport
 
 @testable import HapticsSynthesis
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Where this repository's tests find their files: the project's own fixtures under
 /// `Tests/Fixtures` (always there) and the third-party corpus (only sometimes there).
@@ -13,7 +13,7 @@ import Foundation
 /// guard let corpus = TestFiles.corpus else { return }
 /// ```
 public enum TestFiles {
-    /// The package root (this file is `Sources/HapticsTestSupport/Fixtures.swift`).
+    /// The package root (this file is `Tests/_HapticsTestSupport/Fixtures.swift`).
     public static let packageRoot = URL(filePath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
