@@ -48,7 +48,7 @@ extension HapticCommand {
                     .rendering(
                         title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips)
                 }
-                Figure.write(DiffPlot.svg(a: input(old), b: input(new), diff: diff), to: output, failureStatus: 2)
+                try Figure.write(DiffPlot.svg(a: input(old), b: input(new), diff: diff), to: output, failureStatus: 2)
             }
             if !diff.isEmpty { throw ExitCode.failure }
         }

@@ -78,7 +78,7 @@ extension HapticCommand {
                 do {
                     fileRules = try flagRules(over: configs.rules(for: path))
                 } catch {
-                    Terminal.fail(error.message)
+                    throw Terminal.failure(error.message)
                 }
                 report.add(
                     file: path, PatternFile.inspect(path, waveformFolders: waveforms.folders).findings, rules: fileRules

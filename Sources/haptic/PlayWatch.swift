@@ -20,14 +20,14 @@ struct PlayWatch {
         do {
             watcher = try FileWatcher(path: play.pattern)
         } catch {
-            Terminal.fail(error.description)
+            throw Terminal.failure(error.description)
         }
         Terminal.printError("haptic: watching \(play.pattern): every save plays it again; Ctrl-C stops")
         repeat {
             try playOnce()
             Terminal.printError("haptic: waiting for the next save of \(play.pattern)")
         } while watcher.waitForChange(stopping: { Interrupts.wasRequested })
-        throw ExitCode(130)
+        throw Interrupts.exitCode
     }
 
     /// Loads and plays the file once; prints what is wrong with it instead when it cannot be loaded.
@@ -57,7 +57,7 @@ struct PlayWatch {
         }
         switch Interrupts.run(playback) {
         case .finished: break
-        case .interrupted: throw ExitCode(130)
+        case .interrupted: throw Interrupts.exitCode
         case .failed(let reason): Terminal.printError("haptic: \(reason); still watching")
         }
     }

@@ -24,7 +24,7 @@ extension HapticCommand {
                 try WAVFileRender.render(file, to: output, options: audio.renderOptions, progress: bar?.update)
             } catch {
                 bar?.finish()
-                Terminal.fail(error.description)
+                throw Terminal.failure(error.description)
             }
             bar?.finish()
         }

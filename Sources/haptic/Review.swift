@@ -40,7 +40,7 @@ extension HapticCommand {
 
         func run() throws {
             let sources = ReviewSource.collect(paths, presets: presets)
-            guard !sources.isEmpty else { Terminal.fail("no AHAP files found; nothing to review") }
+            guard !sources.isEmpty else { throw Terminal.failure("no AHAP files found; nothing to review") }
             let entries = ReviewSource.entries(for: sources, waveforms: waveforms.folders)
             let stamp = ISO8601DateFormatter.string(
                 from: Date(), timeZone: .current, formatOptions: [.withInternetDateTime])
@@ -48,7 +48,7 @@ extension HapticCommand {
             do {
                 try Data(html.utf8).write(to: URL(filePath: output), options: .atomic)
             } catch {
-                Terminal.fail("cannot write '\(output)': \(error.localizedDescription)")
+                throw Terminal.failure("cannot write '\(output)': \(error.localizedDescription)")
             }
             let findings = entries.flatMap(\.findings)
             let errors = findings.count { $0.diagnostic.severity == .error }

@@ -36,10 +36,12 @@ enum Terminal {
         }
     }
 
-    /// Prints `haptic: message` and exits with status 1.
-    static func fail(_ message: String) -> Never {
+    /// Prints `haptic: message` and returns the error that ends the command with status 1:
+    /// `throw Terminal.failure("...")`. Commands leave only through ArgumentParser, so every `defer`
+    /// (engine stop, device close, temporary-file removal) runs.
+    static func failure(_ message: String, status: Int32 = 1) -> ExitCode {
         printError("haptic: \(message)")
-        exit(1)
+        return ExitCode(status)
     }
 }
 
