@@ -37,8 +37,10 @@ extension HapticCommand {
             }
         }
 
+        @OptionGroup var waveforms: WaveformOptions
+
         func run() throws {
-            let old = try Self.load(a), new = try Self.load(b)
+            let old = try Self.load(a, waveforms: waveforms), new = try Self.load(b, waveforms: waveforms)
             let diff = PatternDiff.compare(old.pattern, new.pattern, tolerance: tolerance)
             print(diff.text, terminator: "")
             if let output {
@@ -52,9 +54,10 @@ extension HapticCommand {
         }
 
         /// Loads a side, or prints why not and exits with status 2.
-        static func load(_ path: String) throws -> PatternFile {
+        static func load(_ path: String, waveforms: WaveformOptions) throws -> PatternFile {
             do {
-                let file = try PatternFile.load(path)
+                let file = try PatternFile.load(
+                    path, waveformFolders: waveforms.folders, missingWaveforms: .skip)
                 Terminal.report(file.diagnostics, in: file.path)
                 return file
             } catch {

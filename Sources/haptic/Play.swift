@@ -39,6 +39,8 @@ extension HapticCommand {
         @Flag(help: "At the end, print underruns, CPU use and (after Ctrl-C) the stop latency on standard error.")
         var stats = false
 
+        @OptionGroup var waveforms: WaveformOptions
+
         func validate() throws {
             guard !(loop && watch) else { throw ValidationError("--loop and --watch cannot be combined") }
             guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be above 0 (got \(rate))") }
@@ -59,7 +61,7 @@ extension HapticCommand {
             Interrupts.install()
             if watch { try PlayWatch(play: self).run() }
             _ = Terminal.processStart
-            let file = try Terminal.load(pattern)
+            let file = try Terminal.load(pattern, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
             let voicing = voice.voicing
             let output: ALSAOutput

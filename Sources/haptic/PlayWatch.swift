@@ -32,7 +32,8 @@ struct PlayWatch {
 
     /// Loads and plays the file once; prints what is wrong with it instead when it cannot be loaded.
     func playOnce() throws {
-        let (findings, loaded) = PatternFile.inspect(play.pattern)
+        let (findings, loaded) = PatternFile.inspect(
+            play.pattern, waveformFolders: play.waveforms.folders, missingWaveforms: .skip)
         guard let file = loaded else {
             for finding in findings { Terminal.printError(finding.formatted(file: play.pattern)) }
             Terminal.printError("haptic: not playing \(play.pattern) until it is fixed; still watching")

@@ -30,6 +30,8 @@ extension HapticCommand {
 
         @OptionGroup var voice: VoiceOption
 
+        @OptionGroup var waveforms: WaveformOptions
+
         func validate() throws {
             try Figure.validate(output)
             guard (400...8000).contains(width) else {
@@ -41,7 +43,7 @@ extension HapticCommand {
         }
 
         func run() throws {
-            let file = try Terminal.load(pattern)
+            let file = try Terminal.load(pattern, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
             let input = PlotInput.rendering(
                 title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips,

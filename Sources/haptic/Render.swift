@@ -14,8 +14,10 @@ extension HapticCommand {
 
         @OptionGroup var audio: AudioOptions
 
+        @OptionGroup var waveforms: WaveformOptions
+
         func run() throws {
-            let file = try Terminal.load(pattern)
+            let file = try Terminal.load(pattern, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
             let bar = ProgressBar(label: "rendering", unit: audio.sampleRate)
             do {

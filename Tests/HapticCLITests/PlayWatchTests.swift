@@ -85,7 +85,7 @@ struct PlayWatchTests {
         // An in-place save that breaks the file.
         try Data(Self.invalid.utf8).write(to: URL(filePath: file))
         #expect(haptic.waitFor("haptic: not playing \(file) until it is fixed; still watching\n"))
-        #expect(haptic.text.contains("\(file):Pattern[0].Event.Time: error: "))
+        #expect(haptic.text.contains("\(file):Pattern[0].Event.Time: error["))
         #expect(haptic.process.isRunning)
 
         // The fix, saved the way editors do: a new file renamed over the old one.
