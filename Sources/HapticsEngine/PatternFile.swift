@@ -139,7 +139,8 @@ public struct PatternFile: Sendable {
         let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
         guard fstat(descriptor, &status) == 0, nonRegularKind(status.st_mode) == nil else {
-            throw fail("file-not-regular", "\(what) '\(path)' changed into something other than a regular file; refused")
+            throw fail(
+                "file-not-regular", "\(what) '\(path)' changed into something other than a regular file; refused")
         }
         do {
             // Read one byte past the limit so a file that grew after the size check is still caught.
