@@ -36,6 +36,8 @@ extension HapticCommand {
         @Option(help: ArgumentHelp("Longest audio preview embedded per entry.", valueName: "seconds"))
         var previewSeconds = 60.0
 
+        @OptionGroup var waveforms: WaveformOptions
+
         func validate() throws {
             guard !paths.isEmpty || presets else { throw ValidationError("give AHAP files or folders, or --presets") }
             guard previewSeconds >= 0, previewSeconds.isFinite else {
@@ -45,15 +47,16 @@ extension HapticCommand {
 
         func run() throws {
             let sources = ReviewSource.collect(paths, presets: presets)
-            guard !sources.isEmpty else { Terminal.fail("no AHAP files found; nothing to review") }
-            let entries = ReviewSource.entries(for: sources, previewSeconds: previewSeconds)
+            guard !sources.isEmpty else { throw Terminal.failure("no AHAP files found; nothing to review") }
+            let entries = ReviewSource.entries(
+                for: sources, previewSeconds: previewSeconds, waveforms: waveforms.folders)
             let stamp = ISO8601DateFormatter.string(
                 from: Date(), timeZone: .current, formatOptions: [.withInternetDateTime])
             let html = ReviewPage.html(title: title, entries: entries, generated: stamp + " by haptic review")
             do {
                 try Data(html.utf8).write(to: URL(filePath: output), options: .atomic)
             } catch {
-                Terminal.fail("cannot write '\(output)': \(error.localizedDescription)")
+                throw Terminal.failure("cannot write '\(output)': \(error.localizedDescription)")
             }
             let findings = entries.flatMap(\.findings)
             let errors = findings.count { $0.diagnostic.severity == .error }
@@ -126,11 +129,13 @@ struct ReviewSource: Hashable {
     }
 
     /// Builds every entry, with a progress bar on a terminal. Order logs are skipped with a note.
-    static func entries(for sources: [ReviewSource], previewSeconds: Double = 60) -> [ReviewEntry] {
+    static func entries(
+        for sources: [ReviewSource], previewSeconds: Double = 60, waveforms: [String] = []
+    ) -> [ReviewEntry] {
         let bar = ProgressBar(label: "reviewing", counting: "files")
         var entries: [ReviewEntry] = []
         for (index, source) in sources.enumerated() {
-            if let entry = source.entry(previewSeconds: previewSeconds) { entries.append(entry) }
+            if let entry = source.entry(previewSeconds: previewSeconds, waveforms: waveforms) { entries.append(entry) }
             bar?.update(done: Int64(index + 1), total: Int64(sources.count))
         }
         bar?.finish()
@@ -139,10 +144,12 @@ struct ReviewSource: Hashable {
 
     /// The page entry for this source; nil for what the review does not show.
     /// Audio previews hold at most `previewSeconds`.
-    func entry(previewSeconds: Double = 60) -> ReviewEntry? {
+    func entry(previewSeconds: Double = 60, waveforms: [String] = []) -> ReviewEntry? {
         switch kind {
         case .pattern:
-            patternEntry(kind: .pattern, title: URL(filePath: path).lastPathComponent, previewSeconds: previewSeconds)
+            patternEntry(
+                kind: .pattern, title: URL(filePath: path).lastPathComponent, previewSeconds: previewSeconds,
+                waveforms: waveforms)
         case .preset:
             presetEntry(
                 named: URL(filePath: path).deletingPathExtension().lastPathComponent, previewSeconds: previewSeconds)
@@ -182,7 +189,7 @@ struct ReviewSource: Hashable {
             let line = parts.count > 1 ? Int(parts[parts.count - 3]) : nil
             let message = problem.components(separatedBy: ": error: ").last ?? problem
             return Diagnostic(
-                .error, code: "order-log-line", message, at: .root,
+                .error, code: .orderLogLine, message, at: .root,
                 location: line.map { SourceLocation(line: $0, column: 1) })
         }
         let timeline = FeedbackTimeline(events: log.events)
@@ -201,8 +208,10 @@ struct ReviewSource: Hashable {
 
     /// A pattern file's entry: plot, preview and lint findings; a file that cannot be loaded gets
     /// an entry holding its error instead.
-    func patternEntry(kind: ReviewEntry.Kind, title: String, previewSeconds: Double) -> ReviewEntry {
-        let (findings, loaded) = PatternFile.inspect(path)
+    func patternEntry(
+        kind: ReviewEntry.Kind, title: String, previewSeconds: Double, waveforms: [String] = []
+    ) -> ReviewEntry {
+        let (findings, loaded) = PatternFile.inspect(path, waveformFolders: waveforms, missingWaveforms: .skip)
         if let file = loaded {
             let plot = PlotInput.rendering(
                 title: title, pattern: file.pattern, clips: file.clips, previewSeconds: previewSeconds)

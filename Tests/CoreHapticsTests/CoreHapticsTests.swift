@@ -77,7 +77,8 @@ func tap(_ time: TimeInterval, _ intensity: Float) -> CHHapticEvent {
     @Test func badInputGetsApplesCodes() {
         #expect(
             throws: CHHapticError(
-                .invalidPatternDictionary, "Pattern[0].Event.Time: error: Time must be a number, found string \"soon\"")
+                .invalidPatternDictionary,
+                "Pattern[0].Event.Time: error[wrong-type]: Time must be a number, found string \"soon\"")
         ) {
             try CHHapticPattern(dictionary: [.pattern: [["Event": ["EventType": "HapticTransient", "Time": "soon"]]]])
         }
