@@ -48,7 +48,11 @@ struct PatternInfo: Encodable {
     var metadata: [String: String]
     var renderedSeconds: Double
     var peakDBFS: Double
+    /// Integrated loudness (ITU-R BS.1770); nil for a render under 400 ms, which it cannot measure.
     var loudnessLUFS: Double?
+    /// For a render under 400 ms: its momentary loudness, the BS.1770 loudness of one 400 ms
+    /// window holding the whole sound (silence after it).
+    var momentaryLoudnessLUFS: Double?
     var warnings: Int
 
     init(_ file: PatternFile, options: RenderOptions) {
@@ -83,6 +87,12 @@ struct PatternInfo: Encodable {
         peakDBFS = peak > 0 ? 20 * log10(Double(peak)) : -.infinity
         let loudness = samples.withUnsafeBufferPointer { AudioAnalysis.integratedLoudness($0, format: options.format) }
         loudnessLUFS = loudness.isFinite ? loudness : nil
+        let window = options.format.sampleRate * 4 / 10 * options.format.channels
+        if samples.count < window {
+            let padded = samples + [Float](repeating: 0, count: window - samples.count)
+            let momentary = AudioAnalysis.integratedLoudness(padded, format: options.format)
+            momentaryLoudnessLUFS = momentary.isFinite ? momentary : nil
+        }
         warnings = file.diagnostics.count
     }
 
@@ -107,7 +117,14 @@ struct PatternInfo: Encodable {
             : parameterCurves.sorted { $0.key < $1.key }.map { "\($1) \($0)" }.joined(separator: ", ")
                 + " (\(curveControlPoints) control points)"
         let peak = peakDBFS.isFinite ? String(format: "%.1f dBFS", peakDBFS) : "silent"
-        let loudness = loudnessLUFS.map { String(format: "%.1f LUFS", $0) } ?? "silent"
+        let loudness: String
+        if let integrated = loudnessLUFS {
+            loudness = String(format: "loudness %.1f LUFS", integrated)
+        } else if let momentary = momentaryLoudnessLUFS {
+            loudness = String(format: "momentary loudness %.1f LUFS (one 400 ms window)", momentary)
+        } else {
+            loudness = peakDBFS.isFinite ? "loudness below -70 LUFS" : "silent"
+        }
         var lines = [file]
         if let description = metadata["Description"] { lines.append("  \(description)") }
         lines += [
@@ -116,7 +133,7 @@ struct PatternInfo: Encodable {
             "  parameters  \(ranges(eventParameters))",
             "  dynamic     \(ranges(dynamicParameters))",
             "  curves      \(curves)",
-            "  rendered    \(seconds(renderedSeconds)), peak \(peak), loudness \(loudness)",
+            "  rendered    \(seconds(renderedSeconds)), peak \(peak), \(loudness)",
         ]
         if warnings > 0 {
             lines.append("  lint        \(warnings) warning\(warnings == 1 ? "" : "s") (haptic lint \(file))")
