@@ -214,27 +214,3 @@ extension Command {
         }
     }
 }
-
-extension HapticPattern {
-    /// The pattern played `rate` times as fast: times and durations divided by `rate`, values kept.
-    public func scaled(by rate: Double) -> HapticPattern {
-        guard rate > 0, rate != 1 else { return self }
-        var copy = self
-        copy.elements = elements.map { element in
-            switch element {
-            case .event(var event):
-                event.time /= rate
-                event.duration = event.duration.map { $0 / rate }
-                return .event(event)
-            case .parameter(var parameter):
-                parameter.time /= rate
-                return .parameter(parameter)
-            case .curve(var curve):
-                curve.time /= rate
-                curve.controlPoints = curve.controlPoints.map { .init(time: $0.time / rate, value: $0.value) }
-                return .curve(curve)
-            }
-        }
-        return copy
-    }
-}

@@ -80,12 +80,24 @@ struct PatternInfo: Encodable {
         metadata = pattern.metadata.reduce(into: [:]) { result, entry in
             if case .string(let text) = entry.value { result[entry.key] = text }
         }
-        let samples = PatternRenderer.render(
-            pattern, format: options.format, voicing: options.voicing, clips: file.clips)
-        renderedSeconds = Double(samples.count / options.format.channels) / Double(options.format.sampleRate)
-        let peak = samples.withUnsafeBufferPointer { AudioAnalysis.peak($0) }
+        // Rendered and measured block by block: memory stays bounded whatever the duration.
+        var renderer = PatternRenderer(
+            pattern: pattern, format: options.format, voicing: options.voicing, clips: file.clips)
+        var meter = LoudnessMeter(format: options.format)
+        var peak: Float = 0
+        var frames: Int64 = 0
+        var block = [Float](repeating: 0, count: WAVFileRender.blockFrames * options.format.channels)
+        block.withUnsafeMutableBufferPointer { block in
+            while case let count = renderer.render(into: block), count > 0 {
+                let rendered = UnsafeBufferPointer(rebasing: block[..<(count * options.format.channels)])
+                peak = max(peak, AudioAnalysis.peak(rendered))
+                meter.add(rendered)
+                frames += Int64(count)
+            }
+        }
+        renderedSeconds = Double(frames) / Double(options.format.sampleRate)
         peakDBFS = peak > 0 ? 20 * log10(Double(peak)) : -.infinity
-        let loudness = samples.withUnsafeBufferPointer { AudioAnalysis.integratedLoudness($0, format: options.format) }
+        let loudness = meter.integratedLoudness
         loudnessLUFS = loudness.isFinite ? loudness : nil
         let window = options.format.sampleRate * 4 / 10 * options.format.channels
         if samples.count < window {
