@@ -99,10 +99,13 @@ struct PatternInfo: Encodable {
         peakDBFS = peak > 0 ? 20 * log10(Double(peak)) : -.infinity
         let loudness = meter.integratedLoudness
         loudnessLUFS = loudness.isFinite ? loudness : nil
-        let window = options.format.sampleRate * 4 / 10 * options.format.channels
-        if samples.count < window {
-            let padded = samples + [Float](repeating: 0, count: window - samples.count)
-            let momentary = AudioAnalysis.integratedLoudness(padded, format: options.format)
+        // Under 400 ms integrated loudness has no block to measure: fill one 400 ms window with
+        // silence after the sound and measure that window, the pattern's momentary loudness.
+        let windowFrames = Int64(options.format.sampleRate * 4 / 10)
+        if frames < windowFrames {
+            var window = meter
+            window.add([Float](repeating: 0, count: Int(windowFrames - frames) * options.format.channels))
+            let momentary = window.integratedLoudness
             momentaryLoudnessLUFS = momentary.isFinite ? momentary : nil
         }
         warnings = file.diagnostics.count
