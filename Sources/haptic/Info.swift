@@ -48,7 +48,11 @@ struct PatternInfo: Encodable {
     var metadata: [String: String]
     var renderedSeconds: Double
     var peakDBFS: Double
+    /// Integrated loudness (ITU-R BS.1770); nil for a render under 400 ms, which it cannot measure.
     var loudnessLUFS: Double?
+    /// For a render under 400 ms: its momentary loudness, the BS.1770 loudness of one 400 ms
+    /// window holding the whole sound (silence after it).
+    var momentaryLoudnessLUFS: Double?
     var warnings: Int
 
     init(_ file: PatternFile, options: RenderOptions) {
@@ -95,6 +99,15 @@ struct PatternInfo: Encodable {
         peakDBFS = peak > 0 ? 20 * log10(Double(peak)) : -.infinity
         let loudness = meter.integratedLoudness
         loudnessLUFS = loudness.isFinite ? loudness : nil
+        // Under 400 ms integrated loudness has no block to measure: fill one 400 ms window with
+        // silence after the sound and measure that window, the pattern's momentary loudness.
+        let windowFrames = Int64(options.format.sampleRate * 4 / 10)
+        if frames < windowFrames {
+            var window = meter
+            window.add([Float](repeating: 0, count: Int(windowFrames - frames) * options.format.channels))
+            let momentary = window.integratedLoudness
+            momentaryLoudnessLUFS = momentary.isFinite ? momentary : nil
+        }
         warnings = file.diagnostics.count
     }
 
@@ -119,7 +132,14 @@ struct PatternInfo: Encodable {
             : parameterCurves.sorted { $0.key < $1.key }.map { "\($1) \($0)" }.joined(separator: ", ")
                 + " (\(curveControlPoints) control points)"
         let peak = peakDBFS.isFinite ? String(format: "%.1f dBFS", peakDBFS) : "silent"
-        let loudness = loudnessLUFS.map { String(format: "%.1f LUFS", $0) } ?? "silent"
+        let loudness: String
+        if let integrated = loudnessLUFS {
+            loudness = String(format: "loudness %.1f LUFS", integrated)
+        } else if let momentary = momentaryLoudnessLUFS {
+            loudness = String(format: "momentary loudness %.1f LUFS (one 400 ms window)", momentary)
+        } else {
+            loudness = peakDBFS.isFinite ? "loudness below -70 LUFS" : "silent"
+        }
         var lines = [file]
         if let description = metadata["Description"] { lines.append("  \(description)") }
         lines += [
@@ -128,7 +148,7 @@ struct PatternInfo: Encodable {
             "  parameters  \(ranges(eventParameters))",
             "  dynamic     \(ranges(dynamicParameters))",
             "  curves      \(curves)",
-            "  rendered    \(seconds(renderedSeconds)), peak \(peak), loudness \(loudness)",
+            "  rendered    \(seconds(renderedSeconds)), peak \(peak), \(loudness)",
         ]
         if warnings > 0 {
             lines.append("  lint        \(warnings) warning\(warnings == 1 ? "" : "s") (haptic lint \(file))")
