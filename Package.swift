@@ -49,11 +49,13 @@ let package = Package(
         ),
         .target(
             name: "SensoryFeedback", dependencies: ["HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA"]),
+        // Core Haptics' two engine enums as Apple declares them: open C enums (docs/corehaptics.md).
+        .target(name: "CoreHapticsEnums"),
         // Apple's Core Haptics API on the engine: app code compiles unchanged.
         .target(
             name: "CoreHaptics",
             dependencies: [
-                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA",
+                "CoreHapticsEnums", "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -116,7 +118,7 @@ let package = Package(
 )
 
 // One settings loop: the same strict features for every target.
-for target in package.targets where target.type != .system {
+for target in package.targets where target.type != .system && target.name != "CoreHapticsEnums" {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .swiftLanguageMode(.v6),
