@@ -1,10 +1,10 @@
 @_exported public import CoreHapticsEnums
 @_exported public import Foundation
 import Glibc
-import HapticsALSA
 import HapticsCore
 public import HapticsEngine
 import HapticsSynthesis
+import HapticsSystem
 import Synchronization
 
 /// Plays haptic patterns, heard as clicks and buzzes (Core Haptics' `CHHapticEngine`).

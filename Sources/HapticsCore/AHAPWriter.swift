@@ -168,6 +168,14 @@ struct AHAPWriter {
 /// Numbers as AHAP authors write them: the shortest text that reads back to the
 /// same value, without a trailing `.0` (`1`, `0.25`, `1e-05`).
 enum NumberText {
+    /// The number a string holds when it is exactly a JSON number (`"0.5"`, `"1"`), else nil.
+    static func parseJSONNumber(_ text: String) -> Double? {
+        guard let first = text.utf8.first, first == UInt8(ascii: "-") || (first &- 0x30) < 10,
+            case .number(let n)? = try? JSONParser.parse(Array(text.utf8)).root.kind
+        else { return nil }
+        return n
+    }
+
     /// JSON has no NaN or infinity; a non-finite value (only possible in a pattern
     /// built in code, never in a decoded one) is written as 0.
     static func double(_ d: Double) -> String { d.isFinite ? trim(d.description) : "0" }

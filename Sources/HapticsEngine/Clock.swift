@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 import Foundation
 import Synchronization
 

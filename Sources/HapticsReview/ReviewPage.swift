@@ -120,7 +120,7 @@ public enum ReviewPage {
                     "<li class=\"finding \(d.severity.rawValue)\"><span class=\"severity\">\(d.severity.rawValue)</span>"
                 out += "<span class=\"message\">\(e(d.message))</span>"
                 out += "<span class=\"where\"><code>\(e(finding.place))</code> <code>\(e(d.path.description))</code>"
-                out += " <span class=\"rule\">\(e(d.code))</span></span></li>\n"
+                out += " <span class=\"rule\">\(e(d.code.rawValue))</span></span></li>\n"
             }
             out += "</ul>\n"
         }

@@ -5,8 +5,8 @@ import HapticsALSA
 import HapticsCore
 import HapticsEngine
 import HapticsSynthesis
-import HapticsTestSupport
 import Synchronization
+import _HapticsTestSupport
 
 /// `haptic-bench`: the real-time figures of docs/timing.md, measured on this machine.
 ///

@@ -17,8 +17,12 @@ extension HapticCommand {
 
         @OptionGroup var audio: AudioOptions
 
+        @OptionGroup var waveforms: WaveformOptions
+
         func run() throws {
-            let file = try Terminal.load(pattern)
+            let file = try Terminal.load(pattern, waveforms: waveforms)
+            // The lint line counts the rest; a waveform left out changes what the figures mean.
+            Terminal.report(file.diagnostics.filter { $0.code == .waveformNotFound }, in: file.path)
             let info = PatternInfo(file, options: audio.renderOptions)
             print(json ? info.json() : info.text())
         }

@@ -40,7 +40,7 @@ extension HapticCommand.OrderFlow {
             do {
                 read = try EventLogReader.read(path: log)
             } catch {
-                Terminal.fail(error.description)
+                throw Terminal.failure(error.description)
             }
             for problem in read.problems { Terminal.printError(problem) }
             let timeline = FeedbackTimeline(events: read.events)
@@ -57,11 +57,11 @@ extension HapticCommand.OrderFlow {
                     try WAVFileRender.render(
                         PatternFile(path: log, pattern: pattern), to: output, options: audio.renderOptions)
                 } catch {
-                    Terminal.fail(error.description)
+                    throw Terminal.failure(error.description)
                 }
                 return
             }
-            let sink = EngineFeedbackSink.make(device: device)
+            let sink = try EngineFeedbackSink.make(device: device)
             let start = ContinuousClock.now
             for cue in timeline.cues {
                 let due = start + .microseconds(Int64((cue.time / speed * 1e6).rounded()))

@@ -32,21 +32,23 @@ extension HapticCommand {
         @Option(help: "The page's title.")
         var title = "Haptics review"
 
+        @OptionGroup var waveforms: WaveformOptions
+
         func validate() throws {
             guard !paths.isEmpty || presets else { throw ValidationError("give AHAP files or folders, or --presets") }
         }
 
         func run() throws {
             let sources = ReviewSource.collect(paths, presets: presets)
-            guard !sources.isEmpty else { Terminal.fail("no AHAP files found; nothing to review") }
-            let entries = ReviewSource.entries(for: sources)
+            guard !sources.isEmpty else { throw Terminal.failure("no AHAP files found; nothing to review") }
+            let entries = ReviewSource.entries(for: sources, waveforms: waveforms.folders)
             let stamp = ISO8601DateFormatter.string(
                 from: Date(), timeZone: .current, formatOptions: [.withInternetDateTime])
             let html = ReviewPage.html(title: title, entries: entries, generated: stamp + " by haptic review")
             do {
                 try Data(html.utf8).write(to: URL(filePath: output), options: .atomic)
             } catch {
-                Terminal.fail("cannot write '\(output)': \(error.localizedDescription)")
+                throw Terminal.failure("cannot write '\(output)': \(error.localizedDescription)")
             }
             let findings = entries.flatMap(\.findings)
             let errors = findings.count { $0.diagnostic.severity == .error }
@@ -119,11 +121,11 @@ struct ReviewSource: Hashable {
     }
 
     /// Builds every entry, with a progress bar on a terminal. Order logs are skipped with a note.
-    static func entries(for sources: [ReviewSource]) -> [ReviewEntry] {
+    static func entries(for sources: [ReviewSource], waveforms: [String] = []) -> [ReviewEntry] {
         let bar = ProgressBar(label: "reviewing", counting: "files")
         var entries: [ReviewEntry] = []
         for (index, source) in sources.enumerated() {
-            if let entry = source.entry() { entries.append(entry) }
+            if let entry = source.entry(waveforms: waveforms) { entries.append(entry) }
             bar?.update(done: Int64(index + 1), total: Int64(sources.count))
         }
         bar?.finish()
@@ -131,9 +133,9 @@ struct ReviewSource: Hashable {
     }
 
     /// The page entry for this source; nil for what the review does not show.
-    func entry() -> ReviewEntry? {
+    func entry(waveforms: [String] = []) -> ReviewEntry? {
         switch kind {
-        case .pattern: patternEntry(kind: .pattern, title: URL(filePath: path).lastPathComponent)
+        case .pattern: patternEntry(kind: .pattern, title: URL(filePath: path).lastPathComponent, waveforms: waveforms)
         case .preset: presetEntry(named: URL(filePath: path).deletingPathExtension().lastPathComponent)
         case .orderLog: orderLogEntry()
         }
@@ -170,7 +172,7 @@ struct ReviewSource: Hashable {
             let line = parts.count > 1 ? Int(parts[parts.count - 3]) : nil
             let message = problem.components(separatedBy: ": error: ").last ?? problem
             return Diagnostic(
-                .error, code: "order-log-line", message, at: .root,
+                .error, code: .orderLogLine, message, at: .root,
                 location: line.map { SourceLocation(line: $0, column: 1) })
         }
         let timeline = FeedbackTimeline(events: log.events)
@@ -188,8 +190,8 @@ struct ReviewSource: Hashable {
 
     /// A pattern file's entry: plot, preview and lint findings; a file that cannot be loaded gets
     /// an entry holding its error instead.
-    func patternEntry(kind: ReviewEntry.Kind, title: String) -> ReviewEntry {
-        let (findings, loaded) = PatternFile.inspect(path)
+    func patternEntry(kind: ReviewEntry.Kind, title: String, waveforms: [String] = []) -> ReviewEntry {
+        let (findings, loaded) = PatternFile.inspect(path, waveformFolders: waveforms, missingWaveforms: .skip)
         if let file = loaded {
             let plot = PlotInput.rendering(title: title, pattern: file.pattern, clips: file.clips)
             var entry = ReviewEntry(path: path, kind: kind, plot: plot, wavBytes: plot.wavBytes, findings: findings)

@@ -2,7 +2,7 @@ import CoreHaptics
 import Foundation
 import HapticsEngine
 import HapticsSynthesis
-import HapticsTestSupport
+import HapticsTesting
 import Synchronization
 import Testing
 
@@ -87,7 +87,7 @@ import Testing
         #expect(pattern.duration == 100_000)
         try rig.engine.makePlayer(with: pattern).start(atTime: CHHapticTimeImmediate)
         rig.run(seconds: 0.5)
-        let late = rig.output.samples.suffix(4_800)
+        let late = rig.driver.samples.suffix(4_800)
         #expect(AudioAnalysis.peak(Array(late)) > 0.01, "the continuous event still sounds after 0.4 s")
     }
 
@@ -108,7 +108,7 @@ import Testing
         #expect(
             throws: CHHapticError(
                 .invalidPatternDictionary,
-                "Pattern[0].Event.Time: error: Time must be a number, found true")
+                "Pattern[0].Event.Time: error[wrong-type]: Time must be a number, found true")
         ) {
             try CHHapticPattern(dictionary: [
                 "Pattern": [["Event": ["Time": NSNumber(value: true), "EventType": "HapticTransient"]]]
@@ -135,7 +135,7 @@ import Testing
             try rig.engine.makePlayer(with: CHHapticPattern(events: [event], parameters: []))
                 .start(atTime: CHHapticTimeImmediate)
             rig.run(seconds: 0.4)
-            return AudioAnalysis.onsets(rig.output.samples, channels: 1, threshold: 1e-2, minGapFrames: 960).count
+            return AudioAnalysis.onsets(rig.driver.samples, channels: 1, threshold: 1e-2, minGapFrames: 960).count
         }
         #expect(try onsets(options: [:]) == 1)
         let looped = try onsets(options: [CHHapticAudioResourceKey.loopEnabled: true])

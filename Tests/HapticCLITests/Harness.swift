@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import _HapticsTestSupport
 
 /// Runs the real `haptic` executable, as a user or a CI job would.
 struct Haptic {
@@ -24,7 +25,7 @@ struct Haptic {
 
     static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let fixtures = packageRoot.appending(path: "../shared/fixtures").standardizedFileURL
+    static let fixtures = TestFiles.fixtures
     static let patterns = packageRoot.appending(path: "Patterns")
 
     /// Runs `haptic ARGS` with `input` on standard input; returns status and both streams.

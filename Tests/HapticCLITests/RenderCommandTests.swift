@@ -57,15 +57,15 @@ import Testing
     }
 
     @Test func renderingTwiceGivesTheSameBytes() throws {
-        let pattern = Haptic.fixtures.appending(path: "ahap/apple/Heartbeats.ahap").path
+        let pattern = Haptic.fixtures.appending(path: "ahap/Heartbeat.ahap").path
         let a = try Haptic.run(["render", pattern, "-o", "-"])
         let b = try Haptic.run(["render", pattern, "-o", "-"])
         #expect(a.status == 0 && a.stdout.count > 44)
         #expect(a.stdout == b.stdout)
     }
 
-    @Test func drumsPlaysItsAudioFileFromTheAHAPFolder() throws {
-        let clip = try renderedSamples(Haptic.fixtures.appending(path: "ahap/apple/Drums.ahap").path)
+    @Test func kitPlaysItsAudioFileFromTheAHAPFolder() throws {
+        let clip = try renderedSamples(Haptic.fixtures.appending(path: "ahap/Kit.ahap").path)
         #expect(AudioAnalysis.peak(clip.samples) > 0.1)
     }
 
