@@ -84,13 +84,15 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // Counts allocations per thread (interposes malloc); linked into haptic-bench only.
+        .target(name: "CMallocCounter"),
         // Real-time benchmarks (docs/timing.md): timer lateness, start latency, CPU, many players,
-        // feedback latency.
+        // feedback latency, allocations per control sent.
         .executableTarget(
             name: "haptic-bench",
             dependencies: [
                 "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "SensoryFeedback",
-                "_HapticsTestSupport",
+                "_HapticsTestSupport", "CMallocCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -143,7 +145,8 @@ let package = Package(
 )
 
 // One settings loop: the same strict features for every target.
-for target in package.targets where target.type != .system && target.name != "CoreHapticsEnums" {
+for target in package.targets
+where target.type != .system && target.name != "CMallocCounter" && target.name != "CoreHapticsEnums" {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .swiftLanguageMode(.v6),

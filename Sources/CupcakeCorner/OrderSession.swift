@@ -218,7 +218,7 @@ public final class OrderSession {
         if let feedback { sink.play(feedback) }
         let event = OrderEvent(
             t: (elapsed * 1_000_000).rounded() / 1_000_000, change: change, old: old.map { "\($0)" },
-            new: new.map { "\($0)" }, feedback: feedback.map(FeedbackName.name(of:)))
+            new: new.map { "\($0)" }, feedback: feedback.map(\.description))
         events.append(event)
         guard let log, logFailure == nil else { return }
         do {

@@ -49,9 +49,9 @@ public final class HapticEngine: Sendable {
         /// machine cannot starve the device; nil leaves the priority alone. Raising priority
         /// needs CAP_SYS_NICE (root); without it the request is silently refused.
         public var tickThreadNice: Int32?
-        /// Longest pattern a player accepts, in seconds (``HapticEngine/maxPatternSeconds``);
+        /// Longest pattern a player accepts, in seconds (the AHAP reader's `maxDuration`, 3600);
         /// the CoreHaptics facade lifts it, as Core Haptics sets no such limit.
-        public var maxPatternSeconds = HapticEngine.maxPatternSeconds
+        public var maxPatternSeconds = AHAPLimits.default.maxDuration
 
         public init() {}
     }
@@ -291,9 +291,6 @@ public final class HapticEngine: Sendable {
         try makePlayer(file.pattern, clips: file.clips, advanced: advanced)
     }
 
-    /// Longest pattern a player accepts, in seconds.
-    public static let maxPatternSeconds = 3600.0
-
     func makePlayer(_ pattern: HapticPattern, clips: [String: AudioClip], advanced: Bool) throws(HapticEngineError)
         -> Player
     {
@@ -314,28 +311,28 @@ public final class HapticEngine: Sendable {
 
     /// Returns a player's layer for reuse once the player is gone.
     func release(layer: Int) {
-        enqueue(.release(layer: layer), at: Int64.min)
+        enqueue(.release(layer: layer), at: .immediate)
     }
 
     // MARK: - Commands
 
-    /// Converts engine seconds to the frame a command takes effect at.
-    func frame(forTime time: Double) throws(HapticEngineError) -> Int64 {
+    /// Converts engine seconds to when a command takes effect: the one conversion from seconds.
+    func commandTime(for time: Double) throws(HapticEngineError) -> CommandTime {
         guard time.isFinite, time >= 0 else {
             throw HapticEngineError(.invalidTime, "invalid time \(time): times are engine seconds >= 0")
         }
-        if time == Self.timeImmediate { return Int64.min }
-        return format.frame(at: time)
+        if time == Self.timeImmediate { return .immediate }
+        return .frame(format.frame(at: time))
     }
 
     /// The first frame the next tick will render: where an immediate command lands.
     var nextFrame: Int64 { anchor.withLock { $0.writtenFrame } }
 
-    func enqueue(_ command: Command, at frame: Int64) {
-        control.withLock { $0.commands.insert(command, deadline: frame) }
+    func enqueue(_ command: Command, at time: CommandTime) {
+        control.withLock { $0.commands.insert(command, deadline: time) }
         // An immediate command is rendered at once, not at the next timer tick: a start reaches
         // the device within a tick's render time rather than up to a whole period later.
-        if frame == Int64.min { ticks.kick() }
+        if time == .immediate { ticks.kick() }
     }
 
     func requireRunning() throws(HapticEngineError) {
@@ -393,7 +390,7 @@ public final class HapticEngine: Sendable {
             if room > 0 {
                 let end = written + Int64(room)
                 let flags = control.withLock { state -> (Bool, Bool) in
-                    while let command = state.commands.popFirst(dueBy: end - 1) {
+                    while let command = state.commands.popFirst(dueBy: .frame(end - 1)) {
                         render.due.append((command.deadline, command.element))
                     }
                     return (
@@ -466,7 +463,7 @@ public final class HapticEngine: Sendable {
 /// What app threads share with the tick: a short lock, never held while rendering.
 struct ControlState {
     var running = false
-    var commands = ScheduleQueue<Command>()
+    var commands = ScheduleQueue<CommandTime, Command>()
     var stoppedHandler: (@Sendable (HapticEngine.StoppedReason) -> Void)?
     var resetHandler: (@Sendable () -> Void)?
     var finishedHandler: (@Sendable ((any Error)?) -> HapticEngine.FinishedAction)?

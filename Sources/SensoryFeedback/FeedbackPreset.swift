@@ -99,16 +99,6 @@ extension SensoryFeedback {
     /// ``intensity``, as `FeedbackPlayer`'s intensity control does live. For offline renders
     /// (order replay to a WAV file).
     public var pattern: HapticPattern {
-        var pattern = preset.pattern
-        let scale = Float(intensity)
-        guard scale < 1 else { return pattern }
-        pattern.elements = pattern.elements.map { element in
-            guard case .event(var event) = element else { return element }
-            let scaled = event.value(of: .hapticIntensity) * scale
-            event.parameters.removeAll { $0.id == .hapticIntensity }
-            event.parameters.append(EventParameter(.hapticIntensity, scaled))
-            return .event(event)
-        }
-        return pattern
+        preset.pattern.scalingIntensity(by: Float(intensity))
     }
 }

@@ -17,7 +17,7 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "haptic-bench",
         abstract: "Measure the real-time engine: timer lateness, start latency, CPU, many players, feedback latency.",
-        subcommands: [Ticks.self, StartLatency.self, CPU.self, Players.self, FeedbackLatency.self])
+        subcommands: [Ticks.self, StartLatency.self, CPU.self, Players.self, FeedbackLatency.self, Controls.self])
 }
 
 // MARK: - Shared

@@ -179,7 +179,7 @@ struct ReviewSource: Hashable {
         var pattern = timeline.pattern(preset: { $0.pattern })
         pattern.metadata["Description"] = .string(
             "\(timeline.cues.count) feedback\(timeline.cues.count == 1 ? "" : "s") over \(log.events.count) logged changes: "
-                + timeline.cues.map { "\($0.event.change) → \(FeedbackName.name(of: $0.feedback))" }.joined(
+                + timeline.cues.map { "\($0.event.change) → \($0.feedback.description)" }.joined(
                     separator: ", "))
         let title = URL(filePath: path).lastPathComponent
         let plot = PlotInput.rendering(title: title, pattern: pattern, clips: [:])

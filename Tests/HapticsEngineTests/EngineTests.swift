@@ -18,7 +18,7 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
 
 @Suite struct ScheduleQueueTests {
     @Test func popsByDeadlineThenByInsertion() {
-        var queue = ScheduleQueue<String>()
+        var queue = ScheduleQueue<Int64, String>()
         queue.insert("b", deadline: 10)
         queue.insert("a", deadline: 5)
         queue.insert("c", deadline: 10)
@@ -31,7 +31,7 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
     }
 
     @Test func removesWhatIsCancelled() {
-        var queue = ScheduleQueue<Int>()
+        var queue = ScheduleQueue<Int64, Int>()
         for i in 0..<100 { queue.insert(i, deadline: Int64(100 - i)) }
         queue.removeAll { $0 % 2 == 0 }
         var seen: [Int] = []

@@ -100,3 +100,25 @@ struct Sound: CustomStringConvertible {
         #expect(selection.loudness < light.loudness)
     }
 }
+
+@Suite struct FeedbackTextTests {
+    @Test(
+        arguments: SensoryFeedback.allPresetFeedbacks + [
+            .impact(weight: .heavy, intensity: 0.8), .impact(flexibility: .soft, intensity: 0),
+        ])
+    func descriptionReadsBack(feedback: SensoryFeedback) {
+        #expect(SensoryFeedback(feedback.description) == feedback)
+    }
+
+    @Test func textIsTheEventLogsWords() {
+        #expect(SensoryFeedback.levelChange.description == "levelChange")
+        #expect(
+            SensoryFeedback.impact(weight: .heavy, intensity: 0.8).description
+                == "impact(weight: heavy, intensity: 0.8)")
+        #expect(SensoryFeedback("impact( weight : rigid ,intensity: 1 )") == nil, "flexibilities are not weights")
+        #expect(
+            SensoryFeedback("impact(flexibility : rigid ,intensity: 1 )") == .impact(flexibility: .rigid, intensity: 1))
+        #expect(SensoryFeedback("impact(weight: heavy, intensity: 1.5)") == nil)
+        #expect(SensoryFeedback("celebrate") == nil)
+    }
+}
