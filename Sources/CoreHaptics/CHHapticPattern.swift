@@ -61,14 +61,35 @@ open class CHHapticPattern {
         self.init(model: HapticPattern(elements: elements))
     }
 
-    /// Reads an AHAP file; AudioCustom waveforms are read from the file's folder.
+    /// Reads an AHAP file. AudioCustom waveforms are looked for in the file's folder, then in
+    /// the app bundle's root (`Bundle.main.resourceURL`; where Apple's samples name
+    /// `AHAP/Drums.wav`), then in each folder of `HAPTIC_WAVEFORMS` (colon-separated).
     public convenience init(contentsOf ahapURL: URL) throws {
+        try self.init(contentsOf: ahapURL, waveformSearchPaths: Self.defaultWaveformSearchPaths())
+    }
+
+    /// The bundle root, then the folders `HAPTIC_WAVEFORMS` names.
+    static func defaultWaveformSearchPaths(
+        environment: [String: String] = ProcessInfo.processInfo.environment, bundle: Bundle = .main
+    ) -> [URL] {
+        let configured = (environment["HAPTIC_WAVEFORMS"] ?? "").split(separator: ":").map {
+            URL(filePath: String($0), directoryHint: .isDirectory)
+        }
+        return (bundle.resourceURL.map { [$0] } ?? []) + configured
+    }
+
+    /// Reads an AHAP file; AudioCustom waveforms are looked for in the file's folder, then in
+    /// each of `waveformSearchPaths` (as `haptic --waveforms DIR` does). A waveform path may not
+    /// leave the folder it is found in. Not in Apple's API, which reads from the app bundle.
+    public convenience init(contentsOf ahapURL: URL, waveformSearchPaths: [URL]) throws {
         let path = ahapURL.path(percentEncoded: false)
         guard FileManager.default.fileExists(atPath: path) else {
             throw CHHapticError(.fileNotFound, "no AHAP file at \(path)")
         }
         do {
-            let file = try PatternFile.load(path, limits: Self.limits)
+            let file = try PatternFile.load(
+                path, limits: Self.limits,
+                waveformFolders: waveformSearchPaths.map { $0.path(percentEncoded: false) })
             self.init(model: file.pattern, clips: file.clips)
         } catch {
             throw CHHapticError(.invalidPatternData, error.description)

@@ -1,10 +1,11 @@
-import CoreHaptics
 import Foundation
 import HapticsEngine
 import HapticsSynthesis
 import HapticsTesting
 import Synchronization
 import Testing
+
+@testable import CoreHaptics
 
 /// What app code written for Apple's Core Haptics relies on, beyond the day-50 basics.
 @Suite struct AppCompatibilityTests {
@@ -143,6 +144,31 @@ import Testing
         #expect(throws: CHHapticError.self) {
             try Rig().engine.registerAudioResource(url, options: [CHHapticAudioResourceKey.loopEnabled: "yes"])
         }
+    }
+
+    @Test func bundleRelativeWaveformsAreFoundThroughTheConfiguredFolders() throws {
+        // Apple's layout: the AHAP in <bundle>/AHAP names its waveform from the bundle root.
+        let root = FileManager.default.temporaryDirectory.appending(path: "coreh-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appending(path: "AHAP"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let tone = (0..<960).map { i in Float(0.5 * sin(Double(i) * 2 * .pi * 440 / 48_000)) }
+        try Data(WAV.encode(AudioClip(sampleRate: 48_000, channels: 1, samples: tone), sampleFormat: .f32))
+            .write(to: root.appending(path: "AHAP/Drum.wav"))
+        let ahap = root.appending(path: "AHAP/Drums.ahap")
+        try Data(
+            #"{"Pattern": [{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "AHAP/Drum.wav"}}]}"#
+                .utf8
+        ).write(to: ahap)
+        let folders = CHHapticPattern.defaultWaveformSearchPaths(
+            environment: ["HAPTIC_WAVEFORMS": "/nonexistent:" + root.path(percentEncoded: false)])
+        #expect(folders.suffix(2).map { $0.path(percentEncoded: false) } == ["/nonexistent/", root.path + "/"])
+        let pattern = try CHHapticPattern(contentsOf: ahap, waveformSearchPaths: folders)
+        let rig = Rig()
+        try rig.engine.start()
+        try rig.engine.makePlayer(with: pattern).start(atTime: CHHapticTimeImmediate)
+        rig.run(seconds: 0.1)
+        #expect(AudioAnalysis.peak(rig.driver.samples) > 0.1, "the bundle's waveform plays")
+        #expect(throws: CHHapticError.self) { try CHHapticPattern(contentsOf: ahap, waveformSearchPaths: []) }
     }
 
     @Test func aRestartedEngineAppendsToItsWAVFile() throws {
