@@ -63,12 +63,20 @@ public final class CHHapticPattern {
 
     /// Reads an AHAP file; AudioCustom waveforms are read from the file's folder.
     public convenience init(contentsOf ahapURL: URL) throws {
+        try self.init(contentsOf: ahapURL, waveformSearchPaths: [])
+    }
+
+    /// Reads an AHAP file; AudioCustom waveforms are looked for in the file's folder, then in
+    /// each of `waveformSearchPaths` (as `haptic --waveforms DIR` does). A waveform path may not
+    /// leave the folder it is found in. Not in Apple's API, which reads from the app bundle.
+    public convenience init(contentsOf ahapURL: URL, waveformSearchPaths: [URL]) throws {
         let path = ahapURL.path(percentEncoded: false)
         guard FileManager.default.fileExists(atPath: path) else {
             throw CHHapticError(.fileNotFound, "no AHAP file at \(path)")
         }
         do {
-            let file = try PatternFile.load(path)
+            let file = try PatternFile.load(
+                path, waveformFolders: waveformSearchPaths.map { $0.path(percentEncoded: false) })
             self.init(model: file.pattern, clips: file.clips)
         } catch {
             throw CHHapticError(.invalidPatternData, error.description)

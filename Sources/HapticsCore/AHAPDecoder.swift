@@ -357,7 +357,8 @@ struct AHAPDecoder {
         }
 
         var event = HapticEvent(
-            time: time ?? 0, type: type ?? .hapticTransient, duration: duration, parameters: parameters)
+            time: time ?? 0, type: type ?? .hapticTransient, duration: playedDuration(duration, type: type),
+            parameters: parameters)
 
         if let m = node.field("EventWaveformPath") {
             at(.key("EventWaveformPath")) { d in
@@ -396,6 +397,13 @@ struct AHAPDecoder {
         return errorCount == errorsBefore ? event : nil
     }
 
+    /// What a device plays: a continuous event stops at Core Haptics' maximum and its release
+    /// follows, so render, play, info, plot and review all see the same event.
+    func playedDuration(_ duration: Double?, type: EventType?) -> Double? {
+        guard let duration, type?.requiresDuration == true else { return duration }
+        return min(duration, limits.maxContinuousDuration)
+    }
+
     /// The EventDuration rules that depend on the event type. The path points at EventDuration.
     mutating func checkDuration(_ duration: Double, type: EventType, at location: SourceLocation) {
         switch type {
@@ -405,7 +413,7 @@ struct AHAPDecoder {
             } else if duration > limits.maxContinuousDuration {
                 report(
                     .durationTooLong,
-                    "EventDuration \(Describe.number(duration)) s is longer than Core Haptics' \(Describe.number(limits.maxContinuousDuration)) s maximum for a continuous event",
+                    "EventDuration \(Describe.number(duration)) s is longer than Core Haptics' \(Describe.number(limits.maxContinuousDuration)) s maximum for a continuous event; it plays for \(Describe.number(limits.maxContinuousDuration)) s, as on a device",
                     at: location)
             }
         case .hapticTransient:
@@ -690,7 +698,13 @@ enum Suggestion {
     /// The candidate closest to `word` by edit distance (ignoring case), if it is close enough
     /// to be a typo: at most a third of the word's length, and at least 1, away.
     static func closest(to word: String, in candidates: [String]) -> String? {
-        let w = Array(word.lowercased().utf8)
+        let lower = word.lowercased()
+        // Names with a family prefix they do not take: HapticAttackTime -> AttackTime.
+        for prefix in ["haptic", "audio"] where lower.hasPrefix(prefix) && lower.count > prefix.count {
+            let rest = lower.dropFirst(prefix.count)
+            if let match = candidates.first(where: { $0.lowercased() == rest }) { return match }
+        }
+        let w = Array(lower.utf8)
         var best: (String, Int)? = nil
         for candidate in candidates {
             let c = Array(candidate.lowercased().utf8)

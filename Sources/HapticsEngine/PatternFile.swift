@@ -168,19 +168,30 @@ public struct PatternFile: Sendable {
         func fail(_ code: Diagnostic.Code, _ message: String) -> AHAPError {
             AHAPError(file: file, path: jsonPath, location: nil, code: code, message: message, diagnostics: [])
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        // Only a regular file is read: opening a FIFO waits for a writer, and a device or a socket
+        // never ends. stat() first, then open without blocking and check the same file again.
+        var status = stat()
+        guard stat(path, &status) == 0 else {
             throw fail(.fileNotFound, "\(what) '\(path)' does not exist")
         }
-        guard !isDirectory.boolValue else { throw fail(.fileUnreadable, "\(what) '\(path)' is a folder") }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        if let kind = nonRegularKind(status.st_mode) {
+            guard kind != "a folder" else { throw fail(.fileUnreadable, "\(what) '\(path)' is a folder") }
+            throw fail(.fileUnreadable, "\(what) '\(path)' is \(kind), not a regular file; refused")
+        }
+        let size = Int(status.st_size)
         guard size <= limit else {
             throw fail(.fileTooLarge, "\(what) '\(path)' is \(size) bytes; the limit is \(limit) bytes")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw fail(.fileUnreadable, "cannot read \(what) '\(path)' (permission denied?)")
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw fail(.fileUnreadable, "cannot read \(what) '\(path)': \(String(cString: strerror(errno)))")
         }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
+        guard fstat(descriptor, &status) == 0, nonRegularKind(status.st_mode) == nil else {
+            throw fail(
+                .fileUnreadable, "\(what) '\(path)' changed into something other than a regular file; refused")
+        }
         do {
             // Read one byte past the limit so a file that grew after the size check is still caught.
             let data = try handle.read(upToCount: limit + 1) ?? Data()
@@ -192,6 +203,20 @@ public struct PatternFile: Sendable {
             throw error
         } catch {
             throw fail(.fileUnreadable, "cannot read \(what) '\(path)': \(error.localizedDescription)")
+        }
+    }
+
+    /// What a file of mode `mode` is when it is not a regular file ("a FIFO", "a folder", ...); nil
+    /// for a regular file.
+    static func nonRegularKind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "something other than a file"
         }
     }
 }

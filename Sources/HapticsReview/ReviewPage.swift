@@ -75,6 +75,11 @@ public enum ReviewPage {
             out += "<audio controls=\"controls\" preload=\"metadata\" src=\"data:audio/wav;base64,"
             out += Markup.base64(entry.wavBytes)
             out += "\"></audio>\n"
+            if let preview = entry.previewSeconds {
+                out += "<p class=\"muted preview-note\">Preview: the first \(Markup.fixed(preview, 1)) s of "
+                out += "\(Markup.fixed(entry.durationSeconds, 1)) s (longer previews: "
+                out += "<code>haptic review --preview-seconds</code>).</p>\n"
+            }
         }
         out += "</div>\n"
 

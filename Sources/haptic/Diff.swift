@@ -46,7 +46,8 @@ extension HapticCommand {
             if let output {
                 func input(_ file: PatternFile) -> PlotInput {
                     .rendering(
-                        title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips)
+                        title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips,
+                        previewSeconds: 0)
                 }
                 try Figure.write(DiffPlot.svg(a: input(old), b: input(new), diff: diff), to: output, failureStatus: 2)
             }

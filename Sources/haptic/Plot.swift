@@ -47,7 +47,7 @@ extension HapticCommand {
             Terminal.report(file.diagnostics, in: file.path)
             let input = PlotInput.rendering(
                 title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips,
-                voicing: voice.voicing)
+                voicing: voice.voicing, previewSeconds: 0)
             try Figure.write(TimelinePlot.svg(input, width: width, height: height), to: output)
         }
     }

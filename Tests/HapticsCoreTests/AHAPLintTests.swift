@@ -86,7 +86,8 @@ let warningRules: [Rule] = {
     e = event(#""Time": 0, "EventType": "HapticContinuous", "EventDuration": 31"#)
     add(
         "duration-too-long", e, "Pattern[0].Event.EventDuration",
-        "EventDuration 31 s is longer than Core Haptics' 30 s maximum for a continuous event", "31")
+        "EventDuration 31 s is longer than Core Haptics' 30 s maximum for a continuous event; it plays for 30 s, as on a device",
+        "31")
     e = event(#""Time": 0, "EventType": "HapticContinuous", "EventDuration": 0"#)
     add(
         "zero-duration", e, "Pattern[0].Event.EventDuration",
@@ -448,5 +449,18 @@ extension String {
         #expect(
             lintLines(doc(#"{"Event": {"Time": "0x10", "EventType": "HapticTransient"}}"#)).first?.contains(
                 "error[wrong-type]") == true)
+    }
+
+    @Test func continuousEventsStopAtThirtySecondsAsOnADevice() throws {
+        let text = doc(
+            #"{"Event": {"Time": 1, "EventType": "HapticContinuous", "EventDuration": 103, "EventParameters": [{"ParameterID": "ReleaseTime", "ParameterValue": 0.5}]}}"#
+        )
+        let decoded = try AHAP.decode(Array(text.utf8))
+        #expect(decoded.pattern.events.first?.duration == 30)
+        #expect(decoded.pattern.duration == 31)
+        #expect(decoded.diagnostics.map(\.code) == [.durationTooLong])
+        var limits = AHAPLimits.default
+        limits.maxContinuousDuration = 5
+        #expect(try AHAP.decode(Array(text.utf8), limits: limits).pattern.events.first?.duration == 5)
     }
 }

@@ -185,3 +185,37 @@ struct AudioAnalysisTests {
         #expect(worst < 1e-9)
     }
 }
+
+/// Loudness of audio too long to hold: measured block by block, the same figure as in one piece.
+@Suite struct LoudnessMeterTests {
+    @Test(arguments: [[1], [7, 4_410], [1_000, 1, 33_333], [96_000]])
+    func blocksOfAnySizeGiveTheWholeSignalsLoudnessBitForBit(blockFrames: [Int]) {
+        // 44.1 kHz stereo (segments of 4 410 frames), a loud then a quiet part so both gates act.
+        let format = AudioFormat(sampleRate: 44_100, channels: 2)
+        let signal =
+            sine(997, amplitude: 0.5, seconds: 1.3, rate: 44_100, channels: 2)
+            + sine(200, amplitude: 0.01, seconds: 1.1, rate: 44_100, channels: 2)
+        let whole = AudioAnalysis.integratedLoudness(signal, format: format)
+        #expect(whole > -10 && whole < -5)
+
+        var meter = LoudnessMeter(format: format)
+        var start = 0
+        var turn = 0
+        signal.withUnsafeBufferPointer { samples in
+            while start < samples.count {
+                let frames = blockFrames[turn % blockFrames.count]
+                let end = min(samples.count, start + frames * 2)
+                meter.add(UnsafeBufferPointer(rebasing: samples[start..<end]))
+                start = end
+                turn += 1
+            }
+        }
+        #expect(meter.integratedLoudness == whole)
+    }
+
+    @Test func lessThanOneGatingBlockHasNoLoudness() {
+        var meter = LoudnessMeter(format: AudioFormat())
+        meter.add(sine(997, seconds: 0.39))
+        #expect(meter.integratedLoudness == -.infinity)
+    }
+}

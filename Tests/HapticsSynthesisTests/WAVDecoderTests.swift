@@ -93,12 +93,17 @@ struct WAVDecoderTests {
             [-1, 0.5, 0]
         ),
         (
-            "float 32, NaN and infinity read as 0",
+            "float 32 clamped to -1...1 (infinity too), NaN reads as 0",
             wavFile(
                 tag: 3, channels: 1, bits: 32,
                 data: le32(Float(0.25).bitPattern) + le32(Float(-1.5).bitPattern) + le32(Float.nan.bitPattern)
                     + le32(Float.infinity.bitPattern)),
-            [0.25, -1.5, 0, 0]
+            [0.25, -1, 0, 1]
+        ),
+        (
+            "float 64 outside -1...1 (the fuzzer's -6.88) clamped",
+            wavFile(tag: 3, channels: 1, bits: 64, data: le64((-6.88).bitPattern) + le64(1.0000001.bitPattern)),
+            [-1, 1]
         ),
         (
             "float 64", wavFile(tag: 3, channels: 1, bits: 64, data: le64(0.75.bitPattern) + le64((-0.125).bitPattern)),
