@@ -22,6 +22,7 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
         .target(
@@ -34,6 +35,7 @@ let package = Package(
             dependencies: [
                 "HapticsCore", "HapticsSynthesis",
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // ALSA's C API; only HapticsALSA imports it.
@@ -105,7 +107,10 @@ let package = Package(
             name: "HapticsSynthesisTests", dependencies: ["HapticsCore", "HapticsSynthesis", "_HapticsTestSupport"]),
         .testTarget(
             name: "HapticsEngineTests",
-            dependencies: ["HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTesting"]
+            dependencies: [
+                "HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTesting",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .testTarget(
             name: "HapticsTestingTests",

@@ -1,5 +1,6 @@
 import CupcakeCorner
 import Foundation
+import HapticsEngine
 
 /// The interactive order form: raw-mode terminal on the alternate screen, redrawn after
 /// every key and on SIGWINCH; the terminal is restored on quit, Ctrl-C, SIGTERM and SIGHUP.
@@ -27,8 +28,10 @@ final class OrderScreen {
     /// true); returns whether it failed (the screen reports failures itself).
     func run() throws -> Bool {
         var fds: [Int32] = [-1, -1]
-        guard Glibc.pipe(&fds) == 0 else {
-            throw Terminal.failure("cannot create a pipe: \(String(cString: strerror(errno)))")
+        do {
+            try systemCall("pipe") { Glibc.pipe(&fds) }
+        } catch {
+            throw Terminal.failure("cannot start the order screen: \(error)")
         }
         pipe = (fds[0], fds[1])
         defer {

@@ -107,8 +107,14 @@ struct DeviceOptions: ParsableArguments {
     @Option(help: "ALSA playback device (see `haptic devices`).")
     var device: String = ProcessInfo.processInfo.environment["HAPTIC_DEVICE"] ?? "default"
 
-    @Option(help: ArgumentHelp("Output latency in milliseconds.", valueName: "ms"))
+    @Option(
+        help: ArgumentHelp(
+            "Output latency in milliseconds. Below 10 ms the device is checked first: a latency it cannot keep "
+                + "(PulseAudio at 2-4 ms plays in slow motion) is said so, and raised.", valueName: "ms"))
     var latency: Int = 20
+
+    @Flag(help: "Keep --latency even when the device cannot keep up with it (only say so).")
+    var latencyStrict = false
 
     func validate() throws {
         guard (2...2_000).contains(latency) else {
@@ -116,8 +122,12 @@ struct DeviceOptions: ParsableArguments {
         }
     }
 
+    /// Opens the device; a latency it cannot keep is said once and raised (unless --latency-strict).
     func open() throws(AudioOutputError) -> ALSAOutput {
-        try ALSAOutput(.init(device: device, latencyMilliseconds: latency))
+        let (output, finding) = try LatencyProbe.open(
+            .init(device: device, latencyMilliseconds: latency), strict: latencyStrict)
+        if let finding { Terminal.printError("haptic: \(finding.message(strict: latencyStrict))") }
+        return output
     }
 }
 

@@ -136,10 +136,11 @@ enum Figure {
                 "rsvg-convert failed (status \(process.terminationStatus)): "
                     + message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        guard rename(temporary.path(percentEncoded: false), path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        do {
+            try systemCall("rename", path: path) { rename(temporary.path(percentEncoded: false), path) }
+        } catch {
             try? FileManager.default.removeItem(at: temporary)
-            throw failure("cannot write '\(path)': \(reason)")
+            throw failure("cannot write '\(path)': \(error)")
         }
     }
 }
