@@ -30,7 +30,7 @@ public final class HapticEngine: Sendable {
     /// How the engine runs.
     public struct Configuration: Sendable {
         /// The timer's period; nil (the default): one period of the output's buffer (a quarter
-        /// of it on ALSA, 5 ms at the default 20 ms latency), between 1 and 20 ms. Immediate
+        /// of it on ALSA, 5 ms at the default 20 ms latency), between 1 and 5 ms. Immediate
         /// commands do not wait for a tick (they run one at once), so the period only has to
         /// keep the device fed: a longer buffer ticks less often and costs less CPU.
         public var tickIntervalNanoseconds: UInt64?
@@ -167,11 +167,12 @@ public final class HapticEngine: Sendable {
     public var lastOutputError: AudioOutputError? { control.withLock { $0.lastOutputError } }
 
     /// The timer's period in use: `configuration.tickIntervalNanoseconds`, or one period of the
-    /// output's buffer (`periodFrames`), between 1 and 20 ms.
+    /// output's buffer (`periodFrames`), between 1 and 5 ms (longer periods at large latencies
+    /// are untested under load).
     public var tickIntervalNanoseconds: UInt64 {
         if let fixed = configuration.tickIntervalNanoseconds { return fixed }
         let period = UInt64(max(1, output.periodFrames)) * 1_000_000_000 / UInt64(max(1, format.sampleRate))
-        return min(max(period, 1_000_000), 20_000_000)
+        return min(max(period, 1_000_000), 5_000_000)
     }
 
     /// Whether the engine is running.
