@@ -65,11 +65,13 @@ let package = Package(
         .target(
             name: "SensoryFeedback", dependencies: ["HapticsCore", "HapticsEngine"],
             resources: [.embedInCode("Presets")]),
+        // Core Haptics' two engine enums as Apple declares them: open C enums (docs/corehaptics.md).
+        .target(name: "CoreHapticsEnums"),
         // Apple's Core Haptics API on the engine: app code compiles unchanged.
         .target(
             name: "CoreHaptics",
             dependencies: [
-                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsSystem",
+                "CoreHapticsEnums", "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsSystem",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -148,7 +150,8 @@ let package = Package(
 )
 
 // One settings loop: the same strict features for every target.
-for target in package.targets where target.type != .system && target.name != "CMallocCounter" {
+for target in package.targets
+where target.type != .system && target.name != "CMallocCounter" && target.name != "CoreHapticsEnums" {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .swiftLanguageMode(.v6),

@@ -147,7 +147,12 @@ public final class OrderSession {
         case .name(let text): return setText("name", \.name, text)
         case .street(let text): return setText("street", \.streetAddress, text)
         case .city(let text): return setText("city", \.city, text)
-        case .zip(let text): return setText("zip", \.zip, text)
+        case .zip(let text):
+            if let refusal = Order.zipRefusal(text) {
+                record("zip", nil, "refused: \(refusal)", .error)
+                return .notAllowed(refusal)
+            }
+            return setText("zip", \.zip, text)
         case .submit:
             return submit()
         }

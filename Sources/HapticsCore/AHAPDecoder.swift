@@ -665,18 +665,7 @@ enum Describe {
     }
 
     static func quoted(_ s: String) -> String {
-        let shown = s.count > 40 ? String(s.prefix(40)) + "..." : s
-        var out = "\""
-        for scalar in shown.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case _ where scalar.value < 0x20: out += "\\u\(hex(scalar.value, width: 4))"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        JSONValue.string(s.count > 40 ? String(s.prefix(40)) + "..." : s).jsonText
     }
 
     /// `string "0.5"`, `number 3`, `an array`, ... for "found ..." in messages.

@@ -1,17 +1,31 @@
 import OrderedCollections
 
-/// Writes a `HapticPattern` as pretty-printed AHAP bytes (see `AHAP.encode`).
+/// Writes a `HapticPattern` as pretty-printed AHAP bytes (see `AHAP.encode`), and any JSON value as
+/// pretty or one-line text (``JSONValue/jsonText``): the project's one JSON writer.
 struct AHAPWriter {
     var out: [UInt8] = []
     var indentLevel = 0
+    /// One line: `{"a": 1, "b": [1, 2]}` instead of one member per line.
+    var compact = false
 
-    init() { out.reserveCapacity(4096) }
+    init(compact: Bool = false) {
+        self.compact = compact
+        out.reserveCapacity(compact ? 64 : 4096)
+    }
 
     mutating func raw(_ s: String) { out.append(contentsOf: s.utf8) }
 
+    /// Between members: a new line at the current indent, or nothing on one line (a separator's
+    /// space is written by ``separator()``).
     mutating func newline() {
+        if compact { return }
         out.append(0x0A)
         for _ in 0..<indentLevel * 4 { out.append(0x20) }
+    }
+
+    mutating func separator() {
+        out.append(UInt8(ascii: ","))
+        if compact { out.append(0x20) }
     }
 
     /// Writes `{ "k": v, ... }` with one member per line; `members` write the values.
@@ -27,7 +41,7 @@ struct AHAPWriter {
             string(key)
             raw(": ")
             value(&self)
-            if i < members.count - 1 { out.append(UInt8(ascii: ",")) }
+            if i < members.count - 1 { separator() }
         }
         indentLevel -= 1
         newline()
@@ -43,7 +57,7 @@ struct AHAPWriter {
         indentLevel += 1
         var first = true
         for item in items {
-            if !first { out.append(UInt8(ascii: ",")) }
+            if !first { separator() }
             first = false
             newline()
             body(&self, item)
@@ -86,6 +100,7 @@ struct AHAPWriter {
     }
 
     mutating func write(_ pattern: HapticPattern) {
+        precondition(!compact, "AHAP files are written one member per line")
         var top: [(String, (inout AHAPWriter) -> Void)] = []
         if let version = pattern.version { top.append(("Version", { $0.number(version) })) }
         if !pattern.metadata.isEmpty { top.append(("Metadata", { $0.json(.object(pattern.metadata)) })) }
@@ -183,5 +198,15 @@ enum NumberText {
 
     static func trim(_ s: String) -> String {
         s.hasSuffix(".0") ? String(s.dropLast(2)) : s
+    }
+}
+
+extension JSONValue {
+    /// The value as one line of JSON: `{"Project": "x", "Count": 3}`, with AHAP's escaping and
+    /// shortest round-trip numbers. For messages, diffs and pages.
+    public var jsonText: String {
+        var writer = AHAPWriter(compact: true)
+        writer.json(self)
+        return String(decoding: writer.out, as: UTF8.self)
     }
 }

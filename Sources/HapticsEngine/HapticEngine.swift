@@ -56,6 +56,9 @@ public final class HapticEngine: Sendable {
         /// machine cannot starve the device; nil leaves the priority alone. Raising priority
         /// needs CAP_SYS_NICE (root); without it the request is silently refused.
         public var tickThreadNice: Int32?
+        /// Longest pattern a player accepts, in seconds (the AHAP reader's `maxDuration`, 3600);
+        /// the CoreHaptics facade lifts it, as Core Haptics sets no such limit.
+        public var maxPatternSeconds = AHAPLimits.default.maxDuration
 
         public init() {}
     }
@@ -283,11 +286,14 @@ public final class HapticEngine: Sendable {
         if let reason, let handler { callbacks.async { handler(reason) } }
     }
 
-    /// Calls `handler` once every player has finished; its answer says whether to stop.
+    /// Calls `handler` once every player has finished; its answer says whether to stop. When the
+    /// caller knows `nothingPlaying`, the handler is called at once (on the callback queue), as
+    /// Core Haptics does.
     public func notifyWhenPlayersFinished(
-        _ handler: @escaping @Sendable ((any Error)?) -> FinishedAction
+        nothingPlaying: Bool = false, _ handler: @escaping @Sendable ((any Error)?) -> FinishedAction
     ) {
         control.withLock { $0.finishedHandler = handler }
+        if nothingPlaying { notifyFinished() }
     }
 
     /// Waits until every callback already queued (completions, handlers) has run.
@@ -319,10 +325,10 @@ public final class HapticEngine: Sendable {
     func makePlayer(_ pattern: HapticPattern, clips: [String: AudioClip], advanced: Bool) throws(HapticEngineError)
         -> Player
     {
-        let longest = AHAPLimits.default.maxDuration
-        guard pattern.duration <= longest else {
+        guard pattern.duration <= configuration.maxPatternSeconds else {
             throw HapticEngineError(
-                .invalidPatternData, "pattern is \(pattern.duration) s long; players accept at most \(longest) s")
+                .invalidPatternData,
+                "pattern is \(pattern.duration) s long; players accept at most \(configuration.maxPatternSeconds) s")
         }
         guard let layer = control.withLock({ $0.freeLayers.popLast() }) else {
             throw HapticEngineError(

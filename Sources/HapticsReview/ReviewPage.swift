@@ -156,31 +156,7 @@ public enum ReviewPage {
     /// A metadata value for display: strings as they are, everything else as compact JSON.
     static func display(_ value: JSONValue) -> String {
         if case .string(let s) = value { return s }
-        return json(value)
-    }
-
-    static func json(_ value: JSONValue) -> String {
-        switch value {
-        case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .number(let n): return n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : "\(n)"
-        case .string(let s):
-            var out = "\""
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\t": out += "\\t"
-                case "\r": out += "\\r"
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            return out + "\""
-        case .array(let items): return "[" + items.map(json).joined(separator: ", ") + "]"
-        case .object(let members):
-            return "{" + members.map { json(.string($0.key)) + ": " + json($0.value) }.joined(separator: ", ") + "}"
-        }
+        return value.jsonText
     }
 
     /// The page's stylesheet. Contains no `<` or `&`, so the page stays well-formed XML.

@@ -139,7 +139,12 @@ final class OrderScreen {
             commit(field)
             editing = nil
         case 0x20...0x7E:
-            draft.append(Character(UnicodeScalar(byte)))
+            let typed = draft + String(Character(UnicodeScalar(byte)))
+            if field == 3, CupcakeCorner.Order.zipRefusal(typed) != nil {
+                perform(.zip(typed))  // refused: plays .error, logs it, shows why
+            } else {
+                draft = typed
+            }
         default:
             break
         }
@@ -155,6 +160,8 @@ final class OrderScreen {
     private func perform(_ action: OrderAction) {
         switch session.perform(action) {
         case .changed, .unchanged: message = ""
+        case .notAllowed(let reason) where editing != nil:
+            message = "\(reason.prefix(1).uppercased())\(reason.dropFirst())."
         case .notAllowed(let reason): message = "Turn on special requests (s) first: \(reason)."
         case .checkedOut(let receipt):
             message = "\(receipt.message)\nTotal \(receipt.cost.dollars) · order \(receipt.id)"

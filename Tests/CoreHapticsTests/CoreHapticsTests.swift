@@ -145,9 +145,10 @@ func tap(_ time: TimeInterval, _ intensity: Float) -> CHHapticEvent {
         let player = try rig.engine.makeAdvancedPlayer(with: CHHapticPattern(events: [tap(0, 1)], parameters: []))
         let completed = DispatchSemaphore(value: 0), stopped = DispatchSemaphore(value: 0)
         player.completionHandler = { _ in completed.signal() }
-        rig.engine.notifyWhenPlayersFinished { _ in .stopEngine }
         rig.engine.stoppedHandler = { reason in if reason == .notifyWhenFinished { stopped.signal() } }
         try player.start(atTime: 0)
+        // After the start: with nothing playing, the handler would be called at once, as on Apple's.
+        rig.engine.notifyWhenPlayersFinished { _ in .stopEngine }
         rig.run(seconds: 0.2)
         #expect(completed.wait(timeout: .now() + 10) == .success)
         #expect(stopped.wait(timeout: .now() + 10) == .success)

@@ -72,10 +72,13 @@ import Testing
         text = try screen { $0.contains("Checkout failed") }
         #expect(text.contains("Checkout failed: please fill in the address first (missing: name, street, city, zip)"))
         try tmux(["send-keys", "-t", "order", "a"])
-        for (index, value) in ["Ada", "1 Infinite Loop", "Cupertino", "95014"].enumerated() {
+        // The zip field takes digits only: the typed "a" is refused with the error feedback.
+        for (index, value) in ["Ada", "1 Infinite Loop", "Cupertino", "950a14"].enumerated() {
             if index > 0 { try tmux(["send-keys", "-t", "order", "Tab"]) }
             try tmux(["send-keys", "-t", "order", "-l", value])
         }
+        text = try screen { $0.contains("Zip takes digits only") }
+        #expect(text.contains("Zip takes digits only, not 'a' (got '950a')."))
         try tmux(["send-keys", "-t", "order", "Enter"])
         text = try screen { $0.contains("95014") && !$0.contains("(incomplete)") && !$0.contains("Editing") }
         try tmux(["send-keys", "-t", "order", "Enter"])
@@ -89,7 +92,10 @@ import Testing
         #expect(stored.orders.first?.order.name == "Ada" && stored.orders.first?.order.quantity == 6)
         let log = try EventLogReader.read(path: scratch.path("log.jsonl"))
         #expect(
-            log.events.compactMap(\.feedback) == ["increase", "increase", "increase", "selection", "error", "success"])
+            log.events.compactMap(\.feedback) == [
+                "increase", "increase", "increase", "selection", "error", "error", "success",
+            ])
+        #expect(stored.orders.first?.order.zip == "95014")
     }
 
     /// SIGTERM (and SIGHUP, when the terminal closes) end the screen as `q` does: the terminal leaves

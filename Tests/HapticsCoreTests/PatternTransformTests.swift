@@ -1,4 +1,5 @@
 import HapticsCore
+import OrderedCollections
 import Testing
 
 @Suite struct PatternTransformTests {
@@ -38,4 +39,16 @@ import Testing
     }
 
     struct CurveMissing: Error {}
+}
+
+@Suite struct JSONTextTests {
+    @Test func oneLineJSONWithAHAPsEscapingAndNumbers() {
+        let value: JSONValue = .object([
+            "Project": .string("a \"b\"\n\u{1}"), "Count": .number(3), "Ratio": .number(0.1),
+            "List": .array([.bool(true), .null]), "Empty": .object([:]),
+        ])
+        #expect(
+            value.jsonText
+                == #"{"Project": "a \"b\"\n\u0001", "Count": 3, "Ratio": 0.1, "List": [true, null], "Empty": {}}"#)
+    }
 }
