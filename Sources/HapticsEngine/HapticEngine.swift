@@ -29,8 +29,11 @@ public final class HapticEngine: Sendable {
 
     /// How the engine runs.
     public struct Configuration: Sendable {
-        /// The timer's period; at most 5 ms keeps a start call within 5 ms of the device.
-        public var tickIntervalNanoseconds: UInt64 = 4_000_000
+        /// The timer's period; nil (the default): one period of the output's buffer (a quarter
+        /// of it on ALSA, 5 ms at the default 20 ms latency), between 1 and 5 ms. Immediate
+        /// commands do not wait for a tick (they run one at once), so the period only has to
+        /// keep the device fed: a longer buffer ticks less often and costs less CPU.
+        public var tickIntervalNanoseconds: UInt64?
         /// How haptics become sound.
         public var voicing: VoicingProfile = .standard
         /// Voices that can sound at once, across all players.
@@ -45,6 +48,10 @@ public final class HapticEngine: Sendable {
         public var playsAudioOnly = false
         /// With auto-shutdown on, the engine stops after this long with nothing playing.
         public var idleShutdownSeconds = 10.0
+        /// After this long with nothing playing or queued, the timer stops (no wake-ups at all)
+        /// until the next command; the device runs dry meanwhile (that underrun is not counted)
+        /// and engine time holds. nil keeps the timer ticking. Not with auto-shutdown on.
+        public var idleSuspendSeconds: Double? = 1
         /// Nice level the tick thread asks for (as desktop audio does through rtkit), so a busy
         /// machine cannot starve the device; nil leaves the priority alone. Raising priority
         /// needs CAP_SYS_NICE (root); without it the request is silently refused.
@@ -95,6 +102,8 @@ public final class HapticEngine: Sendable {
     let control: Mutex<ControlState>
     let render: Mutex<RenderState>
     let anchor: Mutex<TimeAnchor>
+    /// Underruns caused by the device running dry while the timer was suspended.
+    let idleUnderruns = Atomic<Int>(0)
     let callbacks = DispatchQueue(label: "swift-haptics.engine.callbacks")
 
     /// Creates an engine on `output`. Nothing plays until `start()`.
@@ -160,11 +169,24 @@ public final class HapticEngine: Sendable {
     /// Why the output failed, when the engine stopped with `.systemError`.
     public var lastOutputError: AudioOutputError? { control.withLock { $0.lastOutputError } }
 
+    /// The timer's period in use: `configuration.tickIntervalNanoseconds`, or one period of the
+    /// output's buffer (`periodFrames`), between 1 and 5 ms (longer periods at large latencies
+    /// are untested under load).
+    public var tickIntervalNanoseconds: UInt64 {
+        if let fixed = configuration.tickIntervalNanoseconds { return fixed }
+        let period = UInt64(max(1, output.periodFrames)) * 1_000_000_000 / UInt64(max(1, format.sampleRate))
+        return min(max(period, 1_000_000), 5_000_000)
+    }
+
     /// Whether the engine is running.
     public var isRunning: Bool { control.withLock { $0.running } }
 
-    /// How often the output ran dry since the engine was created.
-    public var underrunCount: Int { output.underrunCount }
+    /// How often the output ran dry since the engine was created, not counting the device
+    /// running dry while the timer was suspended (``Configuration/idleSuspendSeconds``).
+    public var underrunCount: Int { output.underrunCount - idleUnderruns.load(ordering: .relaxed) }
+
+    /// Whether the timer is suspended because nothing plays (``Configuration/idleSuspendSeconds``).
+    public var isTimerSuspended: Bool { control.withLock { $0.ticksSuspended } }
 
     /// Engine time in seconds: the position of the frame being heard now. Monotonic; 0 before
     /// the first start.
@@ -206,7 +228,7 @@ public final class HapticEngine: Sendable {
             $0.heardFrame = startFrame
             $0.writtenFrame = startFrame
         }
-        ticks.start(intervalNanoseconds: configuration.tickIntervalNanoseconds) { [weak self] in
+        ticks.start(intervalNanoseconds: tickIntervalNanoseconds) { [weak self] in
             self?.tick()
         }
     }
@@ -234,12 +256,21 @@ public final class HapticEngine: Sendable {
     }
 
     func stop(reason: StoppedReason?, fadeMilliseconds: Double) {
-        let (wasRunning, handler) = control.withLock { state in
-            defer { state.running = false }
-            return (state.running, state.stoppedHandler)
+        let (wasRunning, handler, wasSuspended) = control.withLock { state in
+            defer {
+                state.running = false
+                state.ticksSuspended = false
+                state.wokeFromIdle = false
+            }
+            return (state.running, state.stoppedHandler, state.ticksSuspended)
         }
         guard wasRunning else { return }
         ticks.stop()
+        // A device that ran dry while the timer was suspended is not an underrun.
+        let underrunsBefore = output.underrunCount
+        defer {
+            if wasSuspended { idleUnderruns.add(output.underrunCount - underrunsBefore, ordering: .relaxed) }
+        }
         let fadeFrames = max(1, Int(fadeMilliseconds / 1000 * Double(format.sampleRate)))
         render.withLock { render in
             // Fade from the next frame to be rendered, render the fade, and hand it over.
@@ -329,7 +360,14 @@ public final class HapticEngine: Sendable {
     var nextFrame: Int64 { anchor.withLock { $0.writtenFrame } }
 
     func enqueue(_ command: Command, at time: CommandTime) {
-        control.withLock { $0.commands.insert(command, deadline: time) }
+        control.withLock { state in
+            state.commands.insert(command, deadline: time)
+            if state.ticksSuspended {
+                state.ticksSuspended = false
+                state.wokeFromIdle = true
+                ticks.resume()
+            }
+        }
         // An immediate command is rendered at once, not at the next timer tick: a start reaches
         // the device within a tick's render time rather than up to a whole period later.
         if time == .immediate { ticks.kick() }
@@ -350,8 +388,19 @@ public final class HapticEngine: Sendable {
         var failure: AudioOutputError?
         var finishedAll = false
         var idleSince: UInt64 = 0
+        let woke = control.withLock { state in
+            defer { state.wokeFromIdle = false }
+            return state.wokeFromIdle
+        }
         render.withLock { render in
             guard render.running else { return }
+            // Back from a suspended timer: the device ran dry on purpose (not an underrun to
+            // report), and a sound server may prebuffer again as at the first write.
+            let underrunsBefore = output.underrunCount
+            defer {
+                if woke { idleUnderruns.add(output.underrunCount - underrunsBefore, ordering: .relaxed) }
+            }
+            if woke { render.firstWriteNanoseconds = 0 }
             let timing: OutputTiming
             do throws(AudioOutputError) {
                 timing = try output.timing()
@@ -412,7 +461,7 @@ public final class HapticEngine: Sendable {
                 render.released.removeAll(keepingCapacity: true)
                 control.withLock { $0.freeLayers.append(contentsOf: released) }
             }
-            if render.synthesizer.isIdle && !render.hasActiveLayers {
+            if render.synthesizer.isIdle && !render.hasActiveLayers && render.pendingFrames == 0 {
                 if render.idleSinceNanoseconds == 0 { render.idleSinceNanoseconds = now }
             } else {
                 render.idleSinceNanoseconds = 0
@@ -422,6 +471,20 @@ public final class HapticEngine: Sendable {
         if let failure { handleFailure(failure); return }
         if finishedAll { notifyFinished() }
         checkIdleShutdown(now: now, idleSince: idleSince)
+        suspendIfIdle(now: now, idleSince: idleSince)
+    }
+
+    /// Stops the timer once nothing has played for ``Configuration/idleSuspendSeconds`` and no
+    /// command waits; the next command starts it again (``enqueue(_:at:)``).
+    func suspendIfIdle(now: UInt64, idleSince: UInt64) {
+        guard let hold = configuration.idleSuspendSeconds, idleSince != 0,
+            now &- idleSince >= UInt64(max(0, hold) * 1e9)
+        else { return }
+        control.withLock { state in
+            guard state.running, !state.autoShutdown, !state.ticksSuspended, state.commands.isEmpty else { return }
+            state.ticksSuspended = true
+            ticks.suspend()
+        }
     }
 
     /// Raises the calling thread's priority to `nice` when allowed (CAP_SYS_NICE), as desktop
@@ -472,6 +535,10 @@ struct ControlState {
     var autoShutdown = false
     var lastOutputError: AudioOutputError?
     var freeLayers: [Int]
+    /// The timer is suspended (nothing plays); the next command resumes it.
+    var ticksSuspended = false
+    /// Set on resuming; the next tick clears it.
+    var wokeFromIdle = false
 
     init(maxPlayers: Int) {
         freeLayers = Array((0..<maxPlayers).reversed())

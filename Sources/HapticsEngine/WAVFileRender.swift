@@ -71,7 +71,6 @@ public enum WAVFileRender {
             while true {
                 let frames = samples.withUnsafeMutableBufferPointer { renderer.render(into: $0) }
                 if frames == 0 { break }
-                bytes.removeAll(keepingCapacity: true)
                 samples.withUnsafeBufferPointer {
                     encoder.encode(UnsafeBufferPointer(rebasing: $0[0..<frames * channels]), into: &bytes)
                 }

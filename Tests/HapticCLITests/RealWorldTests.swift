@@ -47,6 +47,21 @@ import _HapticsTestSupport
         }
     }
 
+    @Test(.timeLimit(.minutes(1))) func playAndPlayWatchPlayTheRestWithOneWarning() throws {
+        let ahap = try writeUnity()
+        let warning =
+            "\(ahap):Pattern[1].Event.EventWaveformPath: warning[waveform-not-found]: waveform 'CoreHaptics/Ricochet/Grow.wav' not found"
+        let play = try Haptic.run(["play", "--device", "null", ahap])
+        #expect(play.status == 0, "\(play.stderr)")
+        #expect(play.stderr.components(separatedBy: warning).count - 1 == 1, "\(play.stderr)")
+        let watch = try LiveHaptic(["play", "--watch", "--device", "null", ahap])
+        defer { watch.kill() }
+        #expect(watch.waitFor("playing \(ahap) ("))
+        #expect(watch.waitFor("haptic: waiting for the next save of \(ahap)\n"))
+        #expect(watch.text.components(separatedBy: warning).count - 1 == 1, "\(watch.text)")
+        #expect(watch.interrupt() == 130)
+    }
+
     @Test func lintKeepsAMissingWaveformAnError() throws {
         let ahap = try writeUnity()
         let result = try Haptic.run(["lint", ahap])

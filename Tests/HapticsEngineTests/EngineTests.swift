@@ -305,3 +305,33 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
         #expect(AudioAnalysis.peak(rig.samples) == 0)
     }
 }
+
+@Suite struct IdleTimerTests {
+    @Test func theTimerStopsWhenNothingPlaysAndTheNextCommandStartsIt() throws {
+        let rig = ManualEngineDriver()
+        try rig.engine.start()
+        let player = try rig.engine.makePlayer(HapticPattern(elements: [tap(0)]))
+        try player.start(atTime: HapticEngine.timeImmediate)
+        rig.advance(by: .seconds(0.5))
+        #expect(!rig.ticks.isSuspended)  // idle for less than idleSuspendSeconds (1 s)
+        rig.advance(by: .seconds(1))
+        #expect(rig.ticks.isSuspended && rig.engine.isTimerSuspended)
+        // A command for later wakes the timer at once, and the tap lands on its frame.
+        let at = rig.engine.currentTime + 0.25
+        try player.start(atTime: at)
+        #expect(!rig.ticks.isSuspended)
+        rig.advance(by: .seconds(0.5))
+        #expect(onsets(rig.samples) == [0, Int((at * 48_000).rounded())])
+        #expect(rig.engine.underrunCount == 0)
+    }
+
+    @Test func aPlayingPatternKeepsTheTimerRunning() throws {
+        let rig = ManualEngineDriver()
+        try rig.engine.start()
+        let player = try rig.engine.makePlayer(
+            HapticPattern(elements: [.event(HapticEvent(time: 0, type: .hapticContinuous, duration: 3))]))
+        try player.start(atTime: HapticEngine.timeImmediate)
+        rig.advance(by: .seconds(2.5))
+        #expect(!rig.ticks.isSuspended)
+    }
+}
