@@ -23,36 +23,45 @@ struct AHAPDecoder {
     static func run(_ bytes: [UInt8], limits: AHAPLimits) -> (
         pattern: HapticPattern?, diagnostics: [Diagnostic]
     ) {
-        if bytes.count > limits.maxFileBytes {
-            return (
-                nil,
-                [
-                    Diagnostic(
-                        .error, code: .limitExceeded,
-                        "file is \(bytes.count) bytes; the limit is \(limits.maxFileBytes) (AHAPLimits.maxFileBytes)",
-                        at: .root)
-                ]
-            )
-        }
         let document: JSONDocument
-        do {
-            document = try JSONParser.parse(
-                bytes, maxDepth: limits.maxNestingDepth, maxStringBytes: limits.maxStringBytes)
-        } catch {
-            return (nil, [error.diagnostic])
+        switch parse(bytes, limits: limits) {
+        case .success(let parsed): document = parsed
+        case .failure(let refusal): return (nil, [refusal.diagnostic])
         }
         var decoder = AHAPDecoder(limits: limits)
         decoder.diagnostics = document.warnings
         let pattern = decoder.decodeTop(document.root)
-        // Document order: parser warnings and decoder findings interleaved by position.
-        let sorted = decoder.diagnostics.enumerated().sorted { a, b in
+        return (pattern, documentOrder(decoder.diagnostics))
+    }
+
+    /// The JSON tree of a pattern file (AHAP or `.haptic`) within `limits`, or the one finding
+    /// that refuses it (`limit-exceeded`, `json-syntax`, ...).
+    static func parse(_ bytes: [UInt8], limits: AHAPLimits) -> Result<JSONDocument, JSONSyntaxError> {
+        if bytes.count > limits.maxFileBytes {
+            return .failure(
+                JSONSyntaxError(
+                    diagnostic: Diagnostic(
+                        .error, code: .limitExceeded,
+                        "file is \(bytes.count) bytes; the limit is \(limits.maxFileBytes) (AHAPLimits.maxFileBytes)",
+                        at: .root)))
+        }
+        do {
+            return .success(
+                try JSONParser.parse(bytes, maxDepth: limits.maxNestingDepth, maxStringBytes: limits.maxStringBytes))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Document order: parser warnings and decoder findings interleaved by position, stable.
+    static func documentOrder(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+        diagnostics.enumerated().sorted { a, b in
             let la = a.element.location ?? SourceLocation(line: 0, column: 0)
             let lb = b.element.location ?? SourceLocation(line: 0, column: 0)
             if la.line != lb.line { return la.line < lb.line }
             if la.column != lb.column { return la.column < lb.column }
             return a.offset < b.offset
         }.map(\.element)
-        return (pattern, sorted)
     }
 
     // MARK: Findings

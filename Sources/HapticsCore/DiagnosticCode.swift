@@ -114,6 +114,19 @@ extension Diagnostic {
         public static let curveStartNotZero = Code(
             "curve-start-not-zero", .note, "a curve whose first control point is after 0")
 
+        // MARK: .haptic clips
+
+        public static let clipVersion = Code(
+            "clip-version", .error, "a .haptic clip whose version is not 1 (v0 beta clips are not read)")
+        public static let emptyEnvelope = Code(
+            "empty-envelope", .error, "a .haptic clip whose amplitude envelope has no breakpoints")
+        public static let breakpointOrder = Code(
+            "breakpoint-order", .error, "a .haptic breakpoint earlier than the one before it")
+        public static let zeroLengthClip = Code(
+            "zero-length-clip", .error, "a .haptic clip whose breakpoints are all at time 0")
+        public static let valueOutOfRange = Code(
+            "value-out-of-range", .error, "a .haptic amplitude or frequency outside 0...1")
+
         // MARK: Files
 
         public static let fileNotFound = Code("file-not-found", .error, "a file that does not exist")
@@ -133,6 +146,7 @@ extension Diagnostic {
             .waveformPath, .waveformUnreadable,
             .valueClamped, .unknownParameterID, .missingValue, .booleanValue, .sustainedNotBoolean,
             .parameterNotApplicable, .emptyCurve, .tooManyControlPoints, .curveUnsorted, .curveStartNotZero,
+            .clipVersion, .emptyEnvelope, .breakpointOrder, .zeroLengthClip, .valueOutOfRange,
             .fileNotFound, .fileUnreadable, .fileTooLarge, .orderLogLine,
         ]
 

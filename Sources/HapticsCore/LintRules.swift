@@ -111,24 +111,45 @@ public enum LintFolding {
         case more(Diagnostic.Code, count: Int)
     }
 
+    /// One entry of a folded list: an item shown, or how many of a rule's items were left out.
+    public enum Entry<Item> {
+        case item(Item)
+        /// `count` further items of `code`, left out; placed after the last one shown.
+        case more(Diagnostic.Code, count: Int)
+    }
+
+    /// `items` in their order, each rule's repeats past `keep` folded into one `.more` entry that
+    /// follows that rule's last shown item. `code` says which rule an item belongs to.
+    ///
+    /// - Complexity: O(n).
+    public static func fold<Item>(_ items: [Item], keep: Int = 3, code: (Item) -> Diagnostic.Code) -> [Entry<Item>] {
+        var total: [Diagnostic.Code: Int] = [:]
+        for item in items { total[code(item), default: 0] += 1 }
+        var seen: [Diagnostic.Code: Int] = [:]
+        var entries: [Entry<Item>] = []
+        entries.reserveCapacity(min(items.count, total.count * (keep + 1)))
+        for item in items {
+            let rule = code(item)
+            let n = seen[rule, default: 0] + 1
+            seen[rule] = n
+            if n <= keep {
+                entries.append(.item(item))
+                if n == keep, let all = total[rule], all > keep { entries.append(.more(rule, count: all - keep)) }
+            }
+        }
+        return entries
+    }
+
     /// The findings of one file in their order, each rule's repeats past `keep` folded into one
     /// `.more` line that follows that rule's last shown finding.
     ///
     /// - Complexity: O(n).
     public static func fold(_ findings: [Diagnostic], keep: Int = 3) -> [Line] {
-        var total: [Diagnostic.Code: Int] = [:]
-        for d in findings { total[d.code, default: 0] += 1 }
-        var seen: [Diagnostic.Code: Int] = [:]
-        var lines: [Line] = []
-        lines.reserveCapacity(min(findings.count, total.count * (keep + 1)))
-        for d in findings {
-            let n = seen[d.code, default: 0] + 1
-            seen[d.code] = n
-            if n <= keep {
-                lines.append(.finding(d))
-                if n == keep, let all = total[d.code], all > keep { lines.append(.more(d.code, count: all - keep)) }
+        fold(findings, keep: keep, code: \.code).map { entry in
+            switch entry {
+            case .item(let finding): .finding(finding)
+            case .more(let code, let count): .more(code, count: count)
             }
         }
-        return lines
     }
 }

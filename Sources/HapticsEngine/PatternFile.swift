@@ -52,8 +52,8 @@ public struct PatternFile: Sendable {
         _ path: String, limits: AHAPLimits = .default, waveformFolders: [String] = [],
         missingWaveforms: MissingWaveforms = .fail
     ) throws(AHAPError) -> PatternFile {
-        let bytes = try readFile(path, limit: limits.maxFileBytes, what: "AHAP file", file: path, at: .root)
-        let document = try AHAP.decode(bytes, file: path, limits: limits)
+        let bytes = try readFile(path, limit: limits.maxFileBytes, what: kind(path), file: path, at: .root)
+        let document = try decode(bytes, path: path, limits: limits)
         var diagnostics = document.diagnostics
         let clips = try loadWaveforms(
             of: document.pattern, file: path, folders: waveformFolders, missing: missingWaveforms,
@@ -72,8 +72,8 @@ public struct PatternFile: Sendable {
         let bytes: [UInt8]
         let document: AHAPDocument
         do {
-            bytes = try readFile(path, limit: limits.maxFileBytes, what: "AHAP file", file: path, at: .root)
-            document = try AHAP.decode(bytes, file: path, limits: limits)
+            bytes = try readFile(path, limit: limits.maxFileBytes, what: kind(path), file: path, at: .root)
+            document = try decode(bytes, path: path, limits: limits)
         } catch {
             return (error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics, nil)
         }
@@ -87,6 +87,30 @@ public struct PatternFile: Sendable {
         } catch {
             return (diagnostics + [error.diagnostic], nil)
         }
+    }
+
+    /// What messages call the file at `path`.
+    static func kind(_ path: String) -> String {
+        path.lowercased().hasSuffix(".haptic") ? ".haptic file" : "AHAP file"
+    }
+
+    /// Whether the file at `path` with content `bytes` is a Meta/Lofelt `.haptic` clip: by its
+    /// extension, else (for any other name) by its content.
+    public static func isHapticClip(path: String, bytes: [UInt8]) -> Bool {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".haptic") { return true }
+        if lower.hasSuffix(".ahap") { return false }
+        return HapticClip.looksLikeClip(bytes)
+    }
+
+    /// The one place a pattern file's bytes become a pattern: AHAP, or a `.haptic` clip mapped
+    /// to a pattern (docs/formats.md).
+    public static func decode(_ bytes: [UInt8], path: String, limits: AHAPLimits = .default) throws(AHAPError)
+        -> AHAPDocument
+    {
+        guard isHapticClip(path: path, bytes: bytes) else { return try AHAP.decode(bytes, file: path, limits: limits) }
+        let clip = try HapticClip.decode(bytes, file: path, limits: limits)
+        return AHAPDocument(pattern: clip.clip.pattern, diagnostics: clip.diagnostics)
     }
 
     /// Loads every waveform that `pattern`'s AudioCustom events name, from `file`'s folder or

@@ -119,13 +119,24 @@ public enum ReviewPage {
             out += "<p class=\"clean\">No findings.</p>\n"
         } else {
             out += "<ul class=\"findings\">\n"
-            for finding in entry.findings {
-                let d = finding.diagnostic
-                out +=
-                    "<li class=\"finding \(d.severity.rawValue)\"><span class=\"severity\">\(d.severity.rawValue)</span>"
-                out += "<span class=\"message\">\(e(d.message))</span>"
-                out += "<span class=\"where\"><code>\(e(finding.place))</code> <code>\(e(d.path.description))</code>"
-                out += " <span class=\"rule\">\(e(d.code.rawValue))</span></span></li>\n"
+            // Each rule's repeats fold after three, as `haptic lint` prints them: a file with 564 clamped
+            // values is three findings and one line, not a page of them.
+            for folded in LintFolding.fold(entry.findings, code: \.diagnostic.code) {
+                switch folded {
+                case .item(let finding):
+                    let d = finding.diagnostic
+                    out +=
+                        "<li class=\"finding \(d.severity.rawValue)\"><span class=\"severity\">\(d.severity.rawValue)</span>"
+                    out += "<span class=\"message\">\(e(d.message))</span>"
+                    out +=
+                        "<span class=\"where\"><code>\(e(finding.place))</code> <code>\(e(d.path.description))</code>"
+                    out += " <span class=\"rule\">\(e(d.code.rawValue))</span></span></li>\n"
+                case .more(let code, let count):
+                    out += "<li class=\"finding more\"><span class=\"message\">… and \(count) more"
+                    out +=
+                        " [\(e(code.rawValue))] in this file (<code>haptic lint --all \(e(entry.path))</code> shows every one)"
+                    out += "</span></li>\n"
+                }
             }
             out += "</ul>\n"
         }

@@ -17,7 +17,7 @@ extension HapticCommand {
                 Exit status: 0 without errors, 1 with errors (or, under --strict, with warnings).
                 """)
 
-        @Argument(help: "AHAP files or folders.")
+        @Argument(help: "AHAP or .haptic files, or folders.")
         var files: [String] = []
 
         @Flag(help: "Print the findings as JSON (every finding, notes included).")
@@ -205,7 +205,7 @@ struct LintReport {
         }.joined(separator: "\n")
     }
 
-    /// A folder becomes the `.ahap` files below it, named as the user typed the folder
+    /// A folder becomes the `.ahap` and `.haptic` files below it, named as the user typed the folder
     /// (`lint ahap` gives `ahap/Kit.ahap`); anything else stays as given.
     static func expand(_ path: String) -> [String] {
         var isDirectory: ObjCBool = false
@@ -215,7 +215,7 @@ struct LintReport {
         let prefix = path.hasSuffix("/") ? path : path + "/"
         let found =
             (FileManager.default.subpaths(atPath: path) ?? [])
-            .filter { URL(filePath: $0).pathExtension.lowercased() == "ahap" }
+            .filter { ["ahap", "haptic"].contains(URL(filePath: $0).pathExtension.lowercased()) }
             .sorted()
             .map { prefix + $0 }
         return found

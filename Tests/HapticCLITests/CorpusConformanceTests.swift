@@ -67,3 +67,58 @@ struct CorpusConformanceTests {
         }
     }
 }
+
+/// Meta/Lofelt `.haptic` clips from the corpus (`haptic/` in it): every valid v1 clip renders
+/// audibly, its length within 5 ms of its last breakpoint (the carrier's release); every clip
+/// named `invalid_*` is refused with its JSON path and line. Skipped, saying so, without a corpus.
+@Suite(.enabled(if: TestFiles.corpus != nil, Comment(rawValue: TestFiles.corpusSkipped)))
+struct CorpusHapticClipTests {
+    static var corpus: URL { TestFiles.corpus ?? TestFiles.fixtures }
+
+    static let clips: [String] = {
+        guard let root = TestFiles.corpus else { return [] }
+        return (FileManager.default.subpaths(atPath: root.path(percentEncoded: false)) ?? [])
+            .filter { $0.hasSuffix(".haptic") }.sorted()
+    }()
+
+    /// The time of the clip's last breakpoint, read with Foundation's JSON reader (not the product's).
+    static func lastBreakpoint(_ url: URL) throws -> Double {
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+        let signals = json?["signals"] as? [String: Any]
+        let continuous = signals?["continuous"] as? [String: Any]
+        let envelopes = try #require(continuous?["envelopes"] as? [String: [[String: Any]]])
+        return envelopes.values.compactMap { $0.last?["time"] as? Double }.max() ?? 0
+    }
+
+    @Test func theCorpusHasClips() {
+        #expect(!Self.clips.isEmpty)
+    }
+
+    @Test("a valid clip renders audibly for its length; an invalid one is refused at its place", arguments: clips)
+    func everyClip(file: String) throws {
+        let scratch = try ScratchFolder()
+        let url = Self.corpus.appending(path: file)
+        let out = scratch.path("out.wav")
+        let result = try Haptic.run(["render", url.path(percentEncoded: false), "-o", out])
+        if URL(filePath: file).lastPathComponent.hasPrefix("invalid") {
+            #expect(result.status != 0)
+            #expect(result.stderr.contains("error["), "\(file): \(result.stderr)")
+            #expect(result.stderr.contains("(line "), "\(file): \(result.stderr)")
+            return
+        }
+        #expect(result.status == 0, "\(file): \(result.stderr)")
+        let clip = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: out))))
+        #expect(AudioAnalysis.peak(clip.samples) > 0.05, "\(file) renders silence")
+        let seconds = Double(clip.frameCount) / Double(clip.sampleRate)
+        let last = try Self.lastBreakpoint(url)
+        #expect(abs(seconds - last) <= 0.005 + 1 / Double(clip.sampleRate), "\(file): \(seconds) s for \(last) s")
+    }
+
+    @Test func lintReadsTheClipsAndRefusesOnlyTheInvalidOnes() throws {
+        let result = try Haptic.run(["lint", Self.corpus.appending(path: "haptic").path(percentEncoded: false)])
+        #expect(result.status == 1)
+        let errors = result.output.split(separator: "\n").filter { $0.contains("error[") }
+        #expect(!errors.isEmpty)
+        #expect(errors.allSatisfy { $0.contains("/invalid") }, "\(errors)")
+    }
+}

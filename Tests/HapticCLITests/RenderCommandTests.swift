@@ -136,3 +136,46 @@ func longPattern(seconds: Int) -> String {
         #expect(screen.hasSuffix("\r\u{1B}[K"), "the bar is cleared at the end")
     }
 }
+
+/// Hand-written `.haptic` clips through the commands that read patterns.
+@Suite struct HapticClipCommandTests {
+    let scratch: ScratchFolder
+    init() throws { scratch = try ScratchFolder() }
+
+    static let clip = #"""
+        {"version": {"major": 1, "minor": 0, "patch": 0},
+         "signals": {"continuous": {"envelopes": {
+           "amplitude": [{"time": 0, "amplitude": 0.1},
+                         {"time": 0.4, "amplitude": 0.2, "emphasis": {"amplitude": 0.9, "frequency": 0.9}},
+                         {"time": 1.25, "amplitude": 0.5}],
+           "frequency": [{"time": 0, "frequency": 0.3}, {"time": 1.25, "frequency": 0.8}]}}}}
+        """#
+
+    @Test(arguments: ["clip.haptic", "clip.json"])
+    func aClipRendersAudiblyForItsOwnLengthByExtensionOrContent(name: String) throws {
+        let input = try scratch.write(name, Self.clip)
+        let out = scratch.path("out.wav")
+        let result = try Haptic.run(["render", input, "-o", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let audio = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: out))))
+        let seconds = Double(audio.frameCount) / Double(audio.sampleRate)
+        // The last breakpoint is at 1.25 s; the carrier's release adds at most 5 ms.
+        #expect(seconds >= 1.25 && seconds <= 1.255 + 1 / Double(audio.sampleRate), "\(seconds)")
+        #expect(AudioAnalysis.peak(audio.samples) > 0.05)
+    }
+
+    @Test func anInvalidClipIsRefusedWithItsPlaceByEveryReader() throws {
+        let input = try scratch.write(
+            "bad.haptic", Self.clip.replacingOccurrences(of: #""amplitude": 0.5"#, with: #""amplitude": 5"#))
+        let expected =
+            "\(input):signals.continuous.envelopes.amplitude[2].amplitude: error[value-out-of-range]: amplitude is 5; it must be between 0 and 1 (line 5, column 46)"
+        let render = try Haptic.run(["render", input, "-o", scratch.path("x.wav")])
+        #expect(render.status != 0)
+        #expect(render.stderr.contains(expected), "\(render.stderr)")
+        let lint = try Haptic.run(["lint", scratch.path("")])
+        #expect(lint.status == 1)
+        #expect(lint.output.contains(expected), "\(lint.output)")
+        let info = try Haptic.run(["info", input])
+        #expect(info.status != 0 && info.stderr.contains("error[value-out-of-range]"))
+    }
+}

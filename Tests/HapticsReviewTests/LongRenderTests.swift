@@ -49,3 +49,25 @@ import Testing
         #expect(!ReviewPage.html(title: "t", entries: [entry], generated: "now").contains("Preview: the first"))
     }
 }
+
+/// A file with many findings of one rule: the page folds them as `haptic lint` does.
+@Suite struct ReviewFoldingTests {
+    @Test func repeatsOfARuleFoldAfterThree() {
+        let plot = PlotInput.rendering(title: "buzz", pattern: LongRenderTests.buzz(seconds: 0.1), previewSeconds: 60)
+        let clamped = (0..<7).map { i in
+            Diagnostic(.warning, code: .valueClamped, "value \(i) clamped", at: .root)
+        }
+        let other = Diagnostic(.warning, code: .unknownKey, "unknown key", at: .root)
+        let entry = ReviewEntry(
+            path: "many.ahap", kind: .pattern, plot: plot, wavBytes: plot.wavBytes, findings: clamped + [other])
+        let html = ReviewPage.html(title: "t", entries: [entry], generated: "now")
+        for i in 0..<3 { #expect(html.contains("value \(i) clamped")) }
+        for i in 3..<7 { #expect(!html.contains("value \(i) clamped")) }
+        #expect(
+            html.contains(
+                "… and 4 more [value-clamped] in this file (<code>haptic lint --all many.ahap</code> shows every one)"))
+        #expect(html.contains("unknown key"))
+        // The counts still count every finding.
+        #expect(html.contains("8 warnings"))
+    }
+}

@@ -6,6 +6,7 @@ other people use is never stopped), plays through it, freezes the server with SI
 
   ctrl-c     SIGINT to process exit, with the server stopped (target <= 100 ms, exit 130)
   stall      SIGSTOP to exit of a looping play (target: reported within 2.5 s, exit 1)
+  order      haptic order --script with the server stopped mid-session: exits, orders saved
   start      a play started while the server is stopped: time to exit and its message
 
 Usage: tools/bench/stall.py [--haptic PATH] [--rounds N]
@@ -100,6 +101,27 @@ def main():
         print(f"stall: rounds={len(detected)} median={statistics.median(detected):.2f} s "
               f"max={max(detected):.2f} s exit codes={sorted(set(codes))}")
         print(f"stall: message: {message}")
+
+        # haptic order with the server stopped after the first action: the orders are saved and
+        # the process exits (the script itself takes 1.5 s).
+        work = f"/tmp/haptic-stall-order-{os.getpid()}"
+        os.makedirs(work, exist_ok=True)
+        script = os.path.join(work, "order.txt")
+        with open(script, "w") as f:
+            f.write("quantity 6\nname Ada\nstreet 1 Loop\ncity Cupertino\nzip 95014\n"
+                    "wait 0.5\nsubmit\nwait 1\nquantity +1\nsubmit\n")
+        proc = subprocess.Popen([args.haptic, "order", "--script", script, "--store", os.path.join(work, "store")],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(0.8)
+        os.kill(server, signal.SIGSTOP)
+        seconds, err = wait_exit(proc, 60)
+        os.kill(server, signal.SIGCONT)
+        saved = proc.stdout.read().count("is on its way")
+        shown = "did not exit in 60 s" if seconds is None else f"{seconds:.2f} s after the server stopped"
+        print(f"order: exit {shown}, code {proc.returncode}, {saved} of 2 orders saved; "
+              f"{err.strip().splitlines()[-1] if err.strip() else ''}")
+        subprocess.run(["rm", "-rf", work])
+        time.sleep(0.3)
 
         os.kill(server, signal.SIGSTOP)
         proc = play(args.haptic, env, args.pattern)
