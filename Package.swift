@@ -4,19 +4,20 @@ import PackageDescription
 let package = Package(
     name: "swift-haptics",
     platforms: [.macOS(.v15)],
+    // What ships is a decision (docs/ARCHITECTURE.md): the libraries an app or tool imports, one small
+    // testing product, and the CLI. The Cupcake Corner demo, the benchmarks and this repository's own
+    // test machinery (Tests/_HapticsTestSupport) are targets, not products.
     products: [
         .library(name: "HapticsCore", targets: ["HapticsCore"]),
         .library(name: "HapticsSynthesis", targets: ["HapticsSynthesis"]),
         .library(name: "HapticsEngine", targets: ["HapticsEngine"]),
         .library(name: "HapticsALSA", targets: ["HapticsALSA"]),
-        .library(name: "HapticsTestSupport", targets: ["HapticsTestSupport"]),
+        .library(name: "HapticsSystem", targets: ["HapticsSystem"]),
         .library(name: "HapticsReview", targets: ["HapticsReview"]),
         .library(name: "SensoryFeedback", targets: ["SensoryFeedback"]),
         .library(name: "CoreHaptics", targets: ["CoreHaptics"]),
-        .library(name: "CupcakeCorner", targets: ["CupcakeCorner"]),
-        .library(name: "OrderEndpoint", targets: ["OrderEndpoint"]),
+        .library(name: "HapticsTesting", targets: ["HapticsTesting"]),
         .executable(name: "haptic", targets: ["haptic"]),
-        .executable(name: "haptic-bench", targets: ["haptic-bench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -37,14 +38,24 @@ let package = Package(
             dependencies: [
                 "HapticsCore", "HapticsSynthesis",
                 .product(name: "HeapModule", package: "swift-collections"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // ALSA's C API; only HapticsALSA imports it.
         .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(name: "HapticsALSA", dependencies: ["CAlsa", "HapticsEngine", "HapticsSynthesis"]),
-        // Test support: a recording AudioOutput (test double), headless Chromium, a seeded generator,
-        // BusyLoops (a CPU load for timing tests and haptic-bench).
-        .target(name: "HapticsTestSupport", dependencies: ["HapticsEngine", "HapticsSynthesis"]),
+        // The one place that chooses and opens the default output (HAPTIC_OUTPUT / HAPTIC_DEVICE / ALSA
+        // "default"), and what needs it: the system feedback player and the UIKit-style generators.
+        .target(
+            name: "HapticsSystem",
+            dependencies: ["HapticsALSA", "HapticsEngine", "HapticsSynthesis", "SensoryFeedback"]),
+        // Shipped test doubles for users testing their own haptics code: a recording output and an
+        // engine on a manual clock.
+        .target(name: "HapticsTesting", dependencies: ["HapticsEngine", "HapticsSynthesis"]),
+        // This repository's own test machinery (audio rig, headless browser, CPU load, PRNG): no product.
+        .target(
+            name: "_HapticsTestSupport", dependencies: ["HapticsEngine", "HapticsSynthesis"],
+            path: "Tests/_HapticsTestSupport"),
         .target(
             name: "HapticsReview",
             dependencies: [
@@ -52,13 +63,18 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // Value-level feedback: presets (Patterns/feedback, embedded), triggers, a player on a given engine.
+        // No ALSA: the default output is HapticsSystem's.
         .target(
-            name: "SensoryFeedback", dependencies: ["HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA"]),
+            name: "SensoryFeedback", dependencies: ["HapticsCore", "HapticsEngine"],
+            resources: [.embedInCode("Presets")]),
+        // Core Haptics' two engine enums as Apple declares them: open C enums (docs/corehaptics.md).
+        .target(name: "CoreHapticsEnums"),
         // Apple's Core Haptics API on the engine: app code compiles unchanged.
         .target(
             name: "CoreHaptics",
             dependencies: [
-                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA",
+                "CoreHapticsEnums", "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsSystem",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -85,45 +101,60 @@ let package = Package(
         .executableTarget(
             name: "haptic",
             dependencies: [
-                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "SensoryFeedback", "CupcakeCorner",
-                "OrderEndpoint", "HapticsReview",
+                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "HapticsSystem", "SensoryFeedback",
+                "CupcakeCorner", "OrderEndpoint", "HapticsReview",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // Counts allocations per thread (interposes malloc); linked into haptic-bench only.
+        .target(name: "CMallocCounter"),
         // Real-time benchmarks (docs/timing.md): timer lateness, start latency, CPU, many players,
-        // feedback latency.
+        // feedback latency, allocations per control sent.
         .executableTarget(
             name: "haptic-bench",
             dependencies: [
                 "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "SensoryFeedback",
-                "HapticsTestSupport",
+                "_HapticsTestSupport", "CMallocCounter",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         .testTarget(
             name: "HapticsCoreTests",
             dependencies: [
-                "HapticsCore", "HapticsTestSupport", .product(name: "OrderedCollections", package: "swift-collections"),
+                "HapticsCore", "_HapticsTestSupport",
+                .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
         .testTarget(
-            name: "HapticsSynthesisTests", dependencies: ["HapticsCore", "HapticsSynthesis", "HapticsTestSupport"]),
+            name: "HapticsSynthesisTests", dependencies: ["HapticsCore", "HapticsSynthesis", "_HapticsTestSupport"]),
         .testTarget(
             name: "HapticsEngineTests",
-            dependencies: ["HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
+            dependencies: [
+                "HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTesting",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
         ),
         .testTarget(
+            name: "HapticsTestingTests",
+            dependencies: ["HapticsTesting", "HapticsCore", "HapticsEngine", "HapticsSynthesis"]
+        ),
+        .testTarget(
+            name: "HapticsSystemTests",
+            dependencies: ["HapticsSystem", "SensoryFeedback", "HapticsEngine", "HapticsSynthesis"]),
+        .testTarget(
             name: "HapticsALSATests",
-            dependencies: ["HapticsALSA", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
+            dependencies: ["HapticsALSA", "HapticsEngine", "HapticsSynthesis", "HapticsTesting", "_HapticsTestSupport"]
         ),
         .testTarget(
             name: "CoreHapticsTests",
-            dependencies: ["CoreHaptics", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
+            dependencies: ["CoreHaptics", "HapticsEngine", "HapticsSynthesis", "HapticsTesting"]
         ),
         .testTarget(
             name: "SensoryFeedbackTests",
-            dependencies: ["SensoryFeedback", "HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTestSupport"]
+            dependencies: [
+                "SensoryFeedback", "HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTesting",
+            ]
         ),
         .testTarget(
             name: "CupcakeCornerTests",
@@ -134,15 +165,16 @@ let package = Package(
         ),
         .testTarget(
             name: "OrderEndpointTests",
-            dependencies: ["OrderEndpoint", "CupcakeCorner", "SensoryFeedback", "HapticsTestSupport"],
+            dependencies: ["OrderEndpoint", "CupcakeCorner", "SensoryFeedback"],
             exclude: ["fault-server.py"]
         ),
         .testTarget(
-            name: "HapticCLITests", dependencies: ["haptic", "HapticsSynthesis", "CupcakeCorner", "HapticsTestSupport"]),
+            name: "HapticCLITests",
+            dependencies: ["haptic", "HapticsSynthesis", "CupcakeCorner", "_HapticsTestSupport"]),
         .testTarget(
             name: "HapticsReviewTests",
             dependencies: [
-                "HapticsReview", "HapticsCore", "HapticsSynthesis", "HapticsTestSupport",
+                "HapticsReview", "HapticsCore", "HapticsSynthesis", "_HapticsTestSupport",
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
@@ -150,12 +182,14 @@ let package = Package(
 )
 
 // One settings loop: the same strict features for every target.
-for target in package.targets where target.type != .system {
+for target in package.targets
+where target.type != .system && target.name != "CMallocCounter" && target.name != "CoreHapticsEnums" {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .swiftLanguageMode(.v6),
             .enableUpcomingFeature("ExistentialAny"),
             .enableUpcomingFeature("MemberImportVisibility"),
+            .enableUpcomingFeature("InternalImportsByDefault"),
         ]
 }
 

@@ -1,5 +1,5 @@
-import HapticsALSA
 import HapticsCore
+import HapticsSystem
 import Synchronization
 
 /// The range and default of one parameter (Core Haptics' `CHHapticParameterAttributes`).

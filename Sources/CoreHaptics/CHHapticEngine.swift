@@ -1,9 +1,10 @@
-public import Foundation
+@_exported public import CoreHapticsEnums
+@_exported public import Foundation
 import Glibc
-import HapticsALSA
 import HapticsCore
 public import HapticsEngine
 import HapticsSynthesis
+import HapticsSystem
 import Synchronization
 
 /// Plays haptic patterns, heard as clicks and buzzes (Core Haptics' `CHHapticEngine`).
@@ -19,20 +20,28 @@ import Synchronization
 /// let player = try engine.makePlayer(with: pattern)
 /// try player.start(atTime: CHHapticTimeImmediate)
 /// ```
+///
+/// Handlers (`stoppedHandler`, `resetHandler`, completion and finished handlers) are Apple's plain
+/// closure types. As on Apple's platforms, the engine calls them on a serial queue it owns, one
+/// at a time and never on the caller's thread; a handler that touches main-actor state hops
+/// there itself (`DispatchQueue.main.async` or `Task { @MainActor in ... }`).
 public final class CHHapticEngine: Sendable {
-    /// Why the engine stopped by itself (Apple's raw values).
-    public typealias StoppedReason = HapticEngine.StoppedReason
-    /// What to do once every player has finished.
-    public typealias FinishedAction = HapticEngine.FinishedAction
-    public typealias CompletionHandler = @Sendable ((any Error)?) -> Void
-    public typealias StoppedHandler = @Sendable (StoppedReason) -> Void
-    public typealias ResetHandler = @Sendable () -> Void
-    public typealias FinishedHandler = @Sendable ((any Error)?) -> FinishedAction
+    /// Why the engine stopped by itself: Apple's open enum and raw values (`@unknown default`
+    /// is expected in a `switch`, as with Apple's SDK).
+    public typealias StoppedReason = _CHHapticEngineStoppedReason
+    /// What to do once every player has finished: Apple's open enum and raw values.
+    public typealias FinishedAction = _CHHapticEngineFinishedAction
+    public typealias CompletionHandler = ((any Error)?) -> Void
+    public typealias StoppedHandler = (CHHapticEngine.StoppedReason) -> Void
+    public typealias ResetHandler = () -> Void
+    public typealias FinishedHandler = ((any Error)?) -> CHHapticEngine.FinishedAction
 
     /// The engine underneath, for code that wants more than Core Haptics offers.
     public let engine: HapticEngine
     private let flags = Mutex(Flags())
     private let resources = Mutex(Resources())
+    private let stopped = Mutex(AppHandler<StoppedHandler>({ _ in }))
+    private let reset = Mutex(AppHandler<ResetHandler>({}))
     /// Players playing, kept until they finish.
     let keepAlive = KeepAlive()
 
@@ -45,7 +54,14 @@ public final class CHHapticEngine: Sendable {
 
     private struct Resources {
         var next = 1
-        var clips: [CHHapticAudioResourceID: AudioClip] = [:]
+        var clips: [CHHapticAudioResourceID: AudioResource] = [:]
+    }
+
+    /// A registered sound and its `CHHapticAudioResourceKey` options.
+    struct AudioResource {
+        var clip: AudioClip
+        var usesVolumeEnvelope: Bool
+        var loopEnabled: Bool
     }
 
     /// An engine on the output the environment names (see the type's summary).
@@ -60,8 +76,9 @@ public final class CHHapticEngine: Sendable {
         self.init(output: output)
     }
 
-    /// As `init()`: there is no audio session on Linux, so `audioSession` is ignored.
-    public convenience init(audioSession: AnyObject?) throws {
+    /// As `init()`: Linux has no audio sessions, so `audioSession` (the ``AVAudioSession``
+    /// stand-in) is accepted and ignored.
+    public convenience init(audioSession: AVAudioSession?) throws {
         try self.init()
     }
 
@@ -71,6 +88,10 @@ public final class CHHapticEngine: Sendable {
         output: any AudioOutput, configuration: HapticEngine.Configuration = .init(),
         clock: any EngineClock = MonotonicClock(), ticks: any TickSource = DispatchTickSource()
     ) {
+        var configuration = configuration
+        // Core Haptics sets no limit on a pattern's length (an "endless" continuous player
+        // lasts as long as its event); AHAP files keep the reader's own limits.
+        configuration.maxPatternSeconds = .infinity
         engine = HapticEngine(output: output, configuration: configuration, clock: clock, ticks: ticks)
         OpenOutputs.register(output)
     }
@@ -96,16 +117,28 @@ public final class CHHapticEngine: Sendable {
     /// Engine time in seconds: the moment being heard now.
     public var currentTime: TimeInterval { engine.currentTime }
 
-    /// Called when the engine stops by itself.
+    /// Called when the engine stops by itself (idle timeout, players finished, a failing device),
+    /// on the engine's callback queue.
     public var stoppedHandler: StoppedHandler {
-        get { engine.stoppedHandler ?? { _ in } }
-        set { engine.stoppedHandler = newValue }
+        get { stopped.withLock { $0 }.function }
+        set {
+            let handler = AppHandler(newValue)
+            stopped.withLock { $0 = handler }
+            engine.stoppedHandler = { reason in
+                handler.function(StoppedReason(rawValue: reason.rawValue) ?? .systemError)
+            }
+        }
     }
 
-    /// Called after the engine reset itself; players must be made again.
+    /// Called after the engine reset itself (players must be made again), on the engine's
+    /// callback queue.
     public var resetHandler: ResetHandler {
-        get { engine.resetHandler ?? {} }
-        set { engine.resetHandler = newValue }
+        get { reset.withLock { $0 }.function }
+        set {
+            let handler = AppHandler(newValue)
+            reset.withLock { $0 = handler }
+            engine.resetHandler = { handler.function() }
+        }
     }
 
     /// Play haptic events only; audio events stay silent.
@@ -154,47 +187,80 @@ public final class CHHapticEngine: Sendable {
         try bridged { () throws(HapticEngineError) in try engine.start() }
     }
 
-    /// Starts the engine, then calls `completionHandler` with nil or the error.
+    /// Starts the engine, then calls `completionHandler` with nil or the error, on the engine's
+    /// callback queue.
     public func start(completionHandler: CompletionHandler? = nil) {
+        let handler = completionHandler.map(AppHandler.init)
         engine.start { error in
-            completionHandler?(error.map { ($0 as? HapticEngineError).map(CHHapticError.init) ?? $0 })
+            handler?.function(error.map { ($0 as? HapticEngineError).map(CHHapticError.init) ?? $0 })
         }
     }
 
-    /// Stops the engine (a short fade), then calls `completionHandler`.
-    public func stop(completionHandler: CompletionHandler? = nil) {
-        engine.stop { error in completionHandler?(error) }
+    /// Starts the engine; returns once it runs (Apple's async form of `start(completionHandler:)`).
+    public func start() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            engine.start { error in
+                if let error {
+                    continuation.resume(throwing: (error as? HapticEngineError).map(CHHapticError.init) ?? error)
+                } else {
+                    continuation.resume()
+                }
+            }
+        }
     }
 
-    /// Calls `finishedHandler` once every player has finished; its answer says whether to stop.
+    /// Stops the engine (a short fade), then calls `completionHandler` on the engine's callback
+    /// queue.
+    public func stop(completionHandler: CompletionHandler? = nil) {
+        let handler = completionHandler.map(AppHandler.init)
+        engine.stop { error in handler?.function(error) }
+    }
+
+    /// Stops the engine; returns once it has stopped (Apple's async form of
+    /// `stop(completionHandler:)`).
+    public func stop() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            engine.stop { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }
+        }
+    }
+
+    /// Calls `finishedHandler` on the engine's callback queue once every player has finished, or
+    /// at once when none is playing; its answer says whether to stop the engine.
     public func notifyWhenPlayersFinished(finishedHandler: @escaping FinishedHandler) {
-        engine.notifyWhenPlayersFinished(finishedHandler)
+        let handler = AppHandler(finishedHandler)
+        engine.notifyWhenPlayersFinished(nothingPlaying: keepAlive.count == 0) { error in
+            handler.function(error) == .stopEngine ? .stopEngine : .leaveEngineRunning
+        }
     }
 
     // MARK: - Players
 
     /// A player for `pattern`.
     public func makePlayer(with pattern: CHHapticPattern) throws -> any CHHapticPatternPlayer {
-        let clips = try clips(for: pattern)
+        let (model, clips) = try prepared(pattern)
         return PatternPlayer(
-            try bridged { () throws(HapticEngineError) in try engine.makePlayer(pattern.model, clips: clips) },
+            try bridged { () throws(HapticEngineError) in try engine.makePlayer(model, clips: clips) },
             keepAlive: keepAlive)
     }
 
     /// An advanced player (pause, resume, seek, loops, rate, completion) for `pattern`.
     public func makeAdvancedPlayer(with pattern: CHHapticPattern) throws -> any CHHapticAdvancedPatternPlayer {
-        let clips = try clips(for: pattern)
+        let (model, clips) = try prepared(pattern)
         return PatternPlayer(
-            try bridged { () throws(HapticEngineError) in try engine.makeAdvancedPlayer(pattern.model, clips: clips) },
+            try bridged { () throws(HapticEngineError) in try engine.makeAdvancedPlayer(model, clips: clips) },
             keepAlive: keepAlive)
     }
 
-    /// Plays an AHAP file now; the engine keeps the player until it finishes.
+    /// Plays an AHAP file now, starting the engine if it is stopped (as Apple's does); the engine
+    /// keeps the player until it finishes.
     public func playPattern(from url: URL) throws {
         try play(CHHapticPattern(contentsOf: url))
     }
 
-    /// Plays AHAP data now; the engine keeps the player until it finishes.
+    /// Plays AHAP data now, starting the engine if it is stopped; the engine keeps the player
+    /// until it finishes.
     public func playPattern(from data: Data) throws {
         let pattern: HapticPattern
         do {
@@ -206,13 +272,17 @@ public final class CHHapticEngine: Sendable {
     }
 
     private func play(_ pattern: CHHapticPattern) throws {
+        if !engine.isRunning { try start() }
         try makePlayer(with: pattern).start(atTime: CHHapticTimeImmediate)
     }
 
     // MARK: - Audio resources
 
-    /// Registers a WAV file for `CHHapticEvent(audioResourceID:...)` events. `options`
-    /// (`CHHapticAudioResourceKey`s) are accepted and ignored.
+    /// Registers a WAV file for `CHHapticEvent(audioResourceID:...)` events.
+    ///
+    /// `options` takes ``CHHapticAudioResourceKey`` keys with `Bool` (or `NSNumber`) values:
+    /// `.useVolumeEnvelope` (default true) shapes the sound with the event's attack, decay and
+    /// release; `.loopEnabled` (default false) repeats it for the event's duration.
     public func registerAudioResource(_ resourceURL: URL, options: [AnyHashable: Any] = [:]) throws
         -> CHHapticAudioResourceID
     {
@@ -226,9 +296,20 @@ public final class CHHapticEngine: Sendable {
         } catch {
             throw CHHapticError(.invalidAudioResource, "\(path): \(error)")
         }
+        func flag(_ key: CHHapticAudioResourceKey, default value: Bool) throws(CHHapticError) -> Bool {
+            guard let option = options[key] ?? options[key.rawValue] else { return value }
+            guard let flag = option as? Bool else {
+                throw CHHapticError(
+                    .invalidAudioResource, "option \(key.rawValue) must be a Bool, found \(type(of: option))")
+            }
+            return flag
+        }
+        let resource = AudioResource(
+            clip: clip, usesVolumeEnvelope: try flag(.useVolumeEnvelope, default: true),
+            loopEnabled: try flag(.loopEnabled, default: false))
         return resources.withLock { resources in
             defer { resources.next += 1 }
-            resources.clips[resources.next] = clip
+            resources.clips[resources.next] = resource
             return resources.next
         }
     }
@@ -240,20 +321,61 @@ public final class CHHapticEngine: Sendable {
         }
     }
 
-    /// The pattern's own waveforms plus the registered sounds its events name.
-    private func clips(for pattern: CHHapticPattern) throws(CHHapticError) -> [String: AudioClip] {
+    /// The pattern's model with each registered sound's options applied, and its waveforms: the
+    /// pattern's own plus the registered sounds its events name.
+    private func prepared(_ pattern: CHHapticPattern) throws(CHHapticError) -> (HapticPattern, [String: AudioClip]) {
         var clips = pattern.clips
+        var model = pattern.model
         let prefix = CHHapticEvent.resourcePath(0).dropLast()
-        for event in pattern.model.events {
-            guard let path = event.waveformPath, path.hasPrefix(prefix), clips[path] == nil else { continue }
-            guard let id = Int(path.dropFirst(prefix.count)), let clip = resources.withLock({ $0.clips[id] }) else {
+        for (index, element) in model.elements.enumerated() {
+            guard case .event(var event) = element, let path = event.waveformPath, path.hasPrefix(prefix),
+                pattern.clips[path] == nil
+            else { continue }
+            guard let id = Int(path.dropFirst(prefix.count)),
+                let resource = resources.withLock({ $0.clips[id] })
+            else {
                 throw CHHapticError(
                     .invalidAudioResource, "audio resource \(path.dropFirst(prefix.count)) is not registered")
             }
-            clips[path] = clip
+            clips[path] = resource.clip
+            event.waveformUsesVolumeEnvelope = resource.usesVolumeEnvelope
+            event.waveformLoopEnabled = resource.loopEnabled
+            model.elements[index] = .event(event)
         }
-        return clips
+        return (model, clips)
     }
+}
+
+/// An app's handler: Core Haptics types handlers as plain closures, not `@Sendable` ones.
+/// @unchecked Sendable: the engine calls it only on its serial callback queue, one call at a time,
+/// as Apple calls handlers on a queue of its own; the app's closure never runs concurrently with
+/// itself.
+struct AppHandler<Function>: @unchecked Sendable {
+    let function: Function
+    init(_ function: Function) { self.function = function }
+}
+
+/// A stand-in for AVFAudio's `AVAudioSession`, so `CHHapticEngine(audioSession: .sharedInstance())`
+/// compiles unchanged. Linux has no audio sessions: the engine accepts it and ignores it, and it
+/// offers nothing beyond `sharedInstance()`.
+public final class AVAudioSession: Sendable {
+    private static let shared = AVAudioSession()
+    private init() {}
+
+    /// The process's one session.
+    public class func sharedInstance() -> AVAudioSession { shared }
+}
+
+/// Options of ``CHHapticEngine/registerAudioResource(_:options:)``, with Apple's raw strings.
+public struct CHHapticAudioResourceKey: RawRepresentable, Hashable, Sendable {
+    public var rawValue: String
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    /// `Bool`, default true: the event's attack, decay and release shape the sound.
+    public static let useVolumeEnvelope = CHHapticAudioResourceKey("UseVolumeEnvelope")
+    /// `Bool`, default false: the sound repeats for the event's duration.
+    public static let loopEnabled = CHHapticAudioResourceKey("LoopEnabled")
 }
 
 /// Outputs of live engines, completed (WAV files finalised) when the process exits.

@@ -9,12 +9,13 @@ public import HapticsEngine
 /// do { try player.start(atTime: CHHapticTimeImmediate) }
 /// catch CHHapticError.engineNotRunning { try engine.start() }
 /// ```
-public struct CHHapticError: Error, Hashable, Sendable, LocalizedError, CustomStringConvertible {
+public struct CHHapticError: Error, Hashable, Sendable, CustomNSError, LocalizedError, CustomStringConvertible {
     /// Apple's `CHHapticError.Code` values.
     ///
     /// The same numbers as `HapticEngineError.Code`, spelled out on purpose: app code imports only
     /// CoreHaptics, and a typealias to the engine's enum would make its cases invisible there
-    /// (member import visibility), breaking `catch CHHapticError.engineNotRunning`.
+    /// (member import visibility), breaking `catch CHHapticError.engineNotRunning`. A test keeps
+    /// the two enums in step.
     public enum Code: Int, Hashable, Sendable, CaseIterable {
         case engineNotRunning = -4805
         case operationNotPermitted = -4806
@@ -42,16 +43,33 @@ public struct CHHapticError: Error, Hashable, Sendable, LocalizedError, CustomSt
         case memoryError = -4899
     }
 
-    /// Apple's error domain.
-    public static let errorDomain = "com.apple.CoreHaptics"
+    /// Apple's error domain (``CoreHapticsErrorDomain``): `(error as NSError).domain`.
+    public static var errorDomain: String { CoreHapticsErrorDomain }
 
     public var code: Code
     /// What went wrong, in words.
     public var message: String
+    private let info: UserInfo
+
+    /// The `userInfo` an app passed; immutable, as `NSError.userInfo` is.
+    /// @unchecked Sendable: never mutated after `init`, like the NSError Apple's error wraps.
+    private final class UserInfo: @unchecked Sendable {
+        let values: [String: Any]
+        init(_ values: [String: Any]) { self.values = values }
+    }
 
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
+        info = UserInfo([:])
+    }
+
+    /// Apple's initializer: an error with `code`; `userInfo[NSLocalizedDescriptionKey]`, when a
+    /// string, becomes the message.
+    public init(_ code: Code, userInfo: [String: Any] = [:]) {
+        self.code = code
+        message = userInfo[NSLocalizedDescriptionKey] as? String ?? "Core Haptics error \(code.rawValue)"
+        info = UserInfo(userInfo)
     }
 
     /// The same error with Apple's code, from the engine underneath.
@@ -59,12 +77,29 @@ public struct CHHapticError: Error, Hashable, Sendable, LocalizedError, CustomSt
         self.init(Code(rawValue: error.code.rawValue) ?? .unknownError, error.message)
     }
 
-    /// The numeric code, as `NSError.code` gives it on Apple's platforms.
+    /// The numeric code, as `(error as NSError).code` gives it (-4805 for `engineNotRunning`).
     public var errorCode: Int { code.rawValue }
+
+    /// The app's `userInfo`, plus the message as `NSLocalizedDescriptionKey`.
+    public var errorUserInfo: [String: Any] {
+        info.values.merging([NSLocalizedDescriptionKey: description]) { own, _ in own }
+    }
+
+    /// The `userInfo` given to ``init(_:userInfo:)``.
+    public var userInfo: [String: Any] { info.values }
 
     public var errorDescription: String? { description }
 
     public var description: String { "\(message) (CHHapticError \(code.rawValue))" }
+
+    public static func == (a: CHHapticError, b: CHHapticError) -> Bool {
+        a.code == b.code && a.message == b.message
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(code)
+        hasher.combine(message)
+    }
 
     public static let engineNotRunning = Code.engineNotRunning
     public static let operationNotPermitted = Code.operationNotPermitted
@@ -98,6 +133,9 @@ extension CHHapticError.Code {
         (error as? CHHapticError)?.code == code
     }
 }
+
+/// Core Haptics' error domain, `"com.apple.CoreHaptics"`.
+public let CoreHapticsErrorDomain = "com.apple.CoreHaptics"
 
 /// Runs an engine call, turning its error into a `CHHapticError`.
 func bridged<T>(_ body: () throws(HapticEngineError) -> T) throws(CHHapticError) -> T {

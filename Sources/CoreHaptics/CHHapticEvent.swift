@@ -14,7 +14,9 @@ public typealias CHHapticAudioResourceID = Int
 ///     CHHapticEventParameter(parameterID: .hapticIntensity, value: 1),
 /// ], relativeTime: 0)
 /// ```
-public final class CHHapticEvent {
+/// Open, as Apple's class is: apps subclass events (to make them `Decodable`, say) and call any
+/// of the four initializers as `super.init`.
+open class CHHapticEvent {
     /// The kind of event, with Apple's raw strings (the AHAP `EventType` values).
     public struct EventType: RawRepresentable, Hashable, Sendable {
         public var rawValue: String
@@ -48,17 +50,21 @@ public final class CHHapticEvent {
     public let type: EventType
     public let eventParameters: [CHHapticEventParameter]
     /// Seconds from the start of the pattern.
-    public var relativeTime: TimeInterval
+    open var relativeTime: TimeInterval
     /// Seconds; 0 for a transient or an audio resource played to its end.
-    public var duration: TimeInterval
+    open var duration: TimeInterval
     /// The registered sound an `audioCustom` event plays.
-    public let audioResourceID: CHHapticAudioResourceID?
+    let audioResourceID: CHHapticAudioResourceID?
 
     /// An event without its own duration (a transient, or a continuous event of length 0).
-    public convenience init(
+    public init(
         eventType type: EventType, parameters eventParameters: [CHHapticEventParameter], relativeTime time: TimeInterval
     ) {
-        self.init(eventType: type, parameters: eventParameters, relativeTime: time, duration: 0)
+        self.type = type
+        self.eventParameters = eventParameters
+        relativeTime = time
+        duration = 0
+        audioResourceID = nil
     }
 
     /// An event lasting `duration` seconds.
@@ -75,11 +81,15 @@ public final class CHHapticEvent {
     }
 
     /// Plays a registered sound in full.
-    public convenience init(
+    public init(
         audioResourceID resID: CHHapticAudioResourceID, parameters eventParameters: [CHHapticEventParameter],
         relativeTime time: TimeInterval
     ) {
-        self.init(audioResourceID: resID, parameters: eventParameters, relativeTime: time, duration: 0)
+        type = .audioCustom
+        self.eventParameters = eventParameters
+        relativeTime = time
+        duration = 0
+        audioResourceID = resID
     }
 
     /// Plays a registered sound, cut (or padded) to `duration` seconds when it is above 0.
@@ -127,9 +137,9 @@ public final class CHHapticEvent {
 }
 
 /// One parameter of an event: its ID and value (Core Haptics' `CHHapticEventParameter`).
-public final class CHHapticEventParameter {
+open class CHHapticEventParameter {
     public let parameterID: CHHapticEvent.ParameterID
-    public var value: Float
+    open var value: Float
 
     public init(parameterID: CHHapticEvent.ParameterID, value: Float) {
         self.parameterID = parameterID
@@ -139,7 +149,7 @@ public final class CHHapticEventParameter {
 
 /// A value that changes every event of a playing pattern from a moment on
 /// (Core Haptics' `CHHapticDynamicParameter`).
-public final class CHHapticDynamicParameter {
+open class CHHapticDynamicParameter {
     /// The controls, with Apple's raw strings (the AHAP `ParameterID` values).
     public struct ID: RawRepresentable, Hashable, Sendable {
         public var rawValue: String
@@ -161,9 +171,9 @@ public final class CHHapticDynamicParameter {
     }
 
     public let parameterID: ID
-    public var value: Float
+    open var value: Float
     /// Seconds from the start of the pattern, or from the `atTime` given to `sendParameters`.
-    public var relativeTime: TimeInterval
+    open var relativeTime: TimeInterval
 
     public init(parameterID: ID, value: Float, relativeTime time: TimeInterval) {
         self.parameterID = parameterID
@@ -191,11 +201,11 @@ extension CHHapticDynamicParameter.ID {
 }
 
 /// A control that moves linearly between points (Core Haptics' `CHHapticParameterCurve`).
-public final class CHHapticParameterCurve {
+open class CHHapticParameterCurve {
     /// One point of a curve: a value at a time relative to the curve's start.
-    public final class ControlPoint {
-        public var relativeTime: TimeInterval
-        public var value: Float
+    open class ControlPoint {
+        open var relativeTime: TimeInterval
+        open var value: Float
 
         public init(relativeTime time: TimeInterval, value: Float) {
             relativeTime = time
@@ -204,7 +214,7 @@ public final class CHHapticParameterCurve {
     }
 
     public let parameterID: CHHapticDynamicParameter.ID
-    public var relativeTime: TimeInterval
+    open var relativeTime: TimeInterval
     public let controlPoints: [ControlPoint]
 
     public init(parameterID: CHHapticDynamicParameter.ID, controlPoints: [ControlPoint], relativeTime: TimeInterval) {

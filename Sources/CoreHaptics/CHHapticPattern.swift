@@ -10,7 +10,7 @@ import OrderedCollections
 /// let pattern = try CHHapticPattern(events: events, parameters: [])
 /// let fromFile = try CHHapticPattern(contentsOf: Bundle.main.url(forResource: "Boing", withExtension: "ahap")!)
 /// ```
-public final class CHHapticPattern {
+open class CHHapticPattern {
     /// The keys of a pattern dictionary: AHAP's keys, with Apple's names.
     public struct Key: RawRepresentable, Hashable, Sendable {
         public var rawValue: String
@@ -61,14 +61,35 @@ public final class CHHapticPattern {
         self.init(model: HapticPattern(elements: elements))
     }
 
-    /// Reads an AHAP file; AudioCustom waveforms are read from the file's folder.
+    /// Reads an AHAP file. AudioCustom waveforms are looked for in the file's folder, then in
+    /// the app bundle's root (`Bundle.main.resourceURL`; where Apple's samples name
+    /// `AHAP/Drums.wav`), then in each folder of `HAPTIC_WAVEFORMS` (colon-separated).
     public convenience init(contentsOf ahapURL: URL) throws {
+        try self.init(contentsOf: ahapURL, waveformSearchPaths: Self.defaultWaveformSearchPaths())
+    }
+
+    /// The bundle root, then the folders `HAPTIC_WAVEFORMS` names.
+    static func defaultWaveformSearchPaths(
+        environment: [String: String] = ProcessInfo.processInfo.environment, bundle: Bundle = .main
+    ) -> [URL] {
+        let configured = (environment["HAPTIC_WAVEFORMS"] ?? "").split(separator: ":").map {
+            URL(filePath: String($0), directoryHint: .isDirectory)
+        }
+        return (bundle.resourceURL.map { [$0] } ?? []) + configured
+    }
+
+    /// Reads an AHAP file; AudioCustom waveforms are looked for in the file's folder, then in
+    /// each of `waveformSearchPaths` (as `haptic --waveforms DIR` does). A waveform path may not
+    /// leave the folder it is found in. Not in Apple's API, which reads from the app bundle.
+    public convenience init(contentsOf ahapURL: URL, waveformSearchPaths: [URL]) throws {
         let path = ahapURL.path(percentEncoded: false)
         guard FileManager.default.fileExists(atPath: path) else {
             throw CHHapticError(.fileNotFound, "no AHAP file at \(path)")
         }
         do {
-            let file = try PatternFile.load(path)
+            let file = try PatternFile.load(
+                path, limits: Self.limits,
+                waveformFolders: waveformSearchPaths.map { $0.path(percentEncoded: false) })
             self.init(model: file.pattern, clips: file.clips)
         } catch {
             throw CHHapticError(.invalidPatternData, error.description)
@@ -77,8 +98,10 @@ public final class CHHapticPattern {
 
     /// A pattern from a dictionary shaped like an AHAP file.
     ///
-    /// Keys may be `CHHapticPattern.Key` or `String`; values may be numbers, strings,
-    /// `CHHapticEvent.EventType`, `CHHapticEvent.ParameterID` or `CHHapticDynamicParameter.ID`.
+    /// Keys may be `CHHapticPattern.Key` or `String`; values may be numbers (`NSNumber`s from
+    /// `JSONSerialization` included: a number stays a number, only `true`/`false` are booleans),
+    /// strings, `CHHapticEvent.EventType`, `CHHapticEvent.ParameterID` or
+    /// `CHHapticDynamicParameter.ID`.
     ///
     /// ```swift
     /// let pattern = try CHHapticPattern(dictionary: [
@@ -88,7 +111,23 @@ public final class CHHapticPattern {
     /// ])
     /// ```
     public convenience init(dictionary patternDict: [CHHapticPattern.Key: Any]) throws {
-        let json = try Self.jsonObject(patternDict, path: "")
+        try self.init(jsonObject: try Self.jsonObject(patternDict, path: ""))
+    }
+
+    /// A pattern from a dictionary with `String` keys, as `JSONSerialization` gives one.
+    ///
+    /// On Apple's platforms `dictionary as? [CHHapticPattern.Key: Any]` bridges; Foundation on
+    /// Linux has no such bridge (the cast gives nil), so the dictionary is accepted as it is.
+    public convenience init(dictionary patternDict: [String: Any]) throws {
+        try self.init(jsonObject: try Self.jsonObject(patternDict, path: ""))
+    }
+
+    /// A pattern from an `NSDictionary` (or `NSMutableDictionary`) shaped like an AHAP file.
+    public convenience init(dictionary patternDict: NSDictionary) throws {
+        try self.init(jsonObject: try Self.jsonObject(patternDict, path: ""))
+    }
+
+    private convenience init(jsonObject json: Any) throws {
         let bytes: [UInt8]
         do {
             bytes = [UInt8](try JSONSerialization.data(withJSONObject: json))
@@ -96,12 +135,19 @@ public final class CHHapticPattern {
             throw CHHapticError(.invalidPatternDictionary, "the dictionary is not JSON-shaped: \(error)")
         }
         do {
-            let document = try AHAP.decode(bytes)
+            let document = try AHAP.decode(bytes, limits: Self.limits)
             self.init(model: document.pattern)
         } catch {
             throw CHHapticError(.invalidPatternDictionary, error.diagnostic.description)
         }
     }
+
+    /// The AHAP reader's limits, without a limit on the pattern's length: Core Haptics has none.
+    static let limits: AHAPLimits = {
+        var limits = AHAPLimits.default
+        limits.maxDuration = .greatestFiniteMagnitude
+        return limits
+    }()
 
     /// The pattern as a dictionary shaped like an AHAP file: `CHHapticPattern.Key` keys at the
     /// top, `String` keys below, numbers as `Double`.
@@ -120,7 +166,7 @@ public final class CHHapticPattern {
 
     /// The pattern's length in seconds: the end of its last event, or the start of its last
     /// parameter or curve.
-    public var duration: TimeInterval { model.duration }
+    open var duration: TimeInterval { model.duration }
 
     // MARK: - Dictionary conversion
 
@@ -170,11 +216,16 @@ public final class CHHapticPattern {
         case let id as CHHapticEvent.ParameterID: return id.rawValue
         case let id as CHHapticDynamicParameter.ID: return id.rawValue
         case let text as String: return text
-        case let flag as Bool: return flag
-        case let number as Double: return number
-        case let number as Float: return Double(number)
-        case let number as Int: return number
-        case let number as NSNumber: return number
+        // Foundation's numbers first, by their real type: `as Bool` would also take an NSNumber 0
+        // or 1. JSONSerialization makes booleans (objCType "c") only from true and false.
+        case let number as NSNumber where type(of: value) is NSNumber.Type:
+            return String(cString: number.objCType) == "c" ? number.boolValue as Any : number.doubleValue
+        case let flag as Bool where type(of: value) == Bool.self: return flag
+        case let number as Double where type(of: value) == Double.self: return number
+        case let number as Float where type(of: value) == Float.self: return Double(number)
+        case let number as Int where type(of: value) == Int.self: return number
+        case let number as any BinaryInteger: return Double(number)
+        case let number as any BinaryFloatingPoint: return Double(number)
         case is NSNull: return NSNull()
         default:
             let location = path.isEmpty ? "the dictionary" : String(path.dropFirst())

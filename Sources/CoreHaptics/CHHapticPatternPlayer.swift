@@ -2,12 +2,18 @@ public import Foundation
 import HapticsEngine
 import Synchronization
 
-/// Called once an advanced player has played its pattern to the end (or failed to).
-public typealias CHHapticAdvancedPatternPlayerCompletionHandler = @Sendable ((any Error)?) -> Void
+/// Called once an advanced player has played its pattern to the end (or failed to), on the
+/// engine's callback queue. Apple's plain closure type.
+public typealias CHHapticAdvancedPatternPlayerCompletionHandler = ((any Error)?) -> Void
 
 /// Plays one pattern on an engine (Core Haptics' `CHHapticPatternPlayer`).
 ///
 /// Times are engine seconds (``CHHapticEngine/currentTime``); ``CHHapticTimeImmediate`` means now.
+///
+/// Class-bound, as Apple's (`NSObjectProtocol`) is, so players are reference types; but without
+/// the Objective-C runtime only `@objc` protocols' existentials are classes, so
+/// `Unmanaged<CHHapticPatternPlayer>` cannot compile on Linux. `Unmanaged<AnyObject>` works on
+/// both platforms (docs/corehaptics.md).
 public protocol CHHapticPatternPlayer: AnyObject {
     /// Starts the pattern at `time`.
     func start(atTime time: TimeInterval) throws
@@ -61,7 +67,7 @@ final class PatternPlayer: CHHapticAdvancedPatternPlayer {
 
     /// The app's completion handler, read when the pattern ends.
     final class HandlerBox: Sendable {
-        let handler = Mutex<CHHapticAdvancedPatternPlayerCompletionHandler?>(nil)
+        let handler = Mutex<AppHandler<CHHapticAdvancedPatternPlayerCompletionHandler>?>(nil)
     }
 
     init(_ player: Player, keepAlive: KeepAlive) {
@@ -72,7 +78,7 @@ final class PatternPlayer: CHHapticAdvancedPatternPlayer {
         let id = ObjectIdentifier(player)
         player.completionHandler = { [weak keepAlive] error in
             keepAlive?.release(id)
-            box.handler.withLock { $0 }?(error)
+            box.handler.withLock { $0 }?.function(error)
         }
     }
 
@@ -139,7 +145,10 @@ final class PatternPlayer: CHHapticAdvancedPatternPlayer {
     }
 
     var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler? {
-        get { handlerBox.handler.withLock { $0 } }
-        set { handlerBox.handler.withLock { $0 = newValue } }
+        get { handlerBox.handler.withLock { $0 }?.function }
+        set {
+            let handler = newValue.map(AppHandler.init)
+            handlerBox.handler.withLock { $0 = handler }
+        }
     }
 }

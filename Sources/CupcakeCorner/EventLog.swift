@@ -1,4 +1,5 @@
 public import Foundation
+import SensoryFeedback
 
 /// One line of a session's event log.
 ///
@@ -13,7 +14,7 @@ public struct OrderEvent: Codable, Hashable, Sendable {
     public var change: String
     public var old: String?
     public var new: String?
-    /// The feedback played (``FeedbackName``), nil when none was.
+    /// The feedback played (`SensoryFeedback.description`), nil when none was.
     public var feedback: String?
 
     public init(t: Double, change: String, old: String?, new: String?, feedback: String?) {
@@ -122,7 +123,7 @@ public enum EventLogReader {
                     result.problems.append("\(where_) time \(event.t) is not a number of seconds ≥ 0; line skipped")
                     continue
                 }
-                if let name = event.feedback, FeedbackName.feedback(named: name) == nil {
+                if let name = event.feedback, SensoryFeedback(name) == nil {
                     result.problems.append("\(where_) unknown feedback '\(name)'; line skipped")
                     continue
                 }

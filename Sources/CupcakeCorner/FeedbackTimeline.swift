@@ -18,7 +18,7 @@ public struct FeedbackTimeline: Sendable {
     /// The cues of the events that played feedback.
     public init(events: [OrderEvent]) {
         cues = events.compactMap { event in
-            event.feedback.flatMap(FeedbackName.feedback(named:)).map { Cue(time: event.t, feedback: $0, event: event) }
+            event.feedback.flatMap { SensoryFeedback($0) }.map { Cue(time: event.t, feedback: $0, event: event) }
         }.sorted { $0.time < $1.time }
     }
 
@@ -42,23 +42,9 @@ public struct FeedbackTimeline: Sendable {
                 cache[cue.feedback] = source
             }
             for element in source.elements {
-                elements.append(Self.shift(element, by: offset))
+                elements.append(element.shifted(by: offset))
             }
         }
         return HapticPattern(version: 1, elements: elements)
-    }
-
-    static func shift(_ element: PatternElement, by offset: Double) -> PatternElement {
-        switch element {
-        case .event(var event):
-            event.time += offset
-            return .event(event)
-        case .parameter(var parameter):
-            parameter.time += offset
-            return .parameter(parameter)
-        case .curve(var curve):
-            curve.time += offset
-            return .curve(curve)
-        }
     }
 }

@@ -20,6 +20,13 @@ public final class Order: Codable {
     /// How many cakes one order may hold.
     public static let quantityRange = 3...20
 
+    /// Why `text` cannot be a zip code (it holds something other than the digits 0-9), or nil
+    /// when it can. A numeric field refuses the rest as it is typed, as a number field does.
+    public static func zipRefusal(_ text: String) -> String? {
+        guard let bad = text.first(where: { !("0"..."9").contains($0) }) else { return nil }
+        return "zip takes digits only, not '\(bad)' (got '\(text)')"
+    }
+
     private var storedType = 0
     private var storedQuantity = 3
     private var storedSpecialRequestEnabled = false

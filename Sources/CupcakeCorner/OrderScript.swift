@@ -80,6 +80,7 @@ public struct OrderScript: Sendable {
                 step = .action(word == "special" ? .special(on) : word == "frosting" ? .frosting(on) : .sprinkles(on))
             case "name", "street", "city", "zip":
                 let value = argument
+                if word == "zip", let refusal = Order.zipRefusal(value) { throw fail(refusal) }
                 step = .action(
                     word == "name"
                         ? .name(value) : word == "street" ? .street(value) : word == "city" ? .city(value) : .zip(value)

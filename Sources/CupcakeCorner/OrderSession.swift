@@ -155,7 +155,12 @@ public final class OrderSession {
         case .name(let text): return setText("name", \.name, text)
         case .street(let text): return setText("street", \.streetAddress, text)
         case .city(let text): return setText("city", \.city, text)
-        case .zip(let text): return setText("zip", \.zip, text)
+        case .zip(let text):
+            if let refusal = Order.zipRefusal(text) {
+                record("zip", nil, "refused: \(refusal)", .error)
+                return .notAllowed(refusal)
+            }
+            return setText("zip", \.zip, text)
         case .submit:
             return submit()
         }
@@ -221,7 +226,7 @@ public final class OrderSession {
         if let feedback { sink.play(feedback) }
         let event = OrderEvent(
             t: (elapsed * 1_000_000).rounded() / 1_000_000, change: change, old: old.map { "\($0)" },
-            new: new.map { "\($0)" }, feedback: feedback.map(FeedbackName.name(of:)))
+            new: new.map { "\($0)" }, feedback: feedback.map(\.description))
         events.append(event)
         guard let log, logFailure == nil else { return }
         do {

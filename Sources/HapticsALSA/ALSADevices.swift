@@ -1,6 +1,6 @@
 import CAlsa
 import Glibc
-import HapticsEngine
+public import HapticsEngine
 
 /// A playback device ALSA knows about.
 public struct DeviceInfo: Hashable, Sendable {

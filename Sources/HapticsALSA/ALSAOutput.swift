@@ -1,7 +1,9 @@
 import CAlsa
+import Dispatch
+import Foundation
 import Glibc
-import HapticsEngine
-import HapticsSynthesis
+public import HapticsEngine
+public import HapticsSynthesis
 import Synchronization
 
 #if _endian(big)
@@ -42,6 +44,12 @@ public enum ALSASampleFormat: String, CaseIterable, Hashable, Sendable {
 /// `latencyMilliseconds` split into periods of a quarter of that. Playback starts once a period has
 /// been written; an underrun or a system suspend is recovered on the next call and counted.
 ///
+/// A device that stops taking frames (its sound server is stopped or hung) never holds the caller:
+/// opening waits at most ``Configuration/stallSeconds`` for the device to answer, ``drain()`` polls
+/// instead of blocking in ALSA, and once the device has taken no frames for that long every call
+/// throws ``AudioOutputError/Code/deviceStalled`` and ``close()`` leaves the handle to a thread of
+/// its own. ``stallError`` reports the stall to a watchdog on any thread.
+///
 /// ```swift
 /// let output = try ALSAOutput(.init(device: "default", latencyMilliseconds: 20))
 /// try output.start()
@@ -65,19 +73,24 @@ public final class ALSAOutput: AudioOutput {
         public var latencyMilliseconds: Int
         /// Sample formats to try, in order of preference.
         public var sampleFormats: [ALSASampleFormat]
+        /// How long the device may take no frames (or take to open) before it counts as stalled.
+        public var stallSeconds: Double
 
         public init(
             device: String = "default",
             format: AudioFormat = AudioFormat(),
             latencyMilliseconds: Int = 20,
-            sampleFormats: [ALSASampleFormat] = ALSASampleFormat.allCases
+            sampleFormats: [ALSASampleFormat] = ALSASampleFormat.allCases,
+            stallSeconds: Double = 2
         ) {
             precondition((1...2_000).contains(latencyMilliseconds), "latency must be 1...2000 ms")
             precondition(!sampleFormats.isEmpty, "at least one sample format to try")
+            precondition(stallSeconds > 0 && stallSeconds.isFinite, "the stall bound is a positive time")
             self.device = device
             self.format = format
             self.latencyMilliseconds = latencyMilliseconds
             self.sampleFormats = sampleFormats
+            self.stallSeconds = stallSeconds
         }
     }
 
@@ -94,6 +107,8 @@ public final class ALSAOutput: AudioOutput {
         var pcm: OpaquePointer?
         /// Whether the device is in a system suspend we have counted but not yet left.
         var suspended = false
+        /// Frames the device had taken off its queue at the last check: it moves while the device plays.
+        var position: Int64 = .min
         /// Conversion target for integer formats: `conversionFrames` frames of `sampleFormat`.
         let conversion: UnsafeMutableRawBufferPointer
     }
@@ -104,6 +119,14 @@ public final class ALSAOutput: AudioOutput {
     private let written = Atomic<Int64>(0)
     private let underruns = Atomic<Int>(0)
     private let suspends = Atomic<Int>(0)
+    /// The stall bound in nanoseconds.
+    private let stallNanoseconds: UInt64
+    /// When the device last took frames while playing (monotonic ns); 0 while it is not playing.
+    private let lastProgress = Atomic<UInt64>(0)
+    /// When the oldest ALSA call still running began (monotonic ns); 0 when none runs.
+    private let callSince = Atomic<UInt64>(0)
+    /// Set once the device has stalled: from then on nothing talks to it.
+    private let stalled = Atomic<Bool>(false)
 
     /// Opens `configuration.device` for playback and negotiates its parameters.
     ///
@@ -112,22 +135,9 @@ public final class ALSAOutput: AudioOutput {
     /// saying what to do.
     public init(_ configuration: Configuration = Configuration()) throws(AudioOutputError) {
         let call = ALSACall(device: configuration.device)
-        call.clearDiagnostic()
-        var handle: OpaquePointer?
-        try call.check(
-            snd_pcm_open(&handle, configuration.device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK),
-            "be opened for playback")
-        guard let pcm = handle else {
-            throw call.error(errorNumber: ENODEV, "be opened for playback")
-        }
-        let negotiated: Negotiated
-        do {
-            negotiated = try Self.negotiate(pcm, configuration, call)
-        } catch {
-            snd_pcm_close(pcm)
-            throw error
-        }
+        let (pcm, negotiated) = try Self.openBounded(configuration, call)
         self.call = call
+        self.stallNanoseconds = UInt64(configuration.stallSeconds * 1e9)
         self.name = configuration.device
         self.format = negotiated.format
         self.sampleFormat = negotiated.sampleFormat
@@ -161,7 +171,7 @@ public final class ALSAOutput: AudioOutput {
         try withPCM { (pcm, device) throws(AudioOutputError) in
             switch snd_pcm_state(pcm) {
             case SND_PCM_STATE_SETUP:
-                try call.check(snd_pcm_prepare(pcm), "get ready to play")
+                break  // Prepared below, outside the lock: PulseAudio's plugin waits for the server.
             case SND_PCM_STATE_XRUN:
                 _ = try recover(pcm, &device, EPIPE)
             case SND_PCM_STATE_SUSPENDED:
@@ -172,6 +182,8 @@ public final class ALSAOutput: AudioOutput {
                 break  // PREPARED, RUNNING, DRAINING, PAUSED: already able to take frames.
             }
         }
+        let setUp = try withPCM { (pcm, _) in snd_pcm_state(pcm) == SND_PCM_STATE_SETUP }
+        if setUp { try bounded("get ready to play") { snd_pcm_prepare($0.pcm) } }
     }
 
     /// Frames the device can take now (`snd_pcm_avail`, synchronised with the hardware pointer).
@@ -197,6 +209,7 @@ public final class ALSAOutput: AudioOutput {
                 attempts += 1
                 if snd_pcm_state(pcm) == SND_PCM_STATE_PREPARED {
                     let available = try call.check(snd_pcm_avail(pcm), "report its free room")
+                    try checkProgress(pcm, &device, available: available)
                     return OutputTiming(
                         availableFrames: available, delayFrames: max(0, bufferFrames - available))
                 }
@@ -210,6 +223,7 @@ public final class ALSAOutput: AudioOutput {
                     continue
                 }
                 try call.check(result, "report its free room and delay")
+                try checkProgress(pcm, &device, available: available)
                 return OutputTiming(availableFrames: available, delayFrames: max(0, delay))
             }
         }
@@ -257,6 +271,9 @@ public final class ALSAOutput: AudioOutput {
             return done
         }
         written.add(Int64(accepted), ordering: .relaxed)
+        if accepted > 0 && lastProgress.load(ordering: .relaxed) != 0 {
+            lastProgress.store(Self.now(), ordering: .releasing)
+        }
         return accepted
     }
 
@@ -273,31 +290,140 @@ public final class ALSAOutput: AudioOutput {
         }
     }
 
-    /// Plays out everything queued (blocking until it has been heard), then stops.
+    /// Plays out everything queued (waiting until it has been heard), then stops.
     ///
+    /// Polls the device every 2 ms instead of blocking in `snd_pcm_drain`, which waits for the
+    /// sound server however long it takes: a device that stops taking frames ends the wait after
+    /// ``Configuration/stallSeconds`` with ``AudioOutputError/Code/deviceStalled``.
     /// Call ``start()`` to play again afterwards.
     public func drain() throws(AudioOutputError) {
-        try withPCM { (pcm, device) throws(AudioOutputError) in
-            try call.check(snd_pcm_nonblock(pcm, 0), "switch to blocking mode to drain")
-            let result = snd_pcm_drain(pcm)
-            try call.check(snd_pcm_nonblock(pcm, 1), "switch back to non-blocking mode")
-            if result == -EPIPE {
-                // It ran dry while draining: everything queued was heard. Leave the xrun state.
-                try call.check(snd_pcm_drop(pcm), "stop after draining")
-                return
+        while true {
+            // Microseconds to wait before looking again (negative: wait, then stop); nil: done.
+            let wait = try withPCM { (pcm, device) throws(AudioOutputError) -> Int? in
+                switch snd_pcm_state(pcm) {
+                case SND_PCM_STATE_PREPARED:
+                    // Less than a period was written, so it never started: start it to hear that.
+                    let available = try call.check(snd_pcm_avail(pcm), "report its free room")
+                    guard available < bufferFrames else { return nil }
+                    try call.check(snd_pcm_start(pcm), "start playing what is queued")
+                    return 0
+                case SND_PCM_STATE_RUNNING, SND_PCM_STATE_DRAINING:
+                    var available: snd_pcm_sframes_t = 0
+                    var delay: snd_pcm_sframes_t = 0
+                    let result = snd_pcm_avail_delay(pcm, &available, &delay)
+                    if result == -EPIPE { return nil }  // It ran dry: everything queued was heard.
+                    try call.check(result, "report how much it still has to play")
+                    try checkProgress(pcm, &device, available: available)
+                    guard delay > 0 else { return nil }
+                    // Our buffer is empty and the rest sits in the sound server: wait it out once.
+                    if available >= bufferFrames {
+                        return -min(delay * 1_000_000 / format.sampleRate, 500_000)
+                    }
+                    return 2_000
+                default:
+                    return nil  // Ran dry, suspended or never set up: nothing more will be heard.
+                }
             }
-            try call.check(result, "play out the queued frames")
+            guard let wait else { break }
+            usleep(UInt32(abs(wait)))
+            if wait < 0 { break }
         }
+        lastProgress.store(0, ordering: .releasing)
+        try withPCM { (_, device) in device.position = .min }
+        // PulseAudio's plugin waits for the server to confirm a drop.
+        try bounded("stop after draining") { snd_pcm_drop($0.pcm) }
     }
 
     /// Stops at once, discarding queued frames, and releases the device. Closing twice is harmless.
+    ///
+    /// A stalled device is not waited for: its handle goes to a thread of its own, which closes it
+    /// if the sound server ever answers again (ALSA's close waits for the server).
     public func close() {
-        device.withLock { device in
-            if let pcm = device.pcm {
-                snd_pcm_close(pcm)
-                device.pcm = nil
+        // A call stuck in the device may hold the lock; then that call's thread keeps the handle.
+        var handle: PCMHandle?
+        while true {
+            if let taken = device.withLockIfAvailable({ device -> PCMHandle? in
+                defer { device.pcm = nil }
+                return device.pcm.map(PCMHandle.init)
+            }) {
+                handle = taken
+                break
             }
+            if stalled.load(ordering: .acquiring) { return }
+            usleep(50)
         }
+        guard let handle else { return }
+        // ALSA's close drops what is queued, and PulseAudio's plugin waits for the server to
+        // confirm: close on a thread of its own and wait at most the stall bound.
+        let closed = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            snd_pcm_close(handle.pcm)
+            closed.signal()
+        }
+        thread.name = "swift-haptics.alsa.close"
+        thread.start()
+        if stalled.load(ordering: .acquiring) { return }
+        if closed.wait(timeout: .now() + Double(stallNanoseconds) / 1e9) == .timedOut {
+            stalled.store(true, ordering: .releasing)
+        }
+    }
+
+    // MARK: Stalls
+
+    /// Why the device counts as stalled now, or nil. Lock-free: safe from a watchdog on any thread.
+    ///
+    /// The device is stalled once it has taken no frames for ``Configuration/stallSeconds`` while
+    /// playing, or one call to it has not returned for that long.
+    public var stallError: AudioOutputError? {
+        if stalled.load(ordering: .acquiring) { return stallError(cause: "took no frames") }
+        let now = Self.now()
+        let since = callSince.load(ordering: .acquiring)
+        if since != 0 && now &- since > stallNanoseconds { return stallError(cause: "did not answer") }
+        let progress = lastProgress.load(ordering: .acquiring)
+        if progress != 0 && now &- progress > stallNanoseconds { return stallError(cause: "took no frames") }
+        return nil
+    }
+
+    private func stallError(cause: String) -> AudioOutputError {
+        Self.stallError(device: name, cause: cause, seconds: Double(stallNanoseconds) / 1e9)
+    }
+
+    static func stallError(device: String, cause: String, seconds: Double) -> AudioOutputError {
+        AudioOutputError(
+            code: .deviceStalled, device: device,
+            message: """
+                device '\(device)' stalled: it \(cause) for \(String(format: "%.1f", seconds)) s \
+                (is its sound server stopped or hung?)
+                """)
+    }
+
+    /// Notes whether the playing device took frames since the last check; throws once it has not
+    /// for longer than the bound, and from then on the output is stalled for good.
+    private func checkProgress(
+        _ pcm: OpaquePointer, _ device: inout Device, available: Int
+    ) throws(AudioOutputError) {
+        let state = snd_pcm_state(pcm)
+        guard state == SND_PCM_STATE_RUNNING || state == SND_PCM_STATE_DRAINING else {
+            // Waiting for us (prepared), or ran dry: nothing to blame the device for.
+            lastProgress.store(0, ordering: .releasing)
+            device.position = .min
+            return
+        }
+        let position = written.load(ordering: .relaxed) - Int64(bufferFrames - available)
+        let now = Self.now()
+        if position > device.position || lastProgress.load(ordering: .relaxed) == 0 {
+            device.position = position
+            lastProgress.store(now, ordering: .releasing)
+        } else if now &- lastProgress.load(ordering: .relaxed) > stallNanoseconds {
+            stalled.store(true, ordering: .releasing)
+            throw stallError(cause: "took no frames")
+        }
+    }
+
+    static func now() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return UInt64(time.tv_sec) &* 1_000_000_000 &+ UInt64(time.tv_nsec)
     }
 
     // MARK: Internals
@@ -306,10 +432,51 @@ public final class ALSAOutput: AudioOutput {
     private func withPCM<Result>(
         _ body: (OpaquePointer, inout Device) throws(AudioOutputError) -> Result
     ) throws(AudioOutputError) -> Result {
-        try device.withLock { (device) throws(AudioOutputError) -> Result in
-            guard let pcm = device.pcm else { throw AudioOutputError.closed(device: name) }
-            return try body(pcm, &device)
+        guard !stalled.load(ordering: .acquiring) else { throw stallError(cause: "took no frames") }
+        // Note when the oldest call began, so a watchdog sees a call that never returns.
+        let began = Self.now()
+        let oldest = callSince.compareExchange(expected: 0, desired: began, ordering: .acquiringAndReleasing)
+        defer { if oldest.exchanged { callSince.store(0, ordering: .releasing) } }
+        // Never queue behind a call stuck in the device: poll the lock, giving up once it stalled.
+        while true {
+            let result = try device.withLockIfAvailable { (device) throws(AudioOutputError) -> Result in
+                guard let pcm = device.pcm else { throw AudioOutputError.closed(device: name) }
+                return try body(pcm, &device)
+            }
+            if let result { return result }
+            guard !stalled.load(ordering: .acquiring) else { throw stallError(cause: "did not answer") }
+            usleep(50)
         }
+    }
+
+    /// Runs an ALSA call that may wait for the sound server (prepare, drop, close) on a thread of
+    /// its own, and waits for it at most the stall bound. A call that takes longer marks the
+    /// device stalled and is left to finish, or to wait for ever, on its thread.
+    @discardableResult
+    private func bounded(
+        _ what: String, _ body: @escaping @Sendable (PCMHandle) -> Int32
+    ) throws(AudioOutputError) -> Int32 {
+        guard !stalled.load(ordering: .acquiring) else { throw stallError(cause: "took no frames") }
+        let answer = Mutex<Int32?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread { [self] in
+            do throws(AudioOutputError) {
+                let result = try withPCM { (pcm, _) throws(AudioOutputError) in body(PCMHandle(pcm: pcm)) }
+                answer.withLock { $0 = result }
+            } catch {
+                answer.withLock { $0 = -EBADFD }
+            }
+            done.signal()
+        }
+        thread.name = "swift-haptics.alsa.call"
+        thread.start()
+        guard done.wait(timeout: .now() + Double(stallNanoseconds) / 1e9) == .success,
+            let result = answer.withLock({ $0 })
+        else {
+            stalled.store(true, ordering: .releasing)
+            throw stallError(cause: "did not answer")
+        }
+        return try call.check(result, what)
     }
 
     /// Runs a query that returns a frame count or a negative error, recovering from an underrun or
@@ -381,11 +548,80 @@ public final class ALSAOutput: AudioOutput {
     }
 }
 
+// MARK: - Opening without hanging
+
+/// A PCM handle handed between threads; the receiving thread is its only user.
+// @unchecked Sendable: the handle is used by one thread at a time, passed on under a Mutex.
+struct PCMHandle: @unchecked Sendable {
+    let pcm: OpaquePointer
+}
+
+extension ALSAOutput {
+    /// Opens and negotiates on a thread of its own, waiting at most `stallSeconds`: opening a
+    /// PulseAudio PCM waits for the server, forever if the server is stopped. A late answer is
+    /// closed by that thread.
+    private static func openBounded(
+        _ configuration: Configuration, _ call: ALSACall
+    ) throws(AudioOutputError) -> (OpaquePointer, Negotiated) {
+        typealias Opened = Result<(PCMHandle, Negotiated), AudioOutputError>
+        let attempt = Mutex<(result: Opened?, abandoned: Bool)>((nil, false))
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            let result = Opened { () throws(AudioOutputError) -> (PCMHandle, Negotiated) in
+                let (pcm, negotiated) = try open(configuration, call)
+                return (PCMHandle(pcm: pcm), negotiated)
+            }
+            let late = attempt.withLock { attempt -> Bool in
+                attempt.result = result
+                return attempt.abandoned
+            }
+            if late, case .success(let (handle, _)) = result { snd_pcm_close(handle.pcm) }
+            done.signal()
+        }
+        thread.name = "swift-haptics.alsa.open"
+        thread.start()
+        if done.wait(timeout: .now() + configuration.stallSeconds) == .timedOut {
+            let result = attempt.withLock { attempt -> Opened? in
+                if attempt.result == nil { attempt.abandoned = true }
+                return attempt.result
+            }
+            guard result != nil else {
+                throw stallError(
+                    device: configuration.device, cause: "did not answer when opened",
+                    seconds: configuration.stallSeconds)
+            }
+        }
+        let result = attempt.withLock { $0.result }!
+        let (handle, negotiated) = try result.get()
+        return (handle.pcm, negotiated)
+    }
+
+    /// Opens the PCM (non-blocking) and negotiates its parameters; on the calling thread.
+    private static func open(
+        _ configuration: Configuration, _ call: ALSACall
+    ) throws(AudioOutputError) -> (OpaquePointer, Negotiated) {
+        call.clearDiagnostic()
+        var handle: OpaquePointer?
+        try call.check(
+            snd_pcm_open(&handle, configuration.device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK),
+            "be opened for playback")
+        guard let pcm = handle else {
+            throw call.error(errorNumber: ENODEV, "be opened for playback")
+        }
+        do {
+            return (pcm, try negotiate(pcm, configuration, call))
+        } catch {
+            snd_pcm_close(pcm)
+            throw error
+        }
+    }
+}
+
 // MARK: - Negotiation
 
 extension ALSAOutput {
     /// What the device agreed to.
-    private struct Negotiated {
+    struct Negotiated: Sendable {
         var format: AudioFormat
         var sampleFormat: ALSASampleFormat
         var bufferFrames: Int

@@ -14,7 +14,8 @@ public struct AHAPLimits: Hashable, Sendable {
     public var maxEvents: Int
     /// The longest pattern, in seconds (3600): `HapticPattern.duration`.
     public var maxDuration: Double
-    /// The most control points in one `ParameterCurve` (1024); more is an error.
+    /// The most control points in one `ParameterCurve` (100,000): a guard against hostile
+    /// input, not a Core Haptics rule (Apple documents no maximum; its tooling writes 16).
     public var maxControlPoints: Int
     /// The control points Core Haptics tooling puts in one curve (16); more is a warning.
     public var recommendedControlPoints: Int
@@ -29,7 +30,7 @@ public struct AHAPLimits: Hashable, Sendable {
         maxFileBytes: Int = 16 << 20,
         maxEvents: Int = 100_000,
         maxDuration: Double = 3600,
-        maxControlPoints: Int = 1024,
+        maxControlPoints: Int = 100_000,
         recommendedControlPoints: Int = 16,
         maxNestingDepth: Int = 64,
         maxStringBytes: Int = 64 << 10,
@@ -62,14 +63,14 @@ public struct AHAPError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Where in the file, when known.
     public var location: SourceLocation?
     /// The rule that failed, e.g. `wrong-type`, `json-syntax`, `limit-exceeded`.
-    public var code: String
+    public var code: Diagnostic.Code
     /// What is wrong, naming the offending value.
     public var message: String
     /// Every finding, errors and warnings, in document order (for the linter).
     public var diagnostics: [Diagnostic]
 
     public init(
-        file: String?, path: JSONPath, location: SourceLocation? = nil, code: String, message: String,
+        file: String?, path: JSONPath, location: SourceLocation? = nil, code: Diagnostic.Code, message: String,
         diagnostics: [Diagnostic] = []
     ) {
         self.file = file
@@ -168,7 +169,7 @@ extension Diagnostic {
     public func formatted(file: String?) -> String {
         var out = ""
         if let file { out += file + ":" }
-        out += "\(path): \(severity.rawValue): \(message)"
+        out += "\(path): \(severity.rawValue)[\(code)]: \(message)"
         if let location { out += " (line \(location.line), column \(location.column))" }
         return out
     }

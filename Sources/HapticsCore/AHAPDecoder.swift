@@ -23,64 +23,76 @@ struct AHAPDecoder {
     static func run(_ bytes: [UInt8], limits: AHAPLimits) -> (
         pattern: HapticPattern?, diagnostics: [Diagnostic]
     ) {
-        if bytes.count > limits.maxFileBytes {
-            return (
-                nil,
-                [
-                    Diagnostic(
-                        .error, code: "limit-exceeded",
-                        "file is \(bytes.count) bytes; the limit is \(limits.maxFileBytes) (AHAPLimits.maxFileBytes)",
-                        at: .root)
-                ]
-            )
-        }
         let document: JSONDocument
-        do {
-            document = try JSONParser.parse(
-                bytes, maxDepth: limits.maxNestingDepth, maxStringBytes: limits.maxStringBytes)
-        } catch {
-            return (nil, [error.diagnostic])
+        switch parse(bytes, limits: limits) {
+        case .success(let parsed): document = parsed
+        case .failure(let refusal): return (nil, [refusal.diagnostic])
         }
         var decoder = AHAPDecoder(limits: limits)
         decoder.diagnostics = document.warnings
         let pattern = decoder.decodeTop(document.root)
-        // Document order: parser warnings and decoder findings interleaved by position.
-        let sorted = decoder.diagnostics.enumerated().sorted { a, b in
+        return (pattern, documentOrder(decoder.diagnostics))
+    }
+
+    /// The JSON tree of a pattern file (AHAP or `.haptic`) within `limits`, or the one finding
+    /// that refuses it (`limit-exceeded`, `json-syntax`, ...).
+    static func parse(_ bytes: [UInt8], limits: AHAPLimits) -> Result<JSONDocument, JSONSyntaxError> {
+        if bytes.count > limits.maxFileBytes {
+            return .failure(
+                JSONSyntaxError(
+                    diagnostic: Diagnostic(
+                        .error, code: .limitExceeded,
+                        "file is \(bytes.count) bytes; the limit is \(limits.maxFileBytes) (AHAPLimits.maxFileBytes)",
+                        at: .root)))
+        }
+        do {
+            return .success(
+                try JSONParser.parse(bytes, maxDepth: limits.maxNestingDepth, maxStringBytes: limits.maxStringBytes))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Document order: parser warnings and decoder findings interleaved by position, stable.
+    static func documentOrder(_ diagnostics: [Diagnostic]) -> [Diagnostic] {
+        diagnostics.enumerated().sorted { a, b in
             let la = a.element.location ?? SourceLocation(line: 0, column: 0)
             let lb = b.element.location ?? SourceLocation(line: 0, column: 0)
             if la.line != lb.line { return la.line < lb.line }
             if la.column != lb.column { return la.column < lb.column }
             return a.offset < b.offset
         }.map(\.element)
-        return (pattern, sorted)
     }
 
     // MARK: Findings
 
     var currentPath: JSONPath { JSONPath(path) }
 
-    mutating func warn(_ code: String, _ message: String, at location: SourceLocation?, key: String? = nil) {
+    /// Records a finding at its rule's default severity; an error makes the element unusable.
+    mutating func report(
+        _ code: Diagnostic.Code, _ message: String, at location: SourceLocation?, key: String? = nil
+    ) {
         var p = currentPath
         if let key { p = p.key(key) }
-        diagnostics.append(Diagnostic(.warning, code: code, message, at: p, location: location))
-    }
-
-    mutating func error(_ code: String, _ message: String, at location: SourceLocation?, key: String? = nil) {
-        var p = currentPath
-        if let key { p = p.key(key) }
-        diagnostics.append(Diagnostic(.error, code: code, message, at: p, location: location))
-        errorCount += 1
+        diagnostics.append(Diagnostic(code, message, at: p, location: location))
+        if code.defaultSeverity == .error { errorCount += 1 }
     }
 
     /// Warns about every member of `members` that is not in `known`, with a suggestion.
+    /// Notes every known key whose value is null (read as absent, as Core Haptics does).
     mutating func checkUnknownKeys(_ members: [JSONNode.Member], known: [String], context: String) {
+        for member in members where member.value.kind == .null && known.contains(member.key) {
+            report(
+                .nullValue, "\(member.key) is null; read as absent, as Core Haptics does",
+                at: member.value.location, key: member.key)
+        }
         for member in members where !known.contains(member.key) {
             var message = "unknown key \"\(member.key)\" in \(context)"
             if let suggestion = Suggestion.closest(to: member.key, in: known) {
                 message += " (did you mean \"\(suggestion)\"?)"
             }
             message += "; Core Haptics ignores it"
-            warn("unknown-key", message, at: member.keyLocation, key: member.key)
+            report(.unknownKey, message, at: member.keyLocation, key: member.key)
         }
     }
 
@@ -96,39 +108,46 @@ struct AHAPDecoder {
     /// The number in `node`, or nil after a `wrong-type` error.
     mutating func number(_ node: JSONNode, name: String) -> Double? {
         if case .number(let n) = node.kind { return n }
-        error("wrong-type", "\(name) must be a number, found \(Describe.node(node))", at: node.location)
+        if case .string(let s) = node.kind, let n = NumberText.parseJSONNumber(s) {
+            report(
+                .numberAsString,
+                "\(name) is the string \(Describe.quoted(s)); read as the number \(Describe.number(n))",
+                at: node.location)
+            return n
+        }
+        report(.wrongType, "\(name) must be a number, found \(Describe.node(node))", at: node.location)
         return nil
     }
 
     mutating func string(_ node: JSONNode, name: String) -> String? {
         if case .string(let s) = node.kind { return s }
-        error("wrong-type", "\(name) must be a string, found \(Describe.node(node))", at: node.location)
+        report(.wrongType, "\(name) must be a string, found \(Describe.node(node))", at: node.location)
         return nil
     }
 
     mutating func bool(_ node: JSONNode, name: String) -> Bool? {
         if case .bool(let b) = node.kind { return b }
-        error("wrong-type", "\(name) must be true or false, found \(Describe.node(node))", at: node.location)
+        report(.wrongType, "\(name) must be true or false, found \(Describe.node(node))", at: node.location)
         return nil
     }
 
     mutating func members(_ node: JSONNode, name: String) -> [JSONNode.Member]? {
         if case .object(let m) = node.kind { return m }
-        error("wrong-type", "\(name) must be an object, found \(Describe.node(node))", at: node.location)
+        report(.wrongType, "\(name) must be an object, found \(Describe.node(node))", at: node.location)
         return nil
     }
 
     mutating func items(_ node: JSONNode, name: String) -> [JSONNode]? {
         if case .array(let a) = node.kind { return a }
-        error("wrong-type", "\(name) must be an array, found \(Describe.node(node))", at: node.location)
+        report(.wrongType, "\(name) must be an array, found \(Describe.node(node))", at: node.location)
         return nil
     }
 
     /// A time (`Time`, `EventDuration`): a number that is not negative.
-    mutating func nonNegative(_ node: JSONNode, name: String, code: String) -> Double? {
+    mutating func nonNegative(_ node: JSONNode, name: String, code: Diagnostic.Code) -> Double? {
         guard let value = number(node, name: name) else { return nil }
         if value < 0 {
-            error(
+            report(
                 code, "\(name) \(Describe.number(value)) is negative; times are seconds from the start",
                 at: node.location)
             return nil
@@ -146,8 +165,8 @@ struct AHAPDecoder {
         let upper = Double(range.upperBound)
         if value < lower || value > upper {
             let to = value < lower ? range.lowerBound : range.upperBound
-            warn(
-                "value-clamped",
+            report(
+                .valueClamped,
                 "\(name) \(Describe.number(value)) is outside \(Describe.range(range)); clamped to \(Describe.number(Double(to)))",
                 at: location)
             return to
@@ -159,8 +178,8 @@ struct AHAPDecoder {
 
     mutating func decodeTop(_ root: JSONNode) -> HapticPattern? {
         guard case .object(let members) = root.kind else {
-            error(
-                "wrong-type",
+            report(
+                .wrongType,
                 "the top level must be an object with a Pattern array, found \(Describe.node(root))",
                 at: root.location)
             return nil
@@ -168,26 +187,26 @@ struct AHAPDecoder {
         checkUnknownKeys(members, known: Self.topLevelKeys, context: "the top level")
         var pattern = HapticPattern(version: nil)
 
-        if let version = root.member("Version") {
+        if let version = root.field("Version") {
             at(.key("Version")) { d in
                 guard let v = d.number(version.value, name: "Version") else { return }
                 pattern.version = v
                 if v != 1 {
-                    d.warn(
-                        "unknown-version",
+                    d.report(
+                        .unknownVersion,
                         "Version \(Describe.number(v)) is not 1, the only AHAP version this reader knows; unknown keys will be ignored",
                         at: version.value.location)
                 }
             }
         } else {
-            warn("missing-version", "no Version; reading the file as AHAP version 1", at: root.location)
+            report(.missingVersion, "no Version; reading the file as AHAP version 1", at: root.location)
         }
 
-        if let metadata = root.member("Metadata") {
+        if let metadata = root.field("Metadata") {
             at(.key("Metadata")) { d in
                 guard case .object = metadata.value.kind else {
-                    d.error(
-                        "wrong-type", "Metadata must be an object, found \(Describe.node(metadata.value))",
+                    d.report(
+                        .wrongType, "Metadata must be an object, found \(Describe.node(metadata.value))",
                         at: metadata.value.location)
                     return
                 }
@@ -195,9 +214,9 @@ struct AHAPDecoder {
             }
         }
 
-        guard let patternMember = root.member("Pattern") else {
-            error(
-                "missing-key",
+        guard let patternMember = root.field("Pattern") else {
+            report(
+                .missingKey,
                 "missing key \"Pattern\": an AHAP file needs a Pattern array of events and parameters",
                 at: root.location)
             return nil
@@ -208,8 +227,8 @@ struct AHAPDecoder {
         let duration = pattern.duration
         if duration > limits.maxDuration {
             at(.key("Pattern")) { d in
-                d.error(
-                    "limit-exceeded",
+                d.report(
+                    .limitExceeded,
                     "pattern lasts \(Describe.number(duration)) s; the limit is \(Describe.number(d.limits.maxDuration)) s (AHAPLimits.maxDuration)",
                     at: patternMember.value.location)
             }
@@ -221,15 +240,15 @@ struct AHAPDecoder {
     mutating func decodeElements(_ node: JSONNode, into pattern: inout HapticPattern) -> Bool {
         guard let entries = items(node, name: "Pattern") else { return false }
         if entries.isEmpty {
-            warn("empty-pattern", "Pattern is empty; the file plays nothing", at: node.location)
+            report(.emptyPattern, "Pattern is empty; the file plays nothing", at: node.location)
             return true
         }
         // Count events before walking so that a huge file fails at once.
         var eventCount = 0
-        for entry in entries where entry.member("Event") != nil { eventCount += 1 }
+        for entry in entries where entry.field("Event") != nil { eventCount += 1 }
         if eventCount > limits.maxEvents {
-            error(
-                "limit-exceeded",
+            report(
+                .limitExceeded,
                 "Pattern has \(eventCount) events; the limit is \(limits.maxEvents) (AHAPLimits.maxEvents)",
                 at: node.location)
             return false
@@ -246,19 +265,19 @@ struct AHAPDecoder {
     mutating func decodeElement(_ node: JSONNode) -> PatternElement? {
         guard let members = members(node, name: "a Pattern entry") else { return nil }
         checkUnknownKeys(members, known: Self.elementKeys, context: "a Pattern entry")
-        let present = members.filter { Self.elementKeys.contains($0.key) }
+        let present = members.filter { Self.elementKeys.contains($0.key) && $0.value.kind != .null }
         guard let member = present.first else {
             if !members.contains(where: { !Self.elementKeys.contains($0.key) }) {
-                warn(
-                    "empty-element",
+                report(
+                    .emptyElement,
                     "Pattern entry has none of Event, Parameter, ParameterCurve; it is ignored",
                     at: node.location)
             }
             return nil
         }
         if present.count > 1 {
-            error(
-                "ambiguous-element",
+            report(
+                .ambiguousElement,
                 "Pattern entry must hold exactly one of Event, Parameter, ParameterCurve; found "
                     + present.map(\.key).joined(separator: " and "),
                 at: present[1].keyLocation, key: present[1].key)
@@ -281,15 +300,14 @@ struct AHAPDecoder {
         checkUnknownKeys(members, known: Self.eventKeys, context: "an Event")
 
         var time: Double?
-        if let m = node.member("Time") {
-            time = at(.key("Time")) { d in d.nonNegative(m.value, name: "Time", code: "negative-time") }
+        if let m = node.field("Time") {
+            time = at(.key("Time")) { d in d.nonNegative(m.value, name: "Time", code: .negativeTime) }
         } else {
-            error(
-                "missing-key", "Event has no Time (seconds from the start of the pattern)", at: node.location)
+            report(.missingKey, "Event has no Time (seconds from the start of the pattern)", at: node.location)
         }
 
         var type: EventType?
-        if let m = node.member("EventType") {
+        if let m = node.field("EventType") {
             type = at(.key("EventType")) { d -> EventType? in
                 guard let raw = d.string(m.value, name: "EventType") else { return nil }
                 if let t = EventType(rawValue: raw) { return t }
@@ -298,34 +316,34 @@ struct AHAPDecoder {
                     message += " (did you mean \"\(s)\"?)"
                 }
                 message += "; expected HapticTransient, HapticContinuous, AudioContinuous or AudioCustom"
-                d.error("unknown-event-type", message, at: m.value.location)
+                d.report(.unknownEventType, message, at: m.value.location)
                 return nil
             }
         } else {
-            error("missing-key", "Event has no EventType", at: node.location)
+            report(.missingKey, "Event has no EventType", at: node.location)
         }
 
         var duration: Double?
         var durationLocation = node.location
-        if let m = node.member("EventDuration") {
+        if let m = node.field("EventDuration") {
             durationLocation = m.value.location
             duration = at(.key("EventDuration")) { d in
-                d.nonNegative(m.value, name: "EventDuration", code: "negative-duration")
+                d.nonNegative(m.value, name: "EventDuration", code: .negativeDuration)
             }
         }
         if let type {
             if let duration {
                 at(.key("EventDuration")) { d in d.checkDuration(duration, type: type, at: durationLocation) }
-            } else if type.requiresDuration && node.member("EventDuration") == nil {
-                error(
-                    "missing-duration",
+            } else if type.requiresDuration && node.field("EventDuration") == nil {
+                report(
+                    .missingDuration,
                     "\(type.rawValue) event has no EventDuration; continuous events need one",
                     at: node.location)
             }
         }
 
         var parameters: [EventParameter] = []
-        if let m = node.member("EventParameters") {
+        if let m = node.field("EventParameters") {
             at(.key("EventParameters")) { d in
                 guard let list = d.items(m.value, name: "EventParameters") else { return }
                 parameters.reserveCapacity(list.count)
@@ -334,8 +352,8 @@ struct AHAPDecoder {
                     d.at(.index(i)) { d in
                         guard let p = d.decodeEventParameter(item, type: type) else { return }
                         if let first = seen[p.id] {
-                            d.warn(
-                                "duplicate-parameter",
+                            d.report(
+                                .duplicateParameter,
                                 "\(p.id.rawValue) is given twice in this event (first at line \(first.line), column \(first.column)); the last value wins",
                                 at: item.location)
                         } else {
@@ -348,38 +366,39 @@ struct AHAPDecoder {
         }
 
         var event = HapticEvent(
-            time: time ?? 0, type: type ?? .hapticTransient, duration: duration, parameters: parameters)
+            time: time ?? 0, type: type ?? .hapticTransient, duration: playedDuration(duration, type: type),
+            parameters: parameters)
 
-        if let m = node.member("EventWaveformPath") {
+        if let m = node.field("EventWaveformPath") {
             at(.key("EventWaveformPath")) { d in
                 guard let path = d.string(m.value, name: "EventWaveformPath") else { return }
                 if path.isEmpty {
-                    d.error(
-                        "missing-waveform", "EventWaveformPath is empty; name an audio file",
+                    d.report(
+                        .missingWaveform, "EventWaveformPath is empty; name an audio file",
                         at: m.value.location)
                     return
                 }
                 if let type, type != .audioCustom {
-                    d.warn(
-                        "waveform-ignored",
+                    d.report(
+                        .waveformIgnored,
                         "EventWaveformPath only applies to AudioCustom events; this \(type.rawValue) ignores it",
                         at: m.value.location)
                 }
                 event.waveformPath = path
             }
         } else if type == .audioCustom {
-            error(
-                "missing-waveform", "AudioCustom event has no EventWaveformPath (the audio file to play)",
+            report(
+                .missingWaveform, "AudioCustom event has no EventWaveformPath (the audio file to play)",
                 at: node.location)
         }
-        if let m = node.member("EventWaveformUseVolumeEnvelope") {
+        if let m = node.field("EventWaveformUseVolumeEnvelope") {
             at(.key("EventWaveformUseVolumeEnvelope")) { d in
                 if let b = d.bool(m.value, name: "EventWaveformUseVolumeEnvelope") {
                     event.waveformUsesVolumeEnvelope = b
                 }
             }
         }
-        if let m = node.member("EventWaveformLoopEnabled") {
+        if let m = node.field("EventWaveformLoopEnabled") {
             at(.key("EventWaveformLoopEnabled")) { d in
                 if let b = d.bool(m.value, name: "EventWaveformLoopEnabled") { event.waveformLoopEnabled = b }
             }
@@ -387,21 +406,28 @@ struct AHAPDecoder {
         return errorCount == errorsBefore ? event : nil
     }
 
+    /// What a device plays: a continuous event stops at Core Haptics' maximum and its release
+    /// follows, so render, play, info, plot and review all see the same event.
+    func playedDuration(_ duration: Double?, type: EventType?) -> Double? {
+        guard let duration, type?.requiresDuration == true else { return duration }
+        return min(duration, limits.maxContinuousDuration)
+    }
+
     /// The EventDuration rules that depend on the event type. The path points at EventDuration.
     mutating func checkDuration(_ duration: Double, type: EventType, at location: SourceLocation) {
         switch type {
         case .hapticContinuous, .audioContinuous:
             if duration == 0 {
-                warn("zero-duration", "\(type.rawValue) event lasts 0 s and plays nothing", at: location)
+                report(.zeroDuration, "\(type.rawValue) event lasts 0 s and plays nothing", at: location)
             } else if duration > limits.maxContinuousDuration {
-                warn(
-                    "duration-too-long",
-                    "EventDuration \(Describe.number(duration)) s is longer than Core Haptics' \(Describe.number(limits.maxContinuousDuration)) s maximum for a continuous event",
+                report(
+                    .durationTooLong,
+                    "EventDuration \(Describe.number(duration)) s is longer than Core Haptics' \(Describe.number(limits.maxContinuousDuration)) s maximum for a continuous event; it plays for \(Describe.number(limits.maxContinuousDuration)) s, as on a device",
                     at: location)
             }
         case .hapticTransient:
-            warn(
-                "transient-duration",
+            report(
+                .transientDuration,
                 "EventDuration \(Describe.number(duration)) on a HapticTransient does not lengthen the tap; it only pads the pattern",
                 at: location)
         case .audioCustom:
@@ -412,8 +438,8 @@ struct AHAPDecoder {
     mutating func decodeEventParameter(_ node: JSONNode, type: EventType?) -> EventParameter? {
         guard let members = members(node, name: "an EventParameters entry") else { return nil }
         checkUnknownKeys(members, known: Self.eventParameterKeys, context: "an event parameter")
-        guard let idMember = node.member("ParameterID") else {
-            error("missing-key", "event parameter has no ParameterID", at: node.location)
+        guard let idMember = node.field("ParameterID") else {
+            report(.missingKey, "event parameter has no ParameterID", at: node.location)
             return nil
         }
         let id = at(.key("ParameterID")) { d -> EventParameterID? in
@@ -426,18 +452,18 @@ struct AHAPDecoder {
             } else if let s = Suggestion.closest(to: raw, in: EventParameterID.allCases.map(\.rawValue)) {
                 message += " (did you mean \"\(s)\"?)"
             }
-            d.error("unknown-parameter-id", message, at: idMember.value.location)
+            d.report(.unknownParameterID, message, at: idMember.value.location)
             return nil
         }
         guard let id else { return nil }
 
         var value = id.defaultValue
-        if let valueMember = node.member("ParameterValue") {
+        if let valueMember = node.field("ParameterValue") {
             let decoded = at(.key("ParameterValue")) { d -> Float? in
                 let v = valueMember.value
                 if id == .sustained, case .bool(let b) = v.kind {
-                    d.warn(
-                        "boolean-value",
+                    d.report(
+                        .booleanValue,
                         "Sustained is written as a number in AHAP; \(b) is read as \(b ? 1 : 0)",
                         at: v.location)
                     return b ? 1 : 0
@@ -445,8 +471,8 @@ struct AHAPDecoder {
                 guard let n = d.number(v, name: id.rawValue) else { return nil }
                 let clampedValue = d.clamped(n, to: id.range, name: id.rawValue, at: v.location)
                 if id == .sustained && clampedValue != 0 && clampedValue != 1 {
-                    d.warn(
-                        "sustained-not-boolean",
+                    d.report(
+                        .sustainedNotBoolean,
                         "Sustained \(Describe.number(n)) is neither 0 nor 1; it is a flag, read as 1 (sustained) because it is not 0",
                         at: v.location)
                 }
@@ -455,16 +481,16 @@ struct AHAPDecoder {
             guard let decoded else { return nil }
             value = decoded
         } else {
-            warn(
-                "missing-value",
+            report(
+                .missingValue,
                 "\(id.rawValue) has no ParameterValue; Core Haptics uses the default \(Describe.number(Double(id.defaultValue)))",
                 at: node.location)
         }
 
         if let type, !Self.applies(id, to: type) {
             at(.key("ParameterID")) { d in
-                d.warn(
-                    "parameter-not-applicable",
+                d.report(
+                    .parameterNotApplicable,
                     "\(id.rawValue) has no effect on a \(type.rawValue) event", at: idMember.value.location)
             }
         }
@@ -483,8 +509,8 @@ struct AHAPDecoder {
     // MARK: Dynamic parameters and curves
 
     mutating func dynamicID(in node: JSONNode, element: String) -> DynamicParameterID? {
-        guard let idMember = node.member("ParameterID") else {
-            error("missing-key", "\(element) has no ParameterID", at: node.location)
+        guard let idMember = node.field("ParameterID") else {
+            report(.missingKey, "\(element) has no ParameterID", at: node.location)
             return nil
         }
         return at(.key("ParameterID")) { d -> DynamicParameterID? in
@@ -496,28 +522,28 @@ struct AHAPDecoder {
             } else if let s = Suggestion.closest(to: raw, in: DynamicParameterID.allCases.map(\.rawValue)) {
                 message += " (did you mean \"\(s)\"?)"
             }
-            d.error("unknown-parameter-id", message, at: idMember.value.location)
+            d.report(.unknownParameterID, message, at: idMember.value.location)
             return nil
         }
     }
 
     /// `Time` of a Parameter or ParameterCurve: required, not negative.
     mutating func elementTime(in node: JSONNode, element: String) -> Double? {
-        guard let m = node.member("Time") else {
-            error(
-                "missing-key", "\(element) has no Time (seconds from the start of the pattern)",
+        guard let m = node.field("Time") else {
+            report(
+                .missingKey, "\(element) has no Time (seconds from the start of the pattern)",
                 at: node.location)
             return nil
         }
-        return at(.key("Time")) { d in d.nonNegative(m.value, name: "Time", code: "negative-time") }
+        return at(.key("Time")) { d in d.nonNegative(m.value, name: "Time", code: .negativeTime) }
     }
 
     /// A control value: clamped to the control's range; missing means neutral (with a warning).
     mutating func controlValue(in node: JSONNode, id: DynamicParameterID?, owner: String) -> Float? {
-        guard let m = node.member("ParameterValue") else {
+        guard let m = node.field("ParameterValue") else {
             let neutral = id?.neutralValue ?? 0
-            warn(
-                "missing-value",
+            report(
+                .missingValue,
                 "\(owner) has no ParameterValue; using the neutral value \(Describe.number(Double(neutral)))",
                 at: node.location)
             return neutral
@@ -547,23 +573,23 @@ struct AHAPDecoder {
         let id = dynamicID(in: node, element: "ParameterCurve")
         let time = elementTime(in: node, element: "ParameterCurve")
         var points: [ParameterCurve.ControlPoint] = []
-        if let m = node.member("ParameterCurveControlPoints") {
+        if let m = node.field("ParameterCurveControlPoints") {
             at(.key("ParameterCurveControlPoints")) { d in
                 guard let list = d.items(m.value, name: "ParameterCurveControlPoints") else { return }
                 if list.isEmpty {
-                    d.error("empty-curve", "ParameterCurve has no control points", at: m.value.location)
+                    d.report(.emptyCurve, "ParameterCurve has no control points", at: m.value.location)
                     return
                 }
                 if list.count > d.limits.maxControlPoints {
-                    d.error(
-                        "limit-exceeded",
-                        "ParameterCurve has \(list.count) control points; the limit is \(d.limits.maxControlPoints) (AHAPLimits.maxControlPoints)",
+                    d.report(
+                        .limitExceeded,
+                        "ParameterCurve has \(list.count) control points; haptic reads at most \(d.limits.maxControlPoints) in one curve",
                         at: m.value.location)
                     return
                 }
                 if list.count > d.limits.recommendedControlPoints {
-                    d.warn(
-                        "too-many-control-points",
+                    d.report(
+                        .tooManyControlPoints,
                         "ParameterCurve has \(list.count) control points; Core Haptics tooling uses at most \(d.limits.recommendedControlPoints) per curve and splits longer ones",
                         at: m.value.location)
                 }
@@ -581,8 +607,8 @@ struct AHAPDecoder {
                 d.checkOrder(&points, locations: locations, listLocation: m.value.location)
             }
         } else {
-            error(
-                "missing-key",
+            report(
+                .missingKey,
                 "ParameterCurve has no ParameterCurveControlPoints (an array of {Time, ParameterValue})",
                 at: node.location)
         }
@@ -595,13 +621,13 @@ struct AHAPDecoder {
     {
         guard let members = members(node, name: "a control point") else { return nil }
         checkUnknownKeys(members, known: Self.controlPointKeys, context: "a control point")
-        guard let m = node.member("Time") else {
-            error(
-                "missing-key", "control point has no Time (seconds from the curve's start)", at: node.location
+        guard let m = node.field("Time") else {
+            report(
+                .missingKey, "control point has no Time (seconds from the curve's start)", at: node.location
             )
             return nil
         }
-        let time = at(.key("Time")) { d in d.nonNegative(m.value, name: "Time", code: "negative-time") }
+        let time = at(.key("Time")) { d in d.nonNegative(m.value, name: "Time", code: .negativeTime) }
         let value = controlValue(in: node, id: id, owner: "control point")
         guard let time, let value else { return nil }
         return ParameterCurve.ControlPoint(time: time, value: value)
@@ -615,8 +641,8 @@ struct AHAPDecoder {
         guard !points.isEmpty else { return }
         if let k = points.indices.dropFirst().first(where: { points[$0].time < points[$0 - 1].time }) {
             path.append(.index(k))
-            warn(
-                "curve-unsorted",
+            report(
+                .curveUnsorted,
                 "control point Time \(Describe.number(points[k].time)) comes after \(Describe.number(points[k - 1].time)); points must ascend, so they were sorted by Time",
                 at: locations[k])
             path.removeLast()
@@ -628,8 +654,8 @@ struct AHAPDecoder {
         let start = points[0].time
         if start > 0 {
             path.append(.index(0))
-            warn(
-                "curve-start-not-zero",
+            report(
+                .curveStartNotZero,
                 "first control point is at \(Describe.number(start)) s, not 0; until then the control keeps its previous value",
                 at: locations[0])
             path.removeLast()
@@ -648,18 +674,7 @@ enum Describe {
     }
 
     static func quoted(_ s: String) -> String {
-        let shown = s.count > 40 ? String(s.prefix(40)) + "..." : s
-        var out = "\""
-        for scalar in shown.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case _ where scalar.value < 0x20: out += "\\u\(hex(scalar.value, width: 4))"
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
+        JSONValue.string(s.count > 40 ? String(s.prefix(40)) + "..." : s).jsonText
     }
 
     /// `string "0.5"`, `number 3`, `an array`, ... for "found ..." in messages.
@@ -681,7 +696,13 @@ enum Suggestion {
     /// The candidate closest to `word` by edit distance (ignoring case), if it is close enough
     /// to be a typo: at most a third of the word's length, and at least 1, away.
     static func closest(to word: String, in candidates: [String]) -> String? {
-        let w = Array(word.lowercased().utf8)
+        let lower = word.lowercased()
+        // Names with a family prefix they do not take: HapticAttackTime -> AttackTime.
+        for prefix in ["haptic", "audio"] where lower.hasPrefix(prefix) && lower.count > prefix.count {
+            let rest = lower.dropFirst(prefix.count)
+            if let match = candidates.first(where: { $0.lowercased() == rest }) { return match }
+        }
+        let w = Array(lower.utf8)
         var best: (String, Int)? = nil
         for candidate in candidates {
             let c = Array(candidate.lowercased().utf8)
@@ -712,5 +733,13 @@ enum Suggestion {
             swap(&previous, &current)
         }
         return previous[b.count]
+    }
+}
+
+extension JSONNode {
+    /// The member named `key` unless its value is null: Core Haptics reads a null as absent.
+    fileprivate func field(_ key: String) -> Member? {
+        guard case .object(let members) = kind else { return nil }
+        return members.first { $0.key == key && $0.value.kind != .null }
     }
 }

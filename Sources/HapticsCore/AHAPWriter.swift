@@ -1,17 +1,31 @@
 import OrderedCollections
 
-/// Writes a `HapticPattern` as pretty-printed AHAP bytes (see `AHAP.encode`).
+/// Writes a `HapticPattern` as pretty-printed AHAP bytes (see `AHAP.encode`), and any JSON value as
+/// pretty or one-line text (``JSONValue/jsonText``): the project's one JSON writer.
 struct AHAPWriter {
     var out: [UInt8] = []
     var indentLevel = 0
+    /// One line: `{"a": 1, "b": [1, 2]}` instead of one member per line.
+    var compact = false
 
-    init() { out.reserveCapacity(4096) }
+    init(compact: Bool = false) {
+        self.compact = compact
+        out.reserveCapacity(compact ? 64 : 4096)
+    }
 
     mutating func raw(_ s: String) { out.append(contentsOf: s.utf8) }
 
+    /// Between members: a new line at the current indent, or nothing on one line (a separator's
+    /// space is written by ``separator()``).
     mutating func newline() {
+        if compact { return }
         out.append(0x0A)
         for _ in 0..<indentLevel * 4 { out.append(0x20) }
+    }
+
+    mutating func separator() {
+        out.append(UInt8(ascii: ","))
+        if compact { out.append(0x20) }
     }
 
     /// Writes `{ "k": v, ... }` with one member per line; `members` write the values.
@@ -27,7 +41,7 @@ struct AHAPWriter {
             string(key)
             raw(": ")
             value(&self)
-            if i < members.count - 1 { out.append(UInt8(ascii: ",")) }
+            if i < members.count - 1 { separator() }
         }
         indentLevel -= 1
         newline()
@@ -43,7 +57,7 @@ struct AHAPWriter {
         indentLevel += 1
         var first = true
         for item in items {
-            if !first { out.append(UInt8(ascii: ",")) }
+            if !first { separator() }
             first = false
             newline()
             body(&self, item)
@@ -86,6 +100,7 @@ struct AHAPWriter {
     }
 
     mutating func write(_ pattern: HapticPattern) {
+        precondition(!compact, "AHAP files are written one member per line")
         var top: [(String, (inout AHAPWriter) -> Void)] = []
         if let version = pattern.version { top.append(("Version", { $0.number(version) })) }
         if !pattern.metadata.isEmpty { top.append(("Metadata", { $0.json(.object(pattern.metadata)) })) }
@@ -168,6 +183,14 @@ struct AHAPWriter {
 /// Numbers as AHAP authors write them: the shortest text that reads back to the
 /// same value, without a trailing `.0` (`1`, `0.25`, `1e-05`).
 enum NumberText {
+    /// The number a string holds when it is exactly a JSON number (`"0.5"`, `"1"`), else nil.
+    static func parseJSONNumber(_ text: String) -> Double? {
+        guard let first = text.utf8.first, first == UInt8(ascii: "-") || (first &- 0x30) < 10,
+            case .number(let n)? = try? JSONParser.parse(Array(text.utf8)).root.kind
+        else { return nil }
+        return n
+    }
+
     /// JSON has no NaN or infinity; a non-finite value (only possible in a pattern
     /// built in code, never in a decoded one) is written as 0.
     static func double(_ d: Double) -> String { d.isFinite ? trim(d.description) : "0" }
@@ -175,5 +198,15 @@ enum NumberText {
 
     static func trim(_ s: String) -> String {
         s.hasSuffix(".0") ? String(s.dropLast(2)) : s
+    }
+}
+
+extension JSONValue {
+    /// The value as one line of JSON: `{"Project": "x", "Count": 3}`, with AHAP's escaping and
+    /// shortest round-trip numbers. For messages, diffs and pages.
+    public var jsonText: String {
+        var writer = AHAPWriter(compact: true)
+        writer.json(self)
+        return String(decoding: writer.out, as: UTF8.self)
     }
 }

@@ -50,20 +50,30 @@ public struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// How serious a finding is.
-public enum Severity: String, Hashable, Sendable, Comparable {
+public enum Severity: String, Hashable, Sendable, Comparable, CaseIterable {
+    /// Normal exporter output that a strict reader would still mention (shown with `--notes`).
+    case note
     /// Core Haptics would tolerate it (ignore, clamp, default), but the author should know.
     case warning
     /// Core Haptics would refuse the file, or it cannot be rendered.
     case error
 
-    public static func < (a: Severity, b: Severity) -> Bool { a == .warning && b == .error }
+    private var rank: Int {
+        switch self {
+        case .note: 0
+        case .warning: 1
+        case .error: 2
+        }
+    }
+
+    public static func < (a: Severity, b: Severity) -> Bool { a.rank < b.rank }
 }
 
 /// One finding about an AHAP file: what is wrong, where, and what was done about it.
 public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     public var severity: Severity
-    /// A stable machine-readable rule name, e.g. `unknown-key`, `value-clamped`.
-    public var code: String
+    /// The rule that fired, e.g. `.unknownKey` (`unknown-key`), `.valueClamped`.
+    public var code: Code
     /// What is wrong and, where it helps, how to fix it.
     public var message: String
     /// Where in the JSON document.
@@ -72,7 +82,7 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
     public var location: SourceLocation?
 
     public init(
-        _ severity: Severity, code: String, _ message: String, at path: JSONPath,
+        _ severity: Severity, code: Code, _ message: String, at path: JSONPath,
         location: SourceLocation? = nil
     ) {
         self.severity = severity
@@ -82,6 +92,11 @@ public struct Diagnostic: Hashable, Sendable, CustomStringConvertible {
         self.location = location
     }
 
-    /// `PATH: severity: message`; the linter prefixes the file name.
-    public var description: String { "\(path): \(severity.rawValue): \(message)" }
+    /// A finding at its rule's default severity.
+    public init(_ code: Code, _ message: String, at path: JSONPath, location: SourceLocation? = nil) {
+        self.init(code.defaultSeverity, code: code, message, at: path, location: location)
+    }
+
+    /// `PATH: severity[code]: message`; the linter prefixes the file name.
+    public var description: String { "\(path): \(severity.rawValue)[\(code)]: \(message)" }
 }

@@ -5,14 +5,14 @@ import OrderedCollections
 /// The AHAP decoder walks this tree so that every finding can name a line and
 /// column. Object members keep their order; a duplicate key has already been
 /// resolved (the last value wins, at the first key's position).
-public struct JSONNode: Hashable, Sendable {
+package struct JSONNode: Hashable, Sendable {
     /// Where the value's first character is.
-    public var location: SourceLocation
+    package var location: SourceLocation
     /// The value itself.
-    public var kind: Kind
+    package var kind: Kind
 
     /// What a node holds.
-    public enum Kind: Hashable, Sendable {
+    package enum Kind: Hashable, Sendable {
         case null
         case bool(Bool)
         case number(Double)
@@ -22,17 +22,17 @@ public struct JSONNode: Hashable, Sendable {
     }
 
     /// One `"key": value` pair of an object.
-    public struct Member: Hashable, Sendable {
-        public var key: String
+    package struct Member: Hashable, Sendable {
+        package var key: String
         /// Where the key's opening quote is.
-        public var keyLocation: SourceLocation
-        public var value: JSONNode
+        package var keyLocation: SourceLocation
+        package var value: JSONNode
     }
 
     /// The plain value, without locations.
     ///
     /// - Complexity: O(n) in the size of the subtree.
-    public var value: JSONValue {
+    package var value: JSONValue {
         switch kind {
         case .null: return .null
         case .bool(let b): return .bool(b)
@@ -47,7 +47,7 @@ public struct JSONNode: Hashable, Sendable {
     }
 
     /// The member named `key`, if this is an object that has it.
-    public func member(_ key: String) -> Member? {
+    package func member(_ key: String) -> Member? {
         guard case .object(let members) = kind else { return nil }
         return members.first { $0.key == key }
     }
@@ -55,10 +55,10 @@ public struct JSONNode: Hashable, Sendable {
 
 /// The result of parsing: the tree and what the parser tolerated (a byte order
 /// mark, duplicate keys).
-public struct JSONDocument: Hashable, Sendable {
-    public var root: JSONNode
-    /// Warnings (`bom`, `duplicate-key`), in document order.
-    public var warnings: [Diagnostic]
+package struct JSONDocument: Hashable, Sendable {
+    package var root: JSONNode
+    /// What the parser tolerated (`bom`, `duplicate-key`, `trailing-comma`, `comment`), in document order.
+    package var warnings: [Diagnostic]
 }
 
 /// A JSON text the parser refused, with where and why.
@@ -69,14 +69,17 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
     public var description: String { diagnostic.formatted(file: nil) }
 }
 
-/// A strict RFC 8259 JSON parser working on UTF-8 bytes.
+/// An RFC 8259 JSON parser working on UTF-8 bytes, as lenient as Core Haptics'
+/// AHAP reader and no more.
 ///
-/// It validates UTF-8, rejects what RFC 8259 rejects (trailing commas, comments,
-/// `NaN`, leading zeros, unescaped control characters, lone surrogates), refuses
+/// It validates UTF-8, rejects what RFC 8259 rejects (`NaN`, leading zeros,
+/// unescaped control characters, lone surrogates, single quotes), refuses
 /// numbers that do not fit a `Double`, and never recurses deeper than
 /// `maxDepth`, so hostile input fails fast with a located error instead of
-/// crashing. A UTF-8 byte order mark is skipped with a `bom` warning; a
-/// duplicate key keeps the last value with a `duplicate-key` warning.
+/// crashing. What Core Haptics reads is read, with a warning naming the place:
+/// a trailing comma before `]` or `}` (`trailing-comma`), a `//` or `/* */`
+/// comment (`comment`), a UTF-8 byte order mark (`bom`), a duplicate key (the
+/// last value wins, `duplicate-key`). docs/ahap-support.md has the evidence.
 ///
 /// ```swift
 /// let doc = try JSONParser.parse(Array(#"{"Time": 0.5}"#.utf8))
@@ -84,13 +87,13 @@ public struct JSONSyntaxError: Error, Hashable, Sendable, CustomStringConvertibl
 /// ```
 ///
 /// - Complexity: O(n) in the input size.
-public enum JSONParser {
+package enum JSONParser {
     /// Parses `bytes` as one JSON value.
     ///
     /// - Parameters:
     ///   - maxDepth: how many arrays/objects may nest; deeper input is an error.
     ///   - maxStringBytes: the longest string or key, in UTF-8 bytes.
-    public static func parse(
+    package static func parse(
         _ bytes: [UInt8], maxDepth: Int = 64, maxStringBytes: Int = 1 << 20
     ) throws(JSONSyntaxError) -> JSONDocument {
         let result: Result<JSONDocument, JSONSyntaxError> = bytes.withUnsafeBufferPointer { buffer in
@@ -135,7 +138,7 @@ private struct Parser {
     }
 
     func fail(
-        _ message: String, code: String = "json-syntax", at loc: SourceLocation? = nil
+        _ message: String, code: Diagnostic.Code = .jsonSyntax, at loc: SourceLocation? = nil
     ) -> JSONSyntaxError {
         JSONSyntaxError(
             diagnostic: Diagnostic(.error, code: code, message, at: JSONPath(path), location: loc ?? location)
@@ -157,7 +160,7 @@ private struct Parser {
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF {
             warnings.append(
                 Diagnostic(
-                    .warning, code: "bom",
+                    .warning, code: .bom,
                     "file starts with a UTF-8 byte order mark; RFC 8259 says not to add one",
                     at: .root, location: SourceLocation(line: 1, column: 1)))
             index = 3
@@ -177,20 +180,63 @@ private struct Parser {
         return JSONDocument(root: root, warnings: warnings)
     }
 
+    /// A comma before `]` or `}`: Core Haptics reads it (Apple's own sample files have them).
+    mutating func trailingComma(at comma: SourceLocation, in container: String) {
+        warnings.append(
+            Diagnostic(
+                .trailingComma,
+                "trailing comma after the last \(container == "array" ? "element" : "member") of an \(container); Core Haptics reads it, strict JSON readers refuse the file",
+                at: JSONPath(path), location: comma))
+    }
+
     mutating func skipWhitespace() {
         while index < bytes.count {
             switch bytes[index] {
             case 0x20, 0x09, 0x0D:
                 index += 1
             case 0x0A:
-                index += 1
-                line += 1
-                lineStart = index
-                continuation = 0
+                newline()
+            case UInt8(ascii: "/") where index + 1 < bytes.count:
+                guard skipComment() else { return }
             default:
                 return
             }
         }
+    }
+
+    mutating func newline() {
+        index += 1
+        line += 1
+        lineStart = index
+        continuation = 0
+    }
+
+    /// Skips a `//` or `/* */` comment with a `comment` warning; false when `/` starts none.
+    /// An unterminated block comment runs to the end of the file, where parsing then fails.
+    mutating func skipComment() -> Bool {
+        let start = location
+        switch bytes[index + 1] {
+        case UInt8(ascii: "/"):
+            index += 2
+            while index < bytes.count && bytes[index] != 0x0A { index += 1 }
+        case UInt8(ascii: "*"):
+            index += 2
+            while index < bytes.count {
+                if bytes[index] == UInt8(ascii: "*") && index + 1 < bytes.count && bytes[index + 1] == UInt8(ascii: "/")
+                {
+                    index += 2
+                    break
+                }
+                if bytes[index] == 0x0A { newline() } else { index += 1 }
+            }
+        default:
+            return false
+        }
+        warnings.append(
+            Diagnostic(
+                .comment, "comment; skipped, but strict JSON readers (and perhaps Core Haptics) refuse the file",
+                at: JSONPath(path), location: start))
+        return true
     }
 
     mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONNode {
@@ -239,7 +285,7 @@ private struct Parser {
     mutating func enter(depth: Int) throws(JSONSyntaxError) {
         if depth > maxDepth {
             throw fail(
-                "nesting deeper than \(maxDepth) levels (AHAPLimits.maxNestingDepth)", code: "limit-exceeded")
+                "nesting deeper than \(maxDepth) levels (AHAPLimits.maxNestingDepth)", code: .limitExceeded)
         }
     }
 
@@ -248,14 +294,17 @@ private struct Parser {
         index += 1  // [
         skipWhitespace()
         var items: [JSONNode] = []
+        var commaLocation = location
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
             index += 1
             return .array(items)
         }
         while true {
             skipWhitespace()
-            if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
-                throw fail("expected a value, found ']' (JSON allows no trailing comma)")
+            if index < bytes.count && bytes[index] == UInt8(ascii: "]") && !items.isEmpty {
+                trailingComma(at: commaLocation, in: "array")
+                index += 1
+                return .array(items)
             }
             path.append(.index(items.count))
             items.append(try parseValue(depth: depth + 1))
@@ -266,6 +315,7 @@ private struct Parser {
             }
             switch bytes[index] {
             case UInt8(ascii: ","):
+                commaLocation = location
                 index += 1
             case UInt8(ascii: "]"):
                 index += 1
@@ -283,17 +333,20 @@ private struct Parser {
         var members: [JSONNode.Member] = []
         var positions: [String: Int] = [:]  // only used past `linearLimit` members
         let linearLimit = 12
+        var commaLocation = location
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
             return .object(members)
         }
         while true {
             skipWhitespace()
+            if index < bytes.count && bytes[index] == UInt8(ascii: "}") && !members.isEmpty {
+                trailingComma(at: commaLocation, in: "object")
+                index += 1
+                return .object(members)
+            }
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
-                let trailing = index < bytes.count && bytes[index] == UInt8(ascii: "}") && !members.isEmpty
-                throw fail(
-                    "expected '\"' to start an object key, found \(found())"
-                        + (trailing ? " (JSON allows no trailing comma)" : ""))
+                throw fail("expected '\"' to start an object key, found \(found())")
             }
             let keyLocation = location
             let key = try parseString()
@@ -322,7 +375,7 @@ private struct Parser {
                 let first = members[existing].keyLocation
                 warnings.append(
                     Diagnostic(
-                        .warning, code: "duplicate-key",
+                        .warning, code: .duplicateKey,
                         "duplicate key \"\(key)\" (first at line \(first.line), column \(first.column)); the last value wins",
                         at: JSONPath(keyPath), location: keyLocation))
                 members[existing].value = value
@@ -337,6 +390,7 @@ private struct Parser {
             }
             switch bytes[index] {
             case UInt8(ascii: ","):
+                commaLocation = location
                 index += 1
             case UInt8(ascii: "}"):
                 index += 1
@@ -444,7 +498,7 @@ private struct Parser {
             let shown = text.count > 40 ? String(text.prefix(40)) + "..." : text
             throw fail(
                 "number out of range: \(shown) does not fit a 64-bit floating-point number",
-                code: "number-out-of-range", at: startLocation)
+                code: .numberOutOfRange, at: startLocation)
         }
         return value
     }
@@ -503,7 +557,7 @@ private struct Parser {
         if length > maxStringBytes {
             throw fail(
                 "string longer than \(maxStringBytes) bytes (AHAPLimits.maxStringBytes)",
-                code: "limit-exceeded",
+                code: .limitExceeded,
                 at: openLocation)
         }
     }
@@ -525,18 +579,18 @@ private struct Parser {
         case 0xF4: length = 4; upper = 0x8F
         default:
             throw fail(
-                "invalid UTF-8: byte 0x\(hex(b0, width: 2)) cannot start a character", code: "invalid-utf8")
+                "invalid UTF-8: byte 0x\(hex(b0, width: 2)) cannot start a character", code: .invalidUTF8)
         }
         for k in 1..<length {
             guard index + k < bytes.count else {
-                throw fail("invalid UTF-8: file ends inside a character", code: "invalid-utf8")
+                throw fail("invalid UTF-8: file ends inside a character", code: .invalidUTF8)
             }
             let b = bytes[index + k]
             let (lo, hi) = k == 1 ? (lower, upper) : (UInt8(0x80), UInt8(0xBF))
             guard b >= lo && b <= hi else {
                 throw fail(
                     "invalid UTF-8: byte 0x\(hex(b, width: 2)) after 0x\(hex(b0, width: 2)) is not a valid continuation",
-                    code: "invalid-utf8")
+                    code: .invalidUTF8)
             }
         }
         return length

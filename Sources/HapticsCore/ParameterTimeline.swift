@@ -89,46 +89,50 @@ public struct ParameterTimeline: Hashable, Sendable {
     /// Whether no element ever moves the control away from neutral.
     public var isEmpty: Bool { knots.isEmpty }
 
-    /// Adds an element; it takes over from everything that started before it (or at the same time)
-    /// until the next later-starting element.
-    ///
-    /// - Complexity: O(*n*) in the number of knots.
-    public mutating func insert(_ element: Element) {
-        let index = elements.firstIndex { $0.time > element.time } ?? elements.endIndex
-        elements.insert(element, at: index)
-        compile()
-    }
-
-    /// Drops elements that ended before `time` (their effect is over), keeping the one in force.
-    public mutating func discard(before time: Double) {
-        guard let last = elements.lastIndex(where: { $0.time <= time }), last > 0 else { return }
-        elements.removeFirst(last)
-        compile()
-    }
-
     private mutating func compile() {
         knots.removeAll(keepingCapacity: true)
         for (i, element) in elements.enumerated() {
             let end = i + 1 < elements.count ? elements[i + 1].time : .infinity
-            let start = element.time
-            switch element {
-            case .step(_, let value):
-                if start < end { knots.append(Knot(time: start, value: value, slope: 0, elementStart: start)) }
-            case .curve(_, let unsorted):
-                let points = unsorted.sorted { $0.time < $1.time }
-                if start < end, points[0].time > 0 {
-                    knots.append(Knot(time: start, value: points[0].value, slope: 0, elementStart: start))
+            Self.knots(of: element, until: end) { knots.append($0) }
+        }
+    }
+
+    /// The knots `element` contributes while it is in force, from its start until `end` (when a
+    /// later element takes over), passed to `body` in time order.
+    ///
+    /// `timeScale` converts the element's seconds into the time base of the knots: 1 for
+    /// pattern seconds, the sample rate for frames (the synthesizer keeps live controls in
+    /// frames). `element.time` and `end` are in that time base already.
+    ///
+    /// Two control points closer together than the time base can tell apart (a subnormal
+    /// spacing, say) make a step, not a ramp with an infinite slope: a value never becomes NaN
+    /// or infinite.
+    ///
+    /// Allocates only to sort control points that are not in ascending order.
+    public static func knots(
+        of element: Element, until end: Double, timeScale: Double = 1, _ body: (Knot) -> Void
+    ) {
+        let start = element.time
+        switch element {
+        case .step(_, let value):
+            if start < end { body(Knot(time: start, value: value, slope: 0, elementStart: start)) }
+        case .curve(_, let given):
+            let ascending = zip(given, given.dropFirst()).allSatisfy { $0.time <= $1.time }
+            let points = ascending ? given : given.sorted { $0.time < $1.time }
+            if start < end, points[0].time > 0 {
+                body(Knot(time: start, value: points[0].value, slope: 0, elementStart: start))
+            }
+            for j in points.indices {
+                let point = points[j]
+                let t = start + max(0, point.time) * timeScale
+                guard t < end else { break }
+                var slope = 0.0
+                if j + 1 < points.count {
+                    let dt = (points[j + 1].time - point.time) * timeScale
+                    let rise = Double(points[j + 1].value - point.value) / dt
+                    if dt > 0, rise.isFinite { slope = rise }
                 }
-                for (j, point) in points.enumerated() {
-                    let t = start + max(0, point.time)
-                    guard t < end else { break }
-                    var slope = 0.0
-                    if j + 1 < points.count {
-                        let dt = points[j + 1].time - point.time
-                        if dt > 0 { slope = Double(points[j + 1].value - point.value) / dt }
-                    }
-                    knots.append(Knot(time: t, value: point.value, slope: slope, elementStart: start))
-                }
+                body(Knot(time: t, value: point.value, slope: slope, elementStart: start))
             }
         }
     }
@@ -136,6 +140,15 @@ public struct ParameterTimeline: Hashable, Sendable {
     /// The index of the last knot at or before `t`, or -1.
     @inlinable
     func knotIndex(at t: Double) -> Int {
+        knots.withUnsafeBufferPointer { Self.lastKnot(in: $0, atOrBefore: t) }
+    }
+
+    /// The index of the last of `knots` (sorted by time) at or before `t`, or -1: the one
+    /// binary search every lookup and cursor uses.
+    ///
+    /// - Complexity: O(log *n*).
+    @inlinable
+    public static func lastKnot(in knots: UnsafeBufferPointer<Knot>, atOrBefore t: Double) -> Int {
         var low = 0
         var high = knots.count
         while low < high {
@@ -203,13 +216,7 @@ public struct ParameterTimeline: Hashable, Sendable {
         @inlinable
         public mutating func seek(in knots: UnsafeBufferPointer<Knot>, to t: Double) -> Int {
             if index >= knots.count || (index >= 0 && knots[index].time > t) {
-                var low = 0
-                var high = knots.count
-                while low < high {
-                    let mid = (low + high) / 2
-                    if knots[mid].time <= t { low = mid + 1 } else { high = mid }
-                }
-                index = low - 1
+                index = ParameterTimeline.lastKnot(in: knots, atOrBefore: t)
                 return index
             }
             while index + 1 < knots.count, knots[index + 1].time <= t { index += 1 }
@@ -247,26 +254,6 @@ extension DynamicParameterID {
         let raw = isMultiplicative ? base * control : base + control
         return min(max(raw, range.lowerBound), range.upperBound)
     }
-
-    /// The control that modulates `parameter` on an event of the given kind, if any:
-    /// `Haptic*Control` for haptic events, `Audio*Control` for audio events.
-    public static func control(for parameter: EventParameterID, onHapticEvent haptic: Bool) -> DynamicParameterID? {
-        switch (parameter, haptic) {
-        case (.hapticIntensity, true): .hapticIntensityControl
-        case (.hapticSharpness, true): .hapticSharpnessControl
-        case (.attackTime, true): .hapticAttackTimeControl
-        case (.decayTime, true): .hapticDecayTimeControl
-        case (.releaseTime, true): .hapticReleaseTimeControl
-        case (.attackTime, false): .audioAttackTimeControl
-        case (.decayTime, false): .audioDecayTimeControl
-        case (.releaseTime, false): .audioReleaseTimeControl
-        case (.audioVolume, false): .audioVolumeControl
-        case (.audioPan, false): .audioPanControl
-        case (.audioPitch, false): .audioPitchControl
-        case (.audioBrightness, false): .audioBrightnessControl
-        default: nil
-        }
-    }
 }
 
 /// The timelines of all twelve dynamic parameters of a pattern, and the effective event parameter
@@ -277,39 +264,20 @@ extension DynamicParameterID {
 /// let intensity = controls.value(of: .hapticIntensity, for: event, at: 0.25)
 /// ```
 public struct ParameterTimelines: Hashable, Sendable {
-    /// One timeline per ``DynamicParameterID``, in `DynamicParameterID.allCases` order.
-    public private(set) var timelines: [ParameterTimeline]
+    /// One timeline per ``DynamicParameterID``.
+    public private(set) var timelines: ControlTable<ParameterTimeline>
 
     /// Compiles every dynamic parameter and curve of `pattern`.
     ///
     /// - Complexity: O(*n* log *n*) in the number of elements.
     public init(_ pattern: HapticPattern) {
-        timelines = DynamicParameterID.allCases.map { ParameterTimeline($0, pattern: pattern) }
+        timelines = ControlTable { ParameterTimeline($0, pattern: pattern) }
     }
 
     /// The timeline of `id`.
     public subscript(id: DynamicParameterID) -> ParameterTimeline {
-        get { timelines[Self.index(of: id)] }
-        set { timelines[Self.index(of: id)] = newValue }
-    }
-
-    /// The position of `id` in `DynamicParameterID.allCases`.
-    @inlinable
-    public static func index(of id: DynamicParameterID) -> Int {
-        switch id {
-        case .hapticIntensityControl: 0
-        case .hapticSharpnessControl: 1
-        case .hapticAttackTimeControl: 2
-        case .hapticDecayTimeControl: 3
-        case .hapticReleaseTimeControl: 4
-        case .audioVolumeControl: 5
-        case .audioPanControl: 6
-        case .audioPitchControl: 7
-        case .audioBrightnessControl: 8
-        case .audioAttackTimeControl: 9
-        case .audioDecayTimeControl: 10
-        case .audioReleaseTimeControl: 11
-        }
+        get { timelines[id] }
+        set { timelines[id] = newValue }
     }
 
     /// The effective value of `parameter` for `event` at pattern time `t`: the event's own value

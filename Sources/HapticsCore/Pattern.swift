@@ -189,20 +189,11 @@ public enum EventParameterID: String, CaseIterable, Hashable, Sendable {
         }
     }
 
-    /// The dynamic parameter that modulates this event parameter, if any.
+    /// The dynamic parameter that modulates this event parameter, if any (the haptic control
+    /// where there is one, else the audio one): read from ``DynamicParameterID/modulates``.
     public var control: DynamicParameterID? {
-        switch self {
-        case .hapticIntensity: .hapticIntensityControl
-        case .hapticSharpness: .hapticSharpnessControl
-        case .attackTime: .hapticAttackTimeControl
-        case .decayTime: .hapticDecayTimeControl
-        case .releaseTime: .hapticReleaseTimeControl
-        case .sustained: nil
-        case .audioVolume: .audioVolumeControl
-        case .audioPitch: .audioPitchControl
-        case .audioPan: .audioPanControl
-        case .audioBrightness: .audioBrightnessControl
-        }
+        DynamicParameterID.control(for: self, onHapticEvent: true)
+            ?? DynamicParameterID.control(for: self, onHapticEvent: false)
     }
 }
 
@@ -250,23 +241,44 @@ public enum DynamicParameterID: String, CaseIterable, Hashable, Sendable {
     /// The neutral value: 1 for multipliers, 0 for offsets.
     public var neutralValue: Float { isMultiplicative ? 1 : 0 }
 
-    /// The event parameter this control modulates.
-    public var target: EventParameterID {
+    /// Which event parameter this control modulates, and on which kind of event: the one table
+    /// of that relation (``target``, ``actsOnHaptics``, ``control(for:onHapticEvent:)`` and
+    /// `EventParameterID.control` all read it).
+    public var modulates: (parameter: EventParameterID, onHapticEvents: Bool) {
         switch self {
-        case .hapticIntensityControl: .hapticIntensity
-        case .hapticSharpnessControl: .hapticSharpness
-        case .hapticAttackTimeControl, .audioAttackTimeControl: .attackTime
-        case .hapticDecayTimeControl, .audioDecayTimeControl: .decayTime
-        case .hapticReleaseTimeControl, .audioReleaseTimeControl: .releaseTime
-        case .audioVolumeControl: .audioVolume
-        case .audioPanControl: .audioPan
-        case .audioPitchControl: .audioPitch
-        case .audioBrightnessControl: .audioBrightness
+        case .hapticIntensityControl: (.hapticIntensity, true)
+        case .hapticSharpnessControl: (.hapticSharpness, true)
+        case .hapticAttackTimeControl: (.attackTime, true)
+        case .hapticDecayTimeControl: (.decayTime, true)
+        case .hapticReleaseTimeControl: (.releaseTime, true)
+        case .audioVolumeControl: (.audioVolume, false)
+        case .audioPanControl: (.audioPan, false)
+        case .audioPitchControl: (.audioPitch, false)
+        case .audioBrightnessControl: (.audioBrightness, false)
+        case .audioAttackTimeControl: (.attackTime, false)
+        case .audioDecayTimeControl: (.decayTime, false)
+        case .audioReleaseTimeControl: (.releaseTime, false)
         }
     }
 
+    /// The event parameter this control modulates.
+    public var target: EventParameterID { modulates.parameter }
+
     /// Whether the control acts on haptic events (true) or audio events (false).
-    public var actsOnHaptics: Bool { rawValue.hasPrefix("Haptic") }
+    public var actsOnHaptics: Bool { modulates.onHapticEvents }
+
+    /// The control that modulates `parameter` on an event of the given kind, if any:
+    /// `Haptic*Control` for haptic events, `Audio*Control` for audio events.
+    public static func control(for parameter: EventParameterID, onHapticEvent haptic: Bool) -> DynamicParameterID? {
+        for id in all where id.modulates == (parameter, haptic) { return id }
+        return nil
+    }
+
+    /// `value` clamped to ``range``: what a sent or scheduled control value becomes.
+    @inlinable
+    public func clamp(_ value: Float) -> Float {
+        min(max(value, range.lowerBound), range.upperBound)
+    }
 }
 
 /// A `ParameterCurve` element: a control that moves linearly between its points.

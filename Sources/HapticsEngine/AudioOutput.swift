@@ -1,4 +1,4 @@
-import HapticsSynthesis
+public import HapticsSynthesis
 
 /// A playback device that the real-time engine feeds with rendered frames.
 ///
@@ -70,6 +70,10 @@ public protocol AudioOutput: AnyObject, Sendable {
     /// Stops at once, discarding queued frames, and releases the device. Later calls throw
     /// ``AudioOutputError/Code/closed``; closing twice is harmless.
     func close()
+
+    /// Why the device counts as stalled now (it took no frames, or one call to it did not return,
+    /// for longer than its bound), or nil. Never blocks: a watchdog may poll it from any thread.
+    var stallError: AudioOutputError? { get }
 }
 
 /// A device's free room and delay, sampled at the same instant.
@@ -91,6 +95,9 @@ extension AudioOutput {
         let delay = try delayFrames()
         return OutputTiming(availableFrames: try availableFrames(), delayFrames: delay)
     }
+
+    /// Outputs that cannot stall (files, memory) never report a stall.
+    public var stallError: AudioOutputError? { nil }
 
     /// The frame being heard now, counted from the first frame written.
     ///
@@ -120,6 +127,9 @@ public struct AudioOutputError: Error, Hashable, Sendable, CustomStringConvertib
         case unsupportedConfiguration
         /// The output was already closed.
         case closed
+        /// The device took no frames (or did not answer) for longer than its bound: its sound
+        /// server is stopped or hung. The output stops talking to it.
+        case deviceStalled
         /// Any other failure while talking to the device.
         case deviceFailure
     }

@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 import Foundation
 import Synchronization
 
@@ -49,6 +49,17 @@ public protocol TickSource: AnyObject, Sendable {
     /// Runs the handler once more, soon and in order with the ticks (never concurrently with one),
     /// without waiting for the next period: for work that just arrived.
     func kick()
+    /// Stops the periodic calls, keeping the handler: no wake-ups until ``resume()``. A `kick()`
+    /// still runs the handler once. May be called from inside the handler.
+    func suspend()
+    /// Starts the periodic calls again after ``suspend()``, the first one at once.
+    func resume()
+}
+
+extension TickSource {
+    /// Sources driven by hand (tests) have nothing to suspend.
+    public func suspend() {}
+    public func resume() {}
 }
 
 /// A strict, zero-leeway `DispatchSourceTimer` on a high-QoS serial queue.
@@ -63,16 +74,35 @@ public final class DispatchTickSource: TickSource {
     }
 
     public func start(intervalNanoseconds: UInt64, handler: @escaping @Sendable () -> Void) {
-        let source = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
-        source.schedule(
-            deadline: .now(), repeating: .nanoseconds(Int(intervalNanoseconds)), leeway: .nanoseconds(0))
-        source.setEventHandler(handler: handler)
-        source.resume()
+        let source = makeTimer(intervalNanoseconds, handler)
         let previous = timer.withLock { box in
-            defer { box = TimerBox(source, handler: handler) }
+            defer { box = TimerBox(source, interval: intervalNanoseconds, handler: handler) }
             return box
         }
-        previous?.source.cancel()
+        previous?.source?.cancel()
+    }
+
+    private func makeTimer(_ interval: UInt64, _ handler: @escaping @Sendable () -> Void) -> any DispatchSourceTimer {
+        let source = DispatchSource.makeTimerSource(flags: .strict, queue: queue)
+        source.schedule(deadline: .now(), repeating: .nanoseconds(Int(interval)), leeway: .nanoseconds(0))
+        source.setEventHandler(handler: handler)
+        source.resume()
+        return source
+    }
+
+    /// Cancels the timer (a cancelled source makes no wake-ups); ``resume()`` makes a new one.
+    public func suspend() {
+        timer.withLock { box in
+            box?.source?.cancel()
+            box?.source = nil
+        }
+    }
+
+    public func resume() {
+        timer.withLock { box in
+            guard let box, box.source == nil else { return }
+            box.source = makeTimer(box.interval, box.handler)
+        }
     }
 
     public func kick() {
@@ -86,7 +116,7 @@ public final class DispatchTickSource: TickSource {
             return box
         }
         guard let box else { return }
-        box.source.cancel()
+        box.source?.cancel()
         // Wait for a handler that is running right now to finish.
         if DispatchQueue.getSpecific(key: Self.onQueueKey) == nil {
             queue.sync {}
@@ -97,12 +127,16 @@ public final class DispatchTickSource: TickSource {
 }
 
 /// Holds the timer so it can live in a `Mutex`.
-// @unchecked: the DispatchSourceTimer is only cancelled through this box, under the Mutex.
+// @unchecked: the DispatchSourceTimer is only made, cancelled and replaced through this box,
+// under the Mutex.
 private final class TimerBox: @unchecked Sendable {
-    let source: any DispatchSourceTimer
+    /// nil while suspended.
+    var source: (any DispatchSourceTimer)?
+    let interval: UInt64
     let handler: @Sendable () -> Void
-    init(_ source: any DispatchSourceTimer, handler: @escaping @Sendable () -> Void) {
+    init(_ source: any DispatchSourceTimer, interval: UInt64, handler: @escaping @Sendable () -> Void) {
         self.source = source
+        self.interval = interval
         self.handler = handler
     }
 }
@@ -121,6 +155,15 @@ public final class ManualTickSource: TickSource {
 
     /// Ticks are driven by the test alone: an early tick is not run by itself.
     public func kick() {}
+
+    private let suspended = Atomic<Bool>(false)
+
+    /// Whether the engine has suspended its timer (nothing plays). ``tick()`` still runs the
+    /// handler: the test decides when ticks happen.
+    public var isSuspended: Bool { suspended.load(ordering: .acquiring) }
+
+    public func suspend() { suspended.store(true, ordering: .releasing) }
+    public func resume() { suspended.store(false, ordering: .releasing) }
 
     /// Whether the engine has a tick handler installed (it is running).
     public var isRunning: Bool { handler.withLock { $0 != nil } }

@@ -1,4 +1,5 @@
 import Foundation
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -7,9 +8,12 @@ import Foundation
 /// Why a file cannot be watched.
 public struct FileWatcherError: Error, Hashable, Sendable, CustomStringConvertible {
     public var path: String
-    public var message: String
+    /// The system call that failed, with its `errno`.
+    public var cause: SystemCallError
 
-    public var description: String { "cannot watch \(path): \(message)" }
+    public var description: String {
+        "cannot watch \(path): \(cause.path.map { "its folder \($0): " } ?? "")\(cause.errno.description)"
+    }
 }
 
 /// Notices when a file is saved, however the editor saves it.
@@ -46,15 +50,18 @@ public final class FileWatcher {
             name = url.lastPathComponent
             let folder = url.deletingLastPathComponent().path(percentEncoded: false)
             // IN_CLOEXEC | IN_NONBLOCK (glibc's values; imported as enum cases of varying type).
-            descriptor = inotify_init1(0o2_000_000 | 0o4_000)
-            guard descriptor >= 0 else {
-                throw FileWatcherError(path: path, message: String(cString: strerror(errno)))
+            do {
+                descriptor = try systemCall("inotify_init1") { inotify_init1(0o2_000_000 | 0o4_000) }
+            } catch {
+                throw FileWatcherError(path: path, cause: error)
             }
             let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_CREATE) | UInt32(IN_ONLYDIR)
-            guard inotify_add_watch(descriptor, folder.isEmpty ? "." : folder, mask) >= 0 else {
-                let reason = String(cString: strerror(errno))
+            let watched = folder.isEmpty ? "." : folder
+            do {
+                try systemCall("inotify_add_watch", path: watched) { inotify_add_watch(descriptor, watched, mask) }
+            } catch {
                 close(descriptor)
-                throw FileWatcherError(path: path, message: "its folder \(folder): \(reason)")
+                throw FileWatcherError(path: path, cause: error)
             }
         #else
             last = Stamp(path)

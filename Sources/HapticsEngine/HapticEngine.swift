@@ -29,8 +29,11 @@ public final class HapticEngine: Sendable {
 
     /// How the engine runs.
     public struct Configuration: Sendable {
-        /// The timer's period; at most 5 ms keeps a start call within 5 ms of the device.
-        public var tickIntervalNanoseconds: UInt64 = 4_000_000
+        /// The timer's period; nil (the default): one period of the output's buffer (a quarter
+        /// of it on ALSA, 5 ms at the default 20 ms latency), between 1 and 5 ms. Immediate
+        /// commands do not wait for a tick (they run one at once), so the period only has to
+        /// keep the device fed: a longer buffer ticks less often and costs less CPU.
+        public var tickIntervalNanoseconds: UInt64?
         /// How haptics become sound.
         public var voicing: VoicingProfile = .standard
         /// Voices that can sound at once, across all players.
@@ -45,10 +48,17 @@ public final class HapticEngine: Sendable {
         public var playsAudioOnly = false
         /// With auto-shutdown on, the engine stops after this long with nothing playing.
         public var idleShutdownSeconds = 10.0
+        /// After this long with nothing playing or queued, the timer stops (no wake-ups at all)
+        /// until the next command; the device runs dry meanwhile (that underrun is not counted)
+        /// and engine time holds. nil keeps the timer ticking. Not with auto-shutdown on.
+        public var idleSuspendSeconds: Double? = 1
         /// Nice level the tick thread asks for (as desktop audio does through rtkit), so a busy
         /// machine cannot starve the device; nil leaves the priority alone. Raising priority
         /// needs CAP_SYS_NICE (root); without it the request is silently refused.
         public var tickThreadNice: Int32?
+        /// Longest pattern a player accepts, in seconds (the AHAP reader's `maxDuration`, 3600);
+        /// the CoreHaptics facade lifts it, as Core Haptics sets no such limit.
+        public var maxPatternSeconds = AHAPLimits.default.maxDuration
 
         public init() {}
     }
@@ -92,6 +102,8 @@ public final class HapticEngine: Sendable {
     let control: Mutex<ControlState>
     let render: Mutex<RenderState>
     let anchor: Mutex<TimeAnchor>
+    /// Underruns caused by the device running dry while the timer was suspended.
+    let idleUnderruns = Atomic<Int>(0)
     let callbacks = DispatchQueue(label: "swift-haptics.engine.callbacks")
 
     /// Creates an engine on `output`. Nothing plays until `start()`.
@@ -157,11 +169,24 @@ public final class HapticEngine: Sendable {
     /// Why the output failed, when the engine stopped with `.systemError`.
     public var lastOutputError: AudioOutputError? { control.withLock { $0.lastOutputError } }
 
+    /// The timer's period in use: `configuration.tickIntervalNanoseconds`, or one period of the
+    /// output's buffer (`periodFrames`), between 1 and 5 ms (longer periods at large latencies
+    /// are untested under load).
+    public var tickIntervalNanoseconds: UInt64 {
+        if let fixed = configuration.tickIntervalNanoseconds { return fixed }
+        let period = UInt64(max(1, output.periodFrames)) * 1_000_000_000 / UInt64(max(1, format.sampleRate))
+        return min(max(period, 1_000_000), 5_000_000)
+    }
+
     /// Whether the engine is running.
     public var isRunning: Bool { control.withLock { $0.running } }
 
-    /// How often the output ran dry since the engine was created.
-    public var underrunCount: Int { output.underrunCount }
+    /// How often the output ran dry since the engine was created, not counting the device
+    /// running dry while the timer was suspended (``Configuration/idleSuspendSeconds``).
+    public var underrunCount: Int { output.underrunCount - idleUnderruns.load(ordering: .relaxed) }
+
+    /// Whether the timer is suspended because nothing plays (``Configuration/idleSuspendSeconds``).
+    public var isTimerSuspended: Bool { control.withLock { $0.ticksSuspended } }
 
     /// Engine time in seconds: the position of the frame being heard now. Monotonic; 0 before
     /// the first start.
@@ -203,7 +228,7 @@ public final class HapticEngine: Sendable {
             $0.heardFrame = startFrame
             $0.writtenFrame = startFrame
         }
-        ticks.start(intervalNanoseconds: configuration.tickIntervalNanoseconds) { [weak self] in
+        ticks.start(intervalNanoseconds: tickIntervalNanoseconds) { [weak self] in
             self?.tick()
         }
     }
@@ -231,12 +256,21 @@ public final class HapticEngine: Sendable {
     }
 
     func stop(reason: StoppedReason?, fadeMilliseconds: Double) {
-        let (wasRunning, handler) = control.withLock { state in
-            defer { state.running = false }
-            return (state.running, state.stoppedHandler)
+        let (wasRunning, handler, wasSuspended) = control.withLock { state in
+            defer {
+                state.running = false
+                state.ticksSuspended = false
+                state.wokeFromIdle = false
+            }
+            return (state.running, state.stoppedHandler, state.ticksSuspended)
         }
         guard wasRunning else { return }
         ticks.stop()
+        // A device that ran dry while the timer was suspended is not an underrun.
+        let underrunsBefore = output.underrunCount
+        defer {
+            if wasSuspended { idleUnderruns.add(output.underrunCount - underrunsBefore, ordering: .relaxed) }
+        }
         let fadeFrames = max(1, Int(fadeMilliseconds / 1000 * Double(format.sampleRate)))
         render.withLock { render in
             // Fade from the next frame to be rendered, render the fade, and hand it over.
@@ -252,11 +286,14 @@ public final class HapticEngine: Sendable {
         if let reason, let handler { callbacks.async { handler(reason) } }
     }
 
-    /// Calls `handler` once every player has finished; its answer says whether to stop.
+    /// Calls `handler` once every player has finished; its answer says whether to stop. When the
+    /// caller knows `nothingPlaying`, the handler is called at once (on the callback queue), as
+    /// Core Haptics does.
     public func notifyWhenPlayersFinished(
-        _ handler: @escaping @Sendable ((any Error)?) -> FinishedAction
+        nothingPlaying: Bool = false, _ handler: @escaping @Sendable ((any Error)?) -> FinishedAction
     ) {
         control.withLock { $0.finishedHandler = handler }
+        if nothingPlaying { notifyFinished() }
     }
 
     /// Waits until every callback already queued (completions, handlers) has run.
@@ -285,16 +322,13 @@ public final class HapticEngine: Sendable {
         try makePlayer(file.pattern, clips: file.clips, advanced: advanced)
     }
 
-    /// Longest pattern a player accepts, in seconds.
-    public static let maxPatternSeconds = 3600.0
-
     func makePlayer(_ pattern: HapticPattern, clips: [String: AudioClip], advanced: Bool) throws(HapticEngineError)
         -> Player
     {
-        guard pattern.duration <= Self.maxPatternSeconds else {
+        guard pattern.duration <= configuration.maxPatternSeconds else {
             throw HapticEngineError(
                 .invalidPatternData,
-                "pattern is \(pattern.duration) s long; players accept at most \(Self.maxPatternSeconds) s")
+                "pattern is \(pattern.duration) s long; players accept at most \(configuration.maxPatternSeconds) s")
         }
         guard let layer = control.withLock({ $0.freeLayers.popLast() }) else {
             throw HapticEngineError(
@@ -308,28 +342,35 @@ public final class HapticEngine: Sendable {
 
     /// Returns a player's layer for reuse once the player is gone.
     func release(layer: Int) {
-        enqueue(.release(layer: layer), at: Int64.min)
+        enqueue(.release(layer: layer), at: .immediate)
     }
 
     // MARK: - Commands
 
-    /// Converts engine seconds to the frame a command takes effect at.
-    func frame(forTime time: Double) throws(HapticEngineError) -> Int64 {
+    /// Converts engine seconds to when a command takes effect: the one conversion from seconds.
+    func commandTime(for time: Double) throws(HapticEngineError) -> CommandTime {
         guard time.isFinite, time >= 0 else {
             throw HapticEngineError(.invalidTime, "invalid time \(time): times are engine seconds >= 0")
         }
-        if time == Self.timeImmediate { return Int64.min }
-        return format.frame(at: time)
+        if time == Self.timeImmediate { return .immediate }
+        return .frame(format.frame(at: time))
     }
 
     /// The first frame the next tick will render: where an immediate command lands.
     var nextFrame: Int64 { anchor.withLock { $0.writtenFrame } }
 
-    func enqueue(_ command: Command, at frame: Int64) {
-        control.withLock { $0.commands.insert(command, deadline: frame) }
+    func enqueue(_ command: Command, at time: CommandTime) {
+        control.withLock { state in
+            state.commands.insert(command, deadline: time)
+            if state.ticksSuspended {
+                state.ticksSuspended = false
+                state.wokeFromIdle = true
+                ticks.resume()
+            }
+        }
         // An immediate command is rendered at once, not at the next timer tick: a start reaches
         // the device within a tick's render time rather than up to a whole period later.
-        if frame == Int64.min { ticks.kick() }
+        if time == .immediate { ticks.kick() }
     }
 
     func requireRunning() throws(HapticEngineError) {
@@ -347,8 +388,19 @@ public final class HapticEngine: Sendable {
         var failure: AudioOutputError?
         var finishedAll = false
         var idleSince: UInt64 = 0
+        let woke = control.withLock { state in
+            defer { state.wokeFromIdle = false }
+            return state.wokeFromIdle
+        }
         render.withLock { render in
             guard render.running else { return }
+            // Back from a suspended timer: the device ran dry on purpose (not an underrun to
+            // report), and a sound server may prebuffer again as at the first write.
+            let underrunsBefore = output.underrunCount
+            defer {
+                if woke { idleUnderruns.add(output.underrunCount - underrunsBefore, ordering: .relaxed) }
+            }
+            if woke { render.firstWriteNanoseconds = 0 }
             let timing: OutputTiming
             do throws(AudioOutputError) {
                 timing = try output.timing()
@@ -387,7 +439,7 @@ public final class HapticEngine: Sendable {
             if room > 0 {
                 let end = written + Int64(room)
                 let flags = control.withLock { state -> (Bool, Bool) in
-                    while let command = state.commands.popFirst(dueBy: end - 1) {
+                    while let command = state.commands.popFirst(dueBy: .frame(end - 1)) {
                         render.due.append((command.deadline, command.element))
                     }
                     return (
@@ -409,7 +461,7 @@ public final class HapticEngine: Sendable {
                 render.released.removeAll(keepingCapacity: true)
                 control.withLock { $0.freeLayers.append(contentsOf: released) }
             }
-            if render.synthesizer.isIdle && !render.hasActiveLayers {
+            if render.synthesizer.isIdle && !render.hasActiveLayers && render.pendingFrames == 0 {
                 if render.idleSinceNanoseconds == 0 { render.idleSinceNanoseconds = now }
             } else {
                 render.idleSinceNanoseconds = 0
@@ -419,6 +471,20 @@ public final class HapticEngine: Sendable {
         if let failure { handleFailure(failure); return }
         if finishedAll { notifyFinished() }
         checkIdleShutdown(now: now, idleSince: idleSince)
+        suspendIfIdle(now: now, idleSince: idleSince)
+    }
+
+    /// Stops the timer once nothing has played for ``Configuration/idleSuspendSeconds`` and no
+    /// command waits; the next command starts it again (``enqueue(_:at:)``).
+    func suspendIfIdle(now: UInt64, idleSince: UInt64) {
+        guard let hold = configuration.idleSuspendSeconds, idleSince != 0,
+            now &- idleSince >= UInt64(max(0, hold) * 1e9)
+        else { return }
+        control.withLock { state in
+            guard state.running, !state.autoShutdown, !state.ticksSuspended, state.commands.isEmpty else { return }
+            state.ticksSuspended = true
+            ticks.suspend()
+        }
     }
 
     /// Raises the calling thread's priority to `nice` when allowed (CAP_SYS_NICE), as desktop
@@ -460,7 +526,7 @@ public final class HapticEngine: Sendable {
 /// What app threads share with the tick: a short lock, never held while rendering.
 struct ControlState {
     var running = false
-    var commands = ScheduleQueue<Command>()
+    var commands = ScheduleQueue<CommandTime, Command>()
     var stoppedHandler: (@Sendable (HapticEngine.StoppedReason) -> Void)?
     var resetHandler: (@Sendable () -> Void)?
     var finishedHandler: (@Sendable ((any Error)?) -> HapticEngine.FinishedAction)?
@@ -469,6 +535,10 @@ struct ControlState {
     var autoShutdown = false
     var lastOutputError: AudioOutputError?
     var freeLayers: [Int]
+    /// The timer is suspended (nothing plays); the next command resumes it.
+    var ticksSuspended = false
+    /// Set on resuming; the next tick clears it.
+    var wokeFromIdle = false
 
     init(maxPlayers: Int) {
         freeLayers = Array((0..<maxPlayers).reversed())

@@ -10,6 +10,13 @@ import Synchronization
 /// let playback = try LivePlayback(file: file, output: alsa, options: .init(loop: false))
 /// let outcome = playback.run()      // blocks; interrupt() (on Ctrl-C) fades out: .interrupted
 /// ```
+///
+/// `run()` leaves the output drained and closed, whatever the device does: a device that takes no
+/// frames for its stall bound ends playback with `.failed` (the output's ``AudioOutput/stallError``,
+/// polled by a watchdog every 20 ms even while the engine is stuck inside the device), and the
+/// final stop and close run on a thread of their own that `run()` waits for only a bounded time
+/// (``stopBudgetSeconds``): after Ctrl-C, a fade plus the device buffer plus 40 ms.
+///
 public final class LivePlayback: Sendable {
     /// How to play.
     public struct Options: Sendable {
@@ -45,6 +52,8 @@ public final class LivePlayback: Sendable {
         public var underruns = 0
         /// Frames handed to the output, fade included.
         public var framesWritten: Int64 = 0
+        /// Whether the device still had not drained and closed when `run()` stopped waiting for it.
+        public var abandonedDevice = false
         /// Engine frame at which the pattern's current iteration started (nil before it did).
         public var iterationStartFrame: Int64?
         /// Engine frame being heard when interrupted (nil when not interrupted).
@@ -80,8 +89,8 @@ public final class LivePlayback: Sendable {
     /// Plays, blocking the calling thread until the end, a failure, or `interrupt()`.
     public func run() -> Outcome {
         engine.stoppedHandler = { [weak self] reason in
-            let why = self?.engine.lastOutputError.map { ": \($0)" } ?? ""
-            self?.finish(.failed("the engine stopped (\(reason))\(why)"))
+            let failure = self?.engine.lastOutputError
+            self?.finish(.failed(failure.map { "playback stopped: \($0)" } ?? "the engine stopped (\(reason))"))
         }
         do {
             try engine.start()
@@ -94,17 +103,49 @@ public final class LivePlayback: Sendable {
             engine.stop(fadeMilliseconds: 0)
             return .failed(error.description)
         }
-        done.wait()
+        let output = engine.output
+        while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
+            if let stall = output.stallError { finish(.failed(stall.description)) }
+        }
         let result = outcome.withLock { $0 } ?? .finished
-        engine.stop(fadeMilliseconds: result == .interrupted ? options.fadeMilliseconds : 0)
-        let written = engine.output.framesWritten
+        let fade = result == .interrupted ? options.fadeMilliseconds : 0
+        let finished = stopAndClose(fadeMilliseconds: fade, budgetSeconds: stopBudgetSeconds(after: result))
+        let written = output.framesWritten
         let underruns = engine.underrunCount
         measured.withLock {
             $0.framesWritten = written
             $0.underruns = underruns
             $0.sampleRate = engine.format.sampleRate
+            $0.abandonedDevice = !finished
         }
         return result
+    }
+
+    /// How long `run()` waits for the device to play out and close after `result`: after Ctrl-C
+    /// the fade, the device's buffer and 40 ms; after the end, the buffer plus the stall bound
+    /// (the output itself gives up on a stalled drain after that); after a stall, nothing.
+    public func stopBudgetSeconds(after result: Outcome) -> Double {
+        let buffer = Double(engine.output.bufferFrames) / Double(engine.format.sampleRate)
+        switch result {
+        case .interrupted: return options.fadeMilliseconds / 1000 + buffer + 0.04
+        case .finished: return buffer + 2.5
+        case .failed: return engine.output.stallError == nil ? buffer + 2.5 : 0.05
+        }
+    }
+
+    /// Stops the engine and closes the output on a thread of its own; returns false when that
+    /// took longer than `budgetSeconds` (the thread is left to finish, or to wait for ever on a
+    /// stalled device).
+    func stopAndClose(fadeMilliseconds: Double, budgetSeconds: Double) -> Bool {
+        let stopped = DispatchSemaphore(value: 0)
+        let thread = Thread { [engine] in
+            engine.stop(fadeMilliseconds: fadeMilliseconds)
+            engine.output.close()
+            stopped.signal()
+        }
+        thread.name = "swift-haptics.playback.stop"
+        thread.start()
+        return stopped.wait(timeout: .now() + budgetSeconds) == .success
     }
 
     /// Notes where the listener was, then ends playback.

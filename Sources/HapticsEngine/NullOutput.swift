@@ -1,4 +1,4 @@
-import HapticsSynthesis
+public import HapticsSynthesis
 import Synchronization
 
 /// An output without a device: it accepts every frame at once and discards it.

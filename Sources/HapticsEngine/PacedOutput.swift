@@ -1,4 +1,4 @@
-import HapticsSynthesis
+public import HapticsSynthesis
 import Synchronization
 
 /// Gives an output without a clock (a WAV file, ``NullOutput``) the pace of a real device.

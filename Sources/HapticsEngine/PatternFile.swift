@@ -22,126 +22,243 @@ public struct PatternFile: Sendable {
     public let diagnostics: [Diagnostic]
     /// Decoded waveforms, keyed by `EventWaveformPath` as written in the file.
     public let clips: [String: AudioClip]
+    /// The Meta/Lofelt clip the pattern was mapped from, when the file is a `.haptic` clip.
+    public let clip: HapticClip?
 
-    public init(path: String, pattern: HapticPattern, diagnostics: [Diagnostic] = [], clips: [String: AudioClip] = [:])
-    {
+    public init(
+        path: String, pattern: HapticPattern, diagnostics: [Diagnostic] = [], clips: [String: AudioClip] = [:],
+        clip: HapticClip? = nil
+    ) {
         self.path = path
         self.pattern = pattern
         self.diagnostics = diagnostics
         self.clips = clips
+        self.clip = clip
     }
+
+    /// `haptic` for a Meta/Lofelt clip, else `ahap`.
+    public var format: String { clip == nil ? "ahap" : "haptic" }
 
     /// Largest waveform file an AudioCustom event may reference.
     public static let maxWaveformBytes = 64 << 20
 
+    /// What to do about an AudioCustom waveform that cannot be found.
+    public enum MissingWaveforms: Sendable {
+        /// Throw a `waveform-not-found` error (the linter, the CoreHaptics API).
+        case fail
+        /// Leave the event silent and add one `waveform-not-found` warning per waveform to
+        /// `diagnostics`, so the rest of the pattern still plays (render, play, info, plot, review).
+        case skip
+    }
+
     /// Reads, decodes and resolves the AHAP file at `path`.
+    ///
+    /// Waveforms are looked for in the AHAP file's folder, then in each of `waveformFolders`
+    /// in order; a waveform path may not leave the folder it is found in.
     /// - Throws: `AHAPError` naming the file and, for content problems, the JSON path and line.
-    public static func load(_ path: String, limits: AHAPLimits = .default) throws(AHAPError) -> PatternFile {
-        let bytes = try readFile(path, limit: limits.maxFileBytes, what: "AHAP file", file: path, at: .root)
-        let document = try AHAP.decode(bytes, file: path, limits: limits)
-        let clips = try loadWaveforms(of: document.pattern, file: path)
-        return PatternFile(path: path, pattern: document.pattern, diagnostics: document.diagnostics, clips: clips)
+    public static func load(
+        _ path: String, limits: AHAPLimits = .default, waveformFolders: [String] = [],
+        missingWaveforms: MissingWaveforms = .fail
+    ) throws(AHAPError) -> PatternFile {
+        let bytes = try readFile(path, limit: limits.maxFileBytes, what: kind(path), file: path, at: .root)
+        let (document, clip) = try decodeAny(bytes, path: path, limits: limits)
+        var diagnostics = document.diagnostics
+        let clips = try loadWaveforms(
+            of: document.pattern, file: path, folders: waveformFolders, missing: missingWaveforms,
+            diagnostics: &diagnostics)
+        return PatternFile(path: path, pattern: document.pattern, diagnostics: diagnostics, clips: clips, clip: clip)
     }
 
     /// Every finding about the file at `path` (errors and warnings, the waveform checks included)
     /// and, when there is no error, the loaded file: what the linter and the review page need,
-    /// from one read and one parse.
+    /// from one read and one parse. With `missingWaveforms: .skip` a missing waveform is a
+    /// warning and the file still loads.
     public static func inspect(
-        _ path: String, limits: AHAPLimits = .default
+        _ path: String, limits: AHAPLimits = .default, waveformFolders: [String] = [],
+        missingWaveforms: MissingWaveforms = .fail
     ) -> (findings: [Diagnostic], file: PatternFile?) {
         let bytes: [UInt8]
         let document: AHAPDocument
+        let clip: HapticClip?
         do {
-            bytes = try readFile(path, limit: limits.maxFileBytes, what: "AHAP file", file: path, at: .root)
-            document = try AHAP.decode(bytes, file: path, limits: limits)
+            bytes = try readFile(path, limit: limits.maxFileBytes, what: kind(path), file: path, at: .root)
+            (document, clip) = try decodeAny(bytes, path: path, limits: limits)
         } catch {
             return (error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics, nil)
         }
+        var diagnostics = document.diagnostics
         do {
-            let clips = try loadWaveforms(of: document.pattern, file: path)
+            let clips = try loadWaveforms(
+                of: document.pattern, file: path, folders: waveformFolders, missing: missingWaveforms,
+                diagnostics: &diagnostics)
             let file = PatternFile(
-                path: path, pattern: document.pattern, diagnostics: document.diagnostics, clips: clips)
-            return (document.diagnostics, file)
+                path: path, pattern: document.pattern, diagnostics: diagnostics, clips: clips, clip: clip)
+            return (diagnostics, file)
         } catch {
-            return (document.diagnostics + [error.diagnostic], nil)
+            return (diagnostics + [error.diagnostic], nil)
         }
     }
 
-    /// Loads every waveform that `pattern`'s AudioCustom events name, relative to `file`'s folder.
-    public static func loadWaveforms(of pattern: HapticPattern, file: String) throws(AHAPError) -> [String: AudioClip] {
+    /// What messages call the file at `path`.
+    static func kind(_ path: String) -> String {
+        path.lowercased().hasSuffix(".haptic") ? ".haptic file" : "AHAP file"
+    }
+
+    /// Whether the file at `path` with content `bytes` is a Meta/Lofelt `.haptic` clip: by its
+    /// extension, else (for any other name) by its content.
+    public static func isHapticClip(path: String, bytes: [UInt8]) -> Bool {
+        let lower = path.lowercased()
+        if lower.hasSuffix(".haptic") { return true }
+        if lower.hasSuffix(".ahap") { return false }
+        return HapticClip.looksLikeClip(bytes)
+    }
+
+    /// The one place a pattern file's bytes become a pattern: AHAP, or a `.haptic` clip mapped
+    /// to a pattern (docs/formats.md).
+    public static func decode(_ bytes: [UInt8], path: String, limits: AHAPLimits = .default) throws(AHAPError)
+        -> AHAPDocument
+    {
+        try decodeAny(bytes, path: path, limits: limits).document
+    }
+
+    static func decodeAny(_ bytes: [UInt8], path: String, limits: AHAPLimits) throws(AHAPError) -> (
+        document: AHAPDocument, clip: HapticClip?
+    ) {
+        guard isHapticClip(path: path, bytes: bytes) else {
+            return (try AHAP.decode(bytes, file: path, limits: limits), nil)
+        }
+        let clip = try HapticClip.decode(bytes, file: path, limits: limits)
+        return (AHAPDocument(pattern: clip.clip.pattern, diagnostics: clip.diagnostics), clip.clip)
+    }
+
+    /// Loads every waveform that `pattern`'s AudioCustom events name, from `file`'s folder or
+    /// one of `folders`.
+    public static func loadWaveforms(
+        of pattern: HapticPattern, file: String, folders: [String] = [], missing: MissingWaveforms = .fail,
+        diagnostics: inout [Diagnostic]
+    ) throws(AHAPError) -> [String: AudioClip] {
         var clips: [String: AudioClip] = [:]
+        var absent: Set<String> = []
+        // The AHAP file's folder as the user typed it ("." for a bare name), then the extra folders.
+        let own = file.lastIndex(of: "/").map { $0 == file.startIndex ? "/" : String(file[..<$0]) } ?? "."
+        let searched = [own] + folders
         for (index, element) in pattern.elements.enumerated() {
             guard case .event(let event) = element, event.type == .audioCustom,
-                let waveform = event.waveformPath, clips[waveform] == nil
+                let waveform = event.waveformPath, clips[waveform] == nil, !absent.contains(waveform)
             else { continue }
             let at = JSONPath.root.key("Pattern").index(index).key("Event").key("EventWaveformPath")
-            let resolved = try resolve(waveform, besides: file, at: at)
+            guard let resolved = try resolve(waveform, in: searched, file: file, at: at) else {
+                let places = searched.joined(separator: ", ")
+                let message = "waveform '\(waveform)' not found (looked in \(places))"
+                if missing == .fail {
+                    throw AHAPError(
+                        file: file, path: at, location: nil, code: .waveformNotFound,
+                        message: message + "; --waveforms DIR adds a folder to look in", diagnostics: [])
+                }
+                absent.insert(waveform)
+                diagnostics.append(
+                    Diagnostic(
+                        .warning, code: .waveformNotFound,
+                        message + "; playing the rest without it (--waveforms DIR adds a folder to look in)", at: at))
+                continue
+            }
             let bytes = try readFile(resolved, limit: maxWaveformBytes, what: "waveform", file: file, at: at)
             do {
                 clips[waveform] = try WAV.decode(bytes)
             } catch {
                 throw AHAPError(
-                    file: file, path: at, location: nil, code: "waveform-unreadable",
+                    file: file, path: at, location: nil, code: .waveformUnreadable,
                     message: "'\(waveform)' is not a usable WAV file: \(error)", diagnostics: [])
             }
         }
         return clips
     }
 
-    /// Resolves `waveform` inside the folder holding `file`, refusing anything that leaves it.
-    static func resolve(_ waveform: String, besides file: String, at path: JSONPath) throws(AHAPError) -> String {
+    /// The first of `folders` that holds `waveform`, resolved; nil when none does. A path that
+    /// is absolute or leads outside the folder it is found in is refused.
+    static func resolve(
+        _ waveform: String, in folders: [String], file: String, at path: JSONPath
+    ) throws(AHAPError) -> String? {
         func refuse(_ message: String) -> AHAPError {
-            AHAPError(file: file, path: path, location: nil, code: "waveform-path", message: message, diagnostics: [])
+            AHAPError(file: file, path: path, location: nil, code: .waveformPath, message: message, diagnostics: [])
         }
         guard !waveform.isEmpty else { throw refuse("EventWaveformPath is empty") }
         guard !waveform.hasPrefix("/") else {
             throw refuse("EventWaveformPath '\(waveform)' is absolute; give a path relative to the AHAP file's folder")
         }
-        let folder = URL(filePath: file).deletingLastPathComponent().standardizedFileURL
-        let base = folder.resolvingSymlinksInPath().path(percentEncoded: false)
-        let candidate = folder.appending(path: waveform).standardizedFileURL
-        guard FileManager.default.fileExists(atPath: candidate.path(percentEncoded: false)) else {
-            throw refuse("waveform '\(waveform)' not found (looked for \(candidate.path(percentEncoded: false)))")
+        for folderPath in folders {
+            let folder = URL(filePath: folderPath.isEmpty ? "." : folderPath, directoryHint: .isDirectory)
+                .standardizedFileURL
+            let base = folder.resolvingSymlinksInPath().path(percentEncoded: false)
+            let candidate = folder.appending(path: waveform).standardizedFileURL
+            guard FileManager.default.fileExists(atPath: candidate.path(percentEncoded: false)) else { continue }
+            let real = candidate.resolvingSymlinksInPath().path(percentEncoded: false)
+            let prefix = base.hasSuffix("/") ? base : base + "/"
+            guard real.hasPrefix(prefix) else {
+                throw refuse(
+                    "EventWaveformPath '\(waveform)' leads outside the folder it was found in (to \(real)); refused")
+            }
+            return real
         }
-        let real = candidate.resolvingSymlinksInPath().path(percentEncoded: false)
-        let prefix = base.hasSuffix("/") ? base : base + "/"
-        guard real.hasPrefix(prefix) else {
-            throw refuse("EventWaveformPath '\(waveform)' leads outside the AHAP file's folder (to \(real)); refused")
-        }
-        return real
+        return nil
     }
 
     /// Reads a whole regular file after checking its size, so a huge file is refused, not read.
     static func readFile(
         _ path: String, limit: Int, what: String, file: String, at jsonPath: JSONPath
     ) throws(AHAPError) -> [UInt8] {
-        func fail(_ code: String, _ message: String) -> AHAPError {
+        func fail(_ code: Diagnostic.Code, _ message: String) -> AHAPError {
             AHAPError(file: file, path: jsonPath, location: nil, code: code, message: message, diagnostics: [])
         }
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw fail("file-not-found", "\(what) '\(path)' does not exist")
+        // Only a regular file is read: opening a FIFO waits for a writer, and a device or a socket
+        // never ends. stat() first, then open without blocking and check the same file again.
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw fail(.fileNotFound, "\(what) '\(path)' does not exist")
         }
-        guard !isDirectory.boolValue else { throw fail("file-unreadable", "\(what) '\(path)' is a folder") }
-        let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+        if let kind = nonRegularKind(status.st_mode) {
+            guard kind != "a folder" else { throw fail(.fileUnreadable, "\(what) '\(path)' is a folder") }
+            throw fail(.fileUnreadable, "\(what) '\(path)' is \(kind), not a regular file; refused")
+        }
+        let size = Int(status.st_size)
         guard size <= limit else {
-            throw fail("file-too-large", "\(what) '\(path)' is \(size) bytes; the limit is \(limit) bytes")
+            throw fail(.fileTooLarge, "\(what) '\(path)' is \(size) bytes; the limit is \(limit) bytes")
         }
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw fail("file-unreadable", "cannot read \(what) '\(path)' (permission denied?)")
+        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw fail(.fileUnreadable, "cannot read \(what) '\(path)': \(String(cString: strerror(errno)))")
         }
+        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         defer { try? handle.close() }
+        guard fstat(descriptor, &status) == 0, nonRegularKind(status.st_mode) == nil else {
+            throw fail(
+                .fileUnreadable, "\(what) '\(path)' changed into something other than a regular file; refused")
+        }
         do {
             // Read one byte past the limit so a file that grew after the size check is still caught.
             let data = try handle.read(upToCount: limit + 1) ?? Data()
             guard data.count <= limit else {
-                throw fail("file-too-large", "\(what) '\(path)' is larger than the limit of \(limit) bytes")
+                throw fail(.fileTooLarge, "\(what) '\(path)' is larger than the limit of \(limit) bytes")
             }
             return [UInt8](data)
         } catch let error as AHAPError {
             throw error
         } catch {
-            throw fail("file-unreadable", "cannot read \(what) '\(path)': \(error.localizedDescription)")
+            throw fail(.fileUnreadable, "cannot read \(what) '\(path)': \(error.localizedDescription)")
+        }
+    }
+
+    /// What a file of mode `mode` is when it is not a regular file ("a FIFO", "a folder", ...); nil
+    /// for a regular file.
+    static func nonRegularKind(_ mode: mode_t) -> String? {
+        switch mode & S_IFMT {
+        case S_IFREG: nil
+        case S_IFDIR: "a folder"
+        case S_IFIFO: "a FIFO (named pipe)"
+        case S_IFCHR: "a character device"
+        case S_IFBLK: "a block device"
+        case S_IFSOCK: "a socket"
+        default: "something other than a file"
         }
     }
 }

@@ -53,41 +53,50 @@ public final class Player: Sendable {
     /// Starts the pattern from its beginning at `time`.
     public func start(atTime time: Double) throws(HapticEngineError) {
         try engine.requireRunning()
-        let frame = try engine.frame(forTime: time)
+        let when = try engine.commandTime(for: time)
         let (prepared, loop) = state.withLock { ($0.prepared, loopSpec($0)) }
-        engine.enqueue(.start(layer: layer, pattern: prepared, offset: 0, loop: loop), at: frame)
+        engine.enqueue(.start(layer: layer, pattern: prepared, offset: 0, loop: loop), at: when)
     }
 
     /// Stops at `time` with a short fade: nothing is left buzzing.
     public func stop(atTime time: Double) throws(HapticEngineError) {
         try engine.requireRunning()
-        engine.enqueue(.stop(layer: layer), at: try engine.frame(forTime: time))
+        engine.enqueue(.stop(layer: layer), at: try engine.commandTime(for: time))
     }
 
-    /// Sends dynamic parameters; each takes effect at `time` plus its own `time` offset.
+    /// Sends dynamic parameters; each takes effect at `time` plus its own `time` offset, its
+    /// value clamped to its ID's range (the one place a live control is clamped).
     public func sendParameters(_ parameters: [DynamicParameter], atTime time: Double) throws(HapticEngineError) {
         try engine.requireRunning()
+        let base = try engine.commandTime(for: time)
         for parameter in parameters {
             guard parameter.time.isFinite, parameter.time >= 0 else {
                 throw HapticEngineError(.invalidParameterType, "parameter time \(parameter.time) must be >= 0")
             }
-            let value = min(max(parameter.value, parameter.id.range.lowerBound), parameter.id.range.upperBound)
-            let base = try engine.frame(forTime: time)
             let offset = engine.format.frame(at: parameter.time)
-            let frame = offset == 0 ? base : (base == Int64.min ? engine.nextFrame : base) + offset
-            engine.enqueue(.control(layer: layer, id: parameter.id, value: value), at: frame)
+            let when: CommandTime =
+                switch base {
+                case .immediate where offset == 0: .immediate
+                case .immediate: .frame(engine.nextFrame + offset)
+                case .frame(let frame): .frame(frame + offset)
+                }
+            engine.enqueue(
+                .control(layer: layer, id: parameter.id, value: parameter.id.clamp(parameter.value)), at: when)
         }
     }
 
-    /// Schedules a parameter curve; its own start time is replaced by `time`.
+    /// Schedules a parameter curve; its own start time is replaced by `time`. Its values are
+    /// clamped and its points put in time order here, so the tick only appends knots.
     public func scheduleParameterCurve(_ curve: ParameterCurve, atTime time: Double) throws(HapticEngineError) {
         try engine.requireRunning()
         guard !curve.controlPoints.isEmpty else {
             throw HapticEngineError(.badParameterEntry, "a parameter curve needs at least one control point")
         }
-        var moved = curve
-        moved.time = 0
-        engine.enqueue(.curve(layer: layer, curve: moved), at: try engine.frame(forTime: time))
+        let points = curve.controlPoints.map {
+            ParameterCurve.ControlPoint(time: $0.time, value: curve.id.clamp($0.value))
+        }
+        let moved = ParameterCurve(curve.id, time: 0, controlPoints: points.sorted { $0.time < $1.time })
+        engine.enqueue(.curve(layer: layer, curve: moved), at: try engine.commandTime(for: time))
     }
 
     /// Stops at once and forgets every command not yet applied.
@@ -97,7 +106,7 @@ public final class Player: Sendable {
         engine.control.withLock { state in
             state.commands.removeAll { command in command.layer == layer }
         }
-        engine.enqueue(.stop(layer: layer), at: Int64.min)
+        engine.enqueue(.stop(layer: layer), at: .immediate)
     }
 
     /// Silences this player without stopping it.
@@ -105,7 +114,7 @@ public final class Player: Sendable {
         get { state.withLock { $0.isMuted } }
         set {
             state.withLock { $0.isMuted = newValue }
-            engine.enqueue(.mute(layer: layer, muted: newValue), at: Int64.min)
+            engine.enqueue(.mute(layer: layer, muted: newValue), at: .immediate)
         }
     }
 
@@ -121,14 +130,14 @@ public final class Player: Sendable {
     public func pause(atTime time: Double) throws(HapticEngineError) {
         try requireAdvanced("pause")
         try engine.requireRunning()
-        engine.enqueue(.pause(layer: layer), at: try engine.frame(forTime: time))
+        engine.enqueue(.pause(layer: layer), at: try engine.commandTime(for: time))
     }
 
     /// Continues a paused pattern at `time`.
     public func resume(atTime time: Double) throws(HapticEngineError) {
         try requireAdvanced("resume")
         try engine.requireRunning()
-        engine.enqueue(.resume(layer: layer), at: try engine.frame(forTime: time))
+        engine.enqueue(.resume(layer: layer), at: try engine.commandTime(for: time))
     }
 
     /// Moves to `offset` seconds into the pattern, now if playing, else at the next start.
@@ -139,7 +148,7 @@ public final class Player: Sendable {
             throw HapticEngineError(.invalidTime, "seek offset \(offset) must be >= 0")
         }
         let scaled = offset / Double(state.withLock { $0.playbackRate })
-        engine.enqueue(.seek(layer: layer, offset: scaled), at: Int64.min)
+        engine.enqueue(.seek(layer: layer, offset: scaled), at: .immediate)
     }
 
     /// Whether the pattern starts again when it reaches `loopEnd`.
@@ -173,7 +182,7 @@ public final class Player: Sendable {
         get { state.withLock { $0.completionHandler } }
         set {
             state.withLock { $0.completionHandler = newValue }
-            engine.enqueue(.completion(layer: layer, handler: newValue), at: Int64.min)
+            engine.enqueue(.completion(layer: layer, handler: newValue), at: .immediate)
         }
     }
 
@@ -183,7 +192,7 @@ public final class Player: Sendable {
             change(&state)
             return (state.prepared, loopSpec(state))
         }
-        engine.enqueue(.replace(layer: layer, pattern: prepared, loop: loop), at: Int64.min)
+        engine.enqueue(.replace(layer: layer, pattern: prepared, loop: loop), at: .immediate)
     }
 
     private func loopSpec(_ state: State) -> LoopSpec? {
@@ -203,29 +212,5 @@ extension Command {
             .replace(let layer, _, _), .completion(let layer, _), .release(let layer):
             layer
         }
-    }
-}
-
-extension HapticPattern {
-    /// The pattern played `rate` times as fast: times and durations divided by `rate`, values kept.
-    public func scaled(by rate: Double) -> HapticPattern {
-        guard rate > 0, rate != 1 else { return self }
-        var copy = self
-        copy.elements = elements.map { element in
-            switch element {
-            case .event(var event):
-                event.time /= rate
-                event.duration = event.duration.map { $0 / rate }
-                return .event(event)
-            case .parameter(var parameter):
-                parameter.time /= rate
-                return .parameter(parameter)
-            case .curve(var curve):
-                curve.time /= rate
-                curve.controlPoints = curve.controlPoints.map { .init(time: $0.time / rate, value: $0.value) }
-                return .curve(curve)
-            }
-        }
-        return copy
     }
 }

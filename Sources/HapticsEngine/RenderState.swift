@@ -24,6 +24,22 @@ enum Command: Sendable {
     case release(layer: Int)
 }
 
+/// When a command takes effect: as soon as possible, or on an exact output frame.
+/// Immediate commands sort before every frame.
+enum CommandTime: Comparable, Sendable {
+    case immediate
+    case frame(Int64)
+
+    /// The frame the command lands on when the tick is at `now`: now, for an immediate or a
+    /// late command.
+    func frame(from now: Int64) -> Int64 {
+        switch self {
+        case .immediate: now
+        case .frame(let frame): max(frame, now)
+        }
+    }
+}
+
 /// How a looping layer repeats: every `lengthFrames` it starts again from the beginning.
 struct LoopSpec: Sendable {
     var lengthFrames: Int64
@@ -53,7 +69,7 @@ struct RenderState: ~Copyable {
     var firstWriteNanoseconds: UInt64 = 0
     var firstWriteFrame: Int64 = 0
     var idleSinceNanoseconds: UInt64 = 0
-    var due: [(deadline: Int64, command: Command)] = []
+    var due: [(deadline: CommandTime, command: Command)] = []
     var layers: [LayerState]
     var released: [Int] = []
     let channels: Int
@@ -96,7 +112,7 @@ struct RenderState: ~Copyable {
     mutating func applyDue() {
         let now = synthesizer.currentFrame
         for (deadline, command) in due {
-            apply(command, at: max(deadline, now))
+            apply(command, at: deadline.frame(from: now))
         }
         due.removeAll(keepingCapacity: true)
     }

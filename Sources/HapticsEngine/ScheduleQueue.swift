@@ -4,7 +4,7 @@ public import HeapModule
 /// equal deadlines, so two commands for the same frame apply in the order they were sent.
 ///
 /// ```swift
-/// var queue = ScheduleQueue<String>()
+/// var queue = ScheduleQueue<Int64, String>()
 /// queue.insert("b", deadline: 10)
 /// queue.insert("a", deadline: 5)
 /// queue.insert("c", deadline: 10)
@@ -12,10 +12,10 @@ public import HeapModule
 /// ```
 ///
 /// - Complexity: insert and pop are O(log n) (a min-heap from swift-collections).
-public struct ScheduleQueue<Element> {
+public struct ScheduleQueue<Deadline: Comparable, Element> {
     @usableFromInline
     struct Entry: Comparable {
-        @usableFromInline var deadline: Int64
+        @usableFromInline var deadline: Deadline
         @usableFromInline var sequence: UInt64
         @usableFromInline var element: Element
 
@@ -36,7 +36,7 @@ public struct ScheduleQueue<Element> {
     public init() {}
 
     /// Adds `element`, due at `deadline`.
-    public mutating func insert(_ element: Element, deadline: Int64) {
+    public mutating func insert(_ element: Element, deadline: Deadline) {
         heap.insert(Entry(deadline: deadline, sequence: nextSequence, element: element))
         nextSequence &+= 1
     }
@@ -44,14 +44,14 @@ public struct ScheduleQueue<Element> {
     /// Removes and returns the earliest element whose deadline is at or before `deadline`,
     /// with its own deadline.
     @inlinable
-    public mutating func popFirst(dueBy deadline: Int64) -> (deadline: Int64, element: Element)? {
+    public mutating func popFirst(dueBy deadline: Deadline) -> (deadline: Deadline, element: Element)? {
         guard let first = heap.min, first.deadline <= deadline else { return nil }
         let entry = heap.removeMin()
         return (entry.deadline, entry.element)
     }
 
     /// The earliest deadline waiting, if any.
-    public var nextDeadline: Int64? { heap.min?.deadline }
+    public var nextDeadline: Deadline? { heap.min?.deadline }
 
     public var count: Int { heap.count }
     public var isEmpty: Bool { heap.isEmpty }
@@ -65,5 +65,5 @@ public struct ScheduleQueue<Element> {
     }
 }
 
-extension ScheduleQueue: Sendable where Element: Sendable {}
-extension ScheduleQueue.Entry: Sendable where Element: Sendable {}
+extension ScheduleQueue: Sendable where Deadline: Sendable, Element: Sendable {}
+extension ScheduleQueue.Entry: Sendable where Deadline: Sendable, Element: Sendable {}

@@ -1,5 +1,6 @@
 import Foundation
 public import HapticsSynthesis
+import SystemPackage
 
 /// What an offline render produces: rate, channels, sample format and voicing.
 public struct RenderOptions: Hashable, Sendable {
@@ -19,14 +20,20 @@ public struct RenderOptions: Hashable, Sendable {
 /// A failure to write rendered audio, naming the destination.
 public struct RenderError: Error, Hashable, Sendable, CustomStringConvertible {
     public var destination: String
+    /// What went wrong, in words.
     public var message: String
+    /// The system call that failed, with its `errno`, when one did.
+    public var cause: SystemCallError?
 
-    public init(destination: String, message: String) {
+    public init(destination: String, message: String, cause: SystemCallError? = nil) {
         self.destination = destination
         self.message = message
+        self.cause = cause
     }
 
-    public var description: String { "\(destination): \(message)" }
+    public var description: String {
+        "\(destination): \(message)" + (cause.map { ": \($0.errno.description) (errno \($0.errno.rawValue))" } ?? "")
+    }
 }
 
 /// Renders a pattern file to a WAV file or to standard output, block by block.
@@ -64,7 +71,6 @@ public enum WAVFileRender {
             while true {
                 let frames = samples.withUnsafeMutableBufferPointer { renderer.render(into: $0) }
                 if frames == 0 { break }
-                bytes.removeAll(keepingCapacity: true)
                 samples.withUnsafeBufferPointer {
                     encoder.encode(UnsafeBufferPointer(rebasing: $0[0..<frames * channels]), into: &bytes)
                 }
@@ -105,31 +111,37 @@ final class OutputFile {
             throw RenderError(destination: destination, message: "folder '\(folder)' does not exist")
         }
         let temporary = "\(destination).partial-\(getpid())"
-        let opened = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard opened >= 0 else {
-            throw RenderError(
-                destination: destination, message: "cannot create file: \(String(cString: strerror(errno)))")
+        fd = try Self.call(destination, "cannot create file", "open", temporary) {
+            open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         }
-        fd = opened
         temporaryPath = temporary
     }
 
-    func write(_ bytes: [UInt8]) throws(RenderError) {
-        var failure: Int32 = 0
-        bytes.withUnsafeBytes { raw in
-            var offset = 0
-            while offset < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    failure = errno
-                    return
-                }
-                offset += n
-            }
+    /// Runs one system call through the funnel; a failure becomes a RenderError that keeps it.
+    @discardableResult
+    private static func call<Result: FixedWidthInteger>(
+        _ destination: String, _ message: String, _ name: String, _ path: String? = nil, _ body: () -> Result
+    ) throws(RenderError) -> Result {
+        do {
+            return try systemCall(name, path: path, body)
+        } catch {
+            throw RenderError(destination: destination, message: message, cause: error)
         }
-        if failure != 0 {
-            throw RenderError(destination: destination, message: "write failed: \(String(cString: strerror(failure)))")
+    }
+
+    @discardableResult
+    private func call<Result: FixedWidthInteger>(
+        _ message: String, _ name: String, _ path: String? = nil, _ body: () -> Result
+    ) throws(RenderError) -> Result {
+        try Self.call(destination, message, name, path, body)
+    }
+
+    func write(_ bytes: [UInt8]) throws(RenderError) {
+        var offset = 0
+        while offset < bytes.count {
+            offset += try call("write failed", "write") {
+                bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            }
         }
     }
 
@@ -138,24 +150,23 @@ final class OutputFile {
         guard temporaryPath != nil else {
             throw RenderError(destination: destination, message: "standard output cannot be rewritten")
         }
-        let written = bytes.withUnsafeBytes { pwrite(fd, $0.baseAddress, $0.count, off_t(offset)) }
-        guard written == bytes.count else {
-            throw RenderError(destination: destination, message: "write failed: \(String(cString: strerror(errno)))")
+        var done = 0
+        while done < bytes.count {
+            done += try call("write failed", "pwrite") {
+                bytes.withUnsafeBytes {
+                    pwrite(fd, $0.baseAddress! + done, $0.count - done, off_t(offset) + off_t(done))
+                }
+            }
         }
     }
 
     /// Makes the file durable and moves it into place.
     func commit() throws(RenderError) {
         guard let temporaryPath else { return }
-        guard fsync(fd) == 0 else {
-            throw RenderError(destination: destination, message: "fsync failed: \(String(cString: strerror(errno)))")
-        }
+        try call("fsync failed", "fsync", temporaryPath) { fsync(fd) }
         close(fd)
         isOpen = false
-        guard rename(temporaryPath, destination) == 0 else {
-            throw RenderError(
-                destination: destination, message: "cannot move file into place: \(String(cString: strerror(errno)))")
-        }
+        try call("cannot move file into place", "rename", destination) { rename(temporaryPath, destination) }
     }
 
     /// Removes the partial file after a failure.

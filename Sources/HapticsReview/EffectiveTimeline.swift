@@ -102,21 +102,73 @@ extension PlotInput {
     /// let svg = TimelinePlot.svg(input)
     /// ```
     ///
-    /// - Complexity: O(rendered frames + effective samples).
+    /// Renders are streamed in blocks; up to this many frames the plot keeps every sample, beyond
+    /// it the waveform's outline (about 200 000 values), so memory is bounded whatever the length.
+    public static let maximumWaveformFrames = 1 << 22
+
+    /// The audio preview keeps the first `previewSeconds` of the render (all of it by default).
+    ///
+    /// - Complexity: O(rendered frames + effective samples) time; memory O(preview + 200 000).
     public static func rendering(
         title: String, pattern: HapticPattern, clips: [String: AudioClip] = [:], voicing: VoicingProfile = .standard,
-        sampleRate: Int = 48_000
+        sampleRate: Int = 48_000, previewSeconds: Double = .infinity
     ) -> PlotInput {
         let format = AudioFormat(sampleRate: sampleRate, channels: 1)
-        let samples = PatternRenderer.render(pattern, format: format, voicing: voicing, clips: clips)
-        let end = max(pattern.duration, Double(samples.count) / Double(sampleRate))
+        var renderer = PatternRenderer(pattern: pattern, format: format, voicing: voicing, clips: clips)
+        let total = renderer.frameCount
+        let previewFrames = Int(min(Double(total), max(0, previewSeconds) * Double(sampleRate)))
+        var preview: [Float] = []
+        preview.reserveCapacity(previewFrames)
+        // Each stretch of `stretch` frames becomes its minimum and maximum: two samples at
+        // 2 × rate / stretch per second, a divisor of 2 × rate so the waveform keeps its length.
+        var stretch = 1
+        if total > maximumWaveformFrames {
+            let twice = 2 * sampleRate
+            stretch = Int((total + 99_999) / 100_000)
+            while stretch < twice && twice % stretch != 0 { stretch += 1 }
+            stretch = min(stretch, twice)
+        }
+        var waveform: [Float] = []
+        waveform.reserveCapacity(stretch == 1 ? Int(total) : 2 * Int(total / Int64(stretch) + 1))
+        var low = Float.infinity, high = -Float.infinity, inStretch = 0
+        var block = [Float](repeating: 0, count: 8_192)
+        block.withUnsafeMutableBufferPointer { block in
+            while case let count = renderer.render(into: block), count > 0 {
+                let rendered = UnsafeBufferPointer(rebasing: block[..<count])
+                if preview.count < previewFrames {
+                    preview.append(contentsOf: rendered.prefix(previewFrames - preview.count))
+                }
+                guard stretch > 1 else {
+                    waveform.append(contentsOf: rendered)
+                    continue
+                }
+                for sample in rendered {
+                    low = min(low, sample)
+                    high = max(high, sample)
+                    inStretch += 1
+                    if inStretch == stretch {
+                        waveform.append(low)
+                        waveform.append(high)
+                        low = .infinity
+                        high = -.infinity
+                        inStretch = 0
+                    }
+                }
+            }
+        }
+        if inStretch > 0 {
+            waveform.append(low)
+            waveform.append(high)
+        }
+        let waveformRate = stretch == 1 ? sampleRate : 2 * sampleRate / stretch
+        let end = max(pattern.duration, Double(total) / Double(sampleRate))
         return PlotInput(
             title: title, pattern: pattern, effective: EffectiveTimeline.samples(for: pattern, until: end),
-            samples: samples, sampleRate: sampleRate)
+            samples: waveform, sampleRate: waveformRate, preview: preview, previewSampleRate: sampleRate)
     }
 
-    /// The rendered waveform as a complete 16-bit mono WAV file, for an audio preview.
+    /// The audio preview as a complete 16-bit mono WAV file.
     public var wavBytes: [UInt8] {
-        WAV.encode(AudioClip(sampleRate: sampleRate, channels: 1, samples: samples), sampleFormat: .s16)
+        WAV.encode(AudioClip(sampleRate: previewSampleRate, channels: 1, samples: preview), sampleFormat: .s16)
     }
 }

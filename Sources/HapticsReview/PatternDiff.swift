@@ -146,11 +146,11 @@ public struct PatternDiff: Hashable, Sendable {
                 to: b.version.map { Markup.number($0, decimals: 6) } ?? "none")
         }
         for key in a.metadata.keys where b.metadata[key] == nil {
-            diff.metadataChanges.append(PropertyChange(key, from: ReviewPage.json(a.metadata[key]!), to: "none"))
+            diff.metadataChanges.append(PropertyChange(key, from: a.metadata[key]!.jsonText, to: "none"))
         }
         for (key, value) in b.metadata where a.metadata[key] != value {
             diff.metadataChanges.append(
-                PropertyChange(key, from: a.metadata[key].map(ReviewPage.json) ?? "none", to: ReviewPage.json(value)))
+                PropertyChange(key, from: a.metadata[key].map(\.jsonText) ?? "none", to: value.jsonText))
         }
         for kind in [ElementKind.event, .parameter, .curve] {
             let left = items(a, kind)

@@ -33,21 +33,35 @@ public struct PlotInput: Sendable {
     public var pattern: HapticPattern
     /// Effective intensity and sharpness over time, ascending in time. May be empty.
     public var effective: [EffectiveSample]
-    /// The rendered waveform, mono, in -1...1. May be empty.
+    /// The rendered waveform, mono, in -1...1. May be empty. For a long render, its outline: each
+    /// stretch of frames as its lowest and highest sample, at a `sampleRate` lowered to match.
     public var samples: [Float]
     /// Frames per second of `samples`.
     public var sampleRate: Int
+    /// The audio preview, mono at `previewSampleRate`: the render, or its first part for a long one.
+    public var preview: [Float]
+    /// Frames per second of `preview`.
+    public var previewSampleRate: Int
 
+    /// A plot input; `preview` defaults to `samples` (the whole render as the audio preview).
     public init(
         title: String, pattern: HapticPattern, effective: [EffectiveSample] = [], samples: [Float] = [],
-        sampleRate: Int = 48_000
+        sampleRate: Int = 48_000, preview: [Float]? = nil, previewSampleRate: Int? = nil
     ) {
         self.title = title
         self.pattern = pattern
         self.effective = effective
         self.samples = samples
         self.sampleRate = max(1, sampleRate)
+        self.preview = preview ?? samples
+        self.previewSampleRate = max(1, previewSampleRate ?? sampleRate)
     }
+
+    /// Seconds of rendered audio (all of it, not just the preview).
+    public var renderedSeconds: Double { Double(samples.count) / Double(sampleRate) }
+
+    /// Seconds of audio in the preview.
+    public var previewSeconds: Double { Double(preview.count) / Double(previewSampleRate) }
 
     /// The span the time axis must cover: the pattern's events, curves and dynamic parameters,
     /// the effective samples and the rendered audio, whichever ends last.

@@ -97,8 +97,11 @@ public struct ReviewEntry: Sendable {
     public var plotSVG: String
     /// The rendered preview as a complete WAV file; embedded as a data: URI. Empty for no preview.
     public var wavBytes: [UInt8]
-    /// Length of the preview (or the pattern) in seconds.
+    /// Length of the render (or the pattern) in seconds.
     public var durationSeconds: Double
+    /// Seconds of audio in the preview when it holds only the start of a longer render (the page
+    /// says so); nil when the preview is the whole render.
+    public var previewSeconds: Double?
     public var statistics: EventStatistics
     /// Lint findings, in the order to show them.
     public var findings: [ReviewFinding]
@@ -135,5 +138,8 @@ public struct ReviewEntry: Sendable {
             durationSeconds: plot.samples.isEmpty ? plot.pattern.duration : rendered,
             statistics: EventStatistics(plot.pattern), findings: findings.map { ReviewFinding(file: path, $0) },
             metadata: plot.pattern.metadata)
+        if !wavBytes.isEmpty && plot.previewSeconds < plot.renderedSeconds {
+            previewSeconds = plot.previewSeconds
+        }
     }
 }

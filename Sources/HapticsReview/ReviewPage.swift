@@ -75,6 +75,11 @@ public enum ReviewPage {
             out += "<audio controls=\"controls\" preload=\"metadata\" src=\"data:audio/wav;base64,"
             out += Markup.base64(entry.wavBytes)
             out += "\"></audio>\n"
+            if let preview = entry.previewSeconds {
+                out += "<p class=\"muted preview-note\">Preview: the first \(Markup.fixed(preview, 1)) s of "
+                out += "\(Markup.fixed(entry.durationSeconds, 1)) s (longer previews: "
+                out += "<code>haptic review --preview-seconds</code>).</p>\n"
+            }
         }
         out += "</div>\n"
 
@@ -114,13 +119,24 @@ public enum ReviewPage {
             out += "<p class=\"clean\">No findings.</p>\n"
         } else {
             out += "<ul class=\"findings\">\n"
-            for finding in entry.findings {
-                let d = finding.diagnostic
-                out +=
-                    "<li class=\"finding \(d.severity.rawValue)\"><span class=\"severity\">\(d.severity.rawValue)</span>"
-                out += "<span class=\"message\">\(e(d.message))</span>"
-                out += "<span class=\"where\"><code>\(e(finding.place))</code> <code>\(e(d.path.description))</code>"
-                out += " <span class=\"rule\">\(e(d.code))</span></span></li>\n"
+            // Each rule's repeats fold after three, as `haptic lint` prints them: a file with 564 clamped
+            // values is three findings and one line, not a page of them.
+            for folded in LintFolding.fold(entry.findings, code: \.diagnostic.code) {
+                switch folded {
+                case .item(let finding):
+                    let d = finding.diagnostic
+                    out +=
+                        "<li class=\"finding \(d.severity.rawValue)\"><span class=\"severity\">\(d.severity.rawValue)</span>"
+                    out += "<span class=\"message\">\(e(d.message))</span>"
+                    out +=
+                        "<span class=\"where\"><code>\(e(finding.place))</code> <code>\(e(d.path.description))</code>"
+                    out += " <span class=\"rule\">\(e(d.code.rawValue))</span></span></li>\n"
+                case .more(let code, let count):
+                    out += "<li class=\"finding more\"><span class=\"message\">… and \(count) more"
+                    out +=
+                        " [\(e(code.rawValue))] in this file (<code>haptic lint --all \(e(entry.path))</code> shows every one)"
+                    out += "</span></li>\n"
+                }
             }
             out += "</ul>\n"
         }
@@ -151,31 +167,7 @@ public enum ReviewPage {
     /// A metadata value for display: strings as they are, everything else as compact JSON.
     static func display(_ value: JSONValue) -> String {
         if case .string(let s) = value { return s }
-        return json(value)
-    }
-
-    static func json(_ value: JSONValue) -> String {
-        switch value {
-        case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .number(let n): return n == n.rounded() && abs(n) < 1e15 ? String(Int64(n)) : "\(n)"
-        case .string(let s):
-            var out = "\""
-            for scalar in s.unicodeScalars {
-                switch scalar {
-                case "\"": out += "\\\""
-                case "\\": out += "\\\\"
-                case "\n": out += "\\n"
-                case "\t": out += "\\t"
-                case "\r": out += "\\r"
-                default: out.unicodeScalars.append(scalar)
-                }
-            }
-            return out + "\""
-        case .array(let items): return "[" + items.map(json).joined(separator: ", ") + "]"
-        case .object(let members):
-            return "{" + members.map { json(.string($0.key)) + ": " + json($0.value) }.joined(separator: ", ") + "}"
-        }
+        return value.jsonText
     }
 
     /// The page's stylesheet. Contains no `<` or `&`, so the page stays well-formed XML.

@@ -18,32 +18,100 @@ extension AudioAnalysis {
     /// `-infinity` when no block passes the gates: silence, or audio shorter than one
     /// 400 ms block (the standard defines no loudness for that).
     ///
+    /// ``LoudnessMeter`` measures the same block by block.
+    ///
     /// - Complexity: O(*n*); allocates one small array (a Double per 100 ms).
     public static func integratedLoudness(_ samples: UnsafeBufferPointer<Float>, format: AudioFormat) -> Double {
-        let channels = format.channels
-        let rate = format.sampleRate
-        let frames = samples.count / channels
-        // Segment k (100 ms) spans frames segmentStart(k)..<segmentStart(k+1); exact for rates
-        // divisible by 10, within a frame otherwise.
-        func segmentStart(_ k: Int) -> Int { k * rate / 10 }
-        var segments = 0
-        while segmentStart(segments + 1) <= frames { segments += 1 }
-        guard segments >= 4 else { return -.infinity }
+        var meter = LoudnessMeter(format: format)
+        meter.add(samples)
+        return meter.integratedLoudness
+    }
 
-        var energy = [Double](repeating: 0, count: segments)
-        let filter = KWeighting(sampleRate: rate)
-        for channel in 0..<channels {
-            var state = KWeighting.State()
-            for k in 0..<segments {
-                var sum: Double = 0
-                for frame in segmentStart(k)..<segmentStart(k + 1) {
-                    let y = filter.process(Double(samples[frame &* channels &+ channel]), &state)
+    /// Integrated loudness in LUFS; see ``integratedLoudness(_:format:)-(UnsafeBufferPointer<Float>,_)``.
+    public static func integratedLoudness(_ samples: [Float], format: AudioFormat) -> Double {
+        samples.withUnsafeBufferPointer { integratedLoudness($0, format: format) }
+    }
+}
+
+/// ITU-R BS.1770-4 integrated loudness measured block by block, so audio of any length is
+/// measured without holding it: feed interleaved blocks of any size, then read the loudness.
+///
+/// The same figure, bit for bit, as ``AudioAnalysis/integratedLoudness(_:format:)-(UnsafeBufferPointer<Float>,_)``
+/// over the concatenated blocks.
+///
+/// ```swift
+/// var meter = LoudnessMeter(format: AudioFormat(sampleRate: 96_000, channels: 2))
+/// while case let n = renderer.render(into: block), n > 0 { meter.add(block[..<(n * 2)]) }
+/// print(meter.integratedLoudness)   // -23.0
+/// ```
+///
+/// - Complexity: O(*n*) over the samples fed; memory: one Double per 100 ms of audio.
+public struct LoudnessMeter: Sendable {
+    public let format: AudioFormat
+    private let filter: KWeighting
+    /// Filter memory and energy of the unfinished 100 ms segment, per channel.
+    private var states: [KWeighting.State]
+    private var partial: [Double]
+    /// Summed energy of every finished 100 ms segment.
+    private var energy: [Double] = []
+    /// Frames fed so far.
+    private var frames = 0
+
+    public init(format: AudioFormat) {
+        self.format = format
+        filter = KWeighting(sampleRate: format.sampleRate)
+        states = Array(repeating: KWeighting.State(), count: format.channels)
+        partial = Array(repeating: 0, count: format.channels)
+    }
+
+    /// Segment k (100 ms) spans frames segmentStart(k)..<segmentStart(k+1); exact for rates
+    /// divisible by 10, within a frame otherwise.
+    private func segmentStart(_ k: Int) -> Int { k * format.sampleRate / 10 }
+
+    /// Feeds interleaved samples (whole frames).
+    public mutating func add(_ samples: UnsafeBufferPointer<Float>) {
+        let channels = format.channels
+        let count = samples.count / channels
+        var done = 0
+        while done < count {
+            // Up to the end of the current segment, channel by channel (as the standard sums).
+            let boundary = segmentStart(energy.count + 1)
+            let span = min(count - done, boundary - frames)
+            for channel in 0..<channels {
+                var state = states[channel]
+                var sum = partial[channel]
+                var index = done &* channels &+ channel
+                for _ in 0..<span {
+                    let y = filter.process(Double(samples[index]), &state)
                     sum += y * y
+                    index &+= channels
                 }
-                energy[k] += sum
+                states[channel] = state
+                partial[channel] = sum
+            }
+            done += span
+            frames += span
+            if frames == boundary {
+                var total: Double = 0
+                for channel in 0..<channels {
+                    total += partial[channel]
+                    partial[channel] = 0
+                }
+                energy.append(total)
             }
         }
+    }
 
+    /// Feeds interleaved samples (whole frames).
+    public mutating func add(_ samples: [Float]) {
+        samples.withUnsafeBufferPointer { add($0) }
+    }
+
+    /// The integrated loudness of everything fed so far in LUFS; `-infinity` when no 400 ms block
+    /// passes the gates (silence, or less than 400 ms of audio).
+    public var integratedLoudness: Double {
+        let segments = energy.count
+        guard segments >= 4 else { return -.infinity }
         // Mean square (summed over channels) of each 400 ms block.
         let blocks = (0...(segments - 4)).map { j in
             (energy[j] + energy[j + 1] + energy[j + 2] + energy[j + 3])
@@ -63,11 +131,6 @@ extension AudioAnalysis {
         let relativeGate = loudness(absoluteMean) - 10
         guard let gatedMean = gatedMean(above: max(-70, relativeGate)) else { return -.infinity }
         return loudness(gatedMean)
-    }
-
-    /// Integrated loudness in LUFS; see ``integratedLoudness(_:format:)-(UnsafeBufferPointer<Float>,_)``.
-    public static func integratedLoudness(_ samples: [Float], format: AudioFormat) -> Double {
-        samples.withUnsafeBufferPointer { integratedLoudness($0, format: format) }
     }
 }
 

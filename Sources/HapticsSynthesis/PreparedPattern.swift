@@ -33,14 +33,15 @@ public struct PreparedPattern: Sendable {
 
         /// Each timeline's knots, copied once into memory this storage owns, so the render loop
         /// can walk them without reference counting.
-        let knots: [KnotBuffer]
+        let knots: ControlTable<KnotBuffer>
 
         init(
             events: [PreparedEvent], timelines: ParameterTimelines, clips: [ClipData], duration: Double, sampleRate: Int
         ) {
             self.events = events
             self.timelines = timelines
-            knots = timelines.timelines.map { timeline in
+            knots = ControlTable { id in
+                let timeline = timelines[id]
                 let buffer = UnsafeMutableBufferPointer<ParameterTimeline.Knot>.allocate(capacity: timeline.knots.count)
                 _ = buffer.initialize(from: timeline.knots)
                 return KnotBuffer(knots: UnsafeBufferPointer(buffer))
@@ -51,7 +52,7 @@ public struct PreparedPattern: Sendable {
         }
 
         deinit {
-            for buffer in knots { buffer.knots.deallocate() }
+            for id in DynamicParameterID.all { knots[id].knots.deallocate() }
         }
     }
 }

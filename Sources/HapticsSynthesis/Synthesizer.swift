@@ -52,6 +52,15 @@ public struct Synthesizer: ~Copyable {
     let tonePeak: Float
     let tiltLowPass: Float
     let stopFadeFrames: Int
+    /// Knots of the controls sent to each layer, in frames: ``overrideCapacity`` per layer and
+    /// control, allocated once (pages are touched only when used), so sending a control never
+    /// allocates. Layer `s`'s knots for `id` start at `(s × 12 + id.index) × overrideCapacity`.
+    let overrideKnots: UnsafeMutablePointer<ParameterTimeline.Knot>
+    /// Room for one element's knots while an override is inserted.
+    let overrideScratch: UnsafeMutablePointer<ParameterTimeline.Knot>
+    /// Knots a layer keeps per control: those in force and those still to come. Apple caps a
+    /// curve at 16 points (17 knots); what would overflow is dropped, latest first.
+    public static let overrideCapacity = 32
 
     /// Creates a synthesizer with room for `maxVoices` simultaneous voices and `maxLayers` layers.
     ///
@@ -77,6 +86,8 @@ public struct Synthesizer: ~Copyable {
         tonePeak = tone.harmonicPeak
         tiltLowPass = Float(1 - exp(-2 * Double.pi * ToneVoicing.tiltCornerFrequency / Double(format.sampleRate)))
         stopFadeFrames = max(1, VoicePlan.frames(EnvelopeTiming.stopFade, format.sampleRate))
+        overrideKnots = .allocate(capacity: maxLayers * ControlTable<Int>.count * Self.overrideCapacity)
+        overrideScratch = .allocate(capacity: Self.overrideCapacity)
     }
 
     deinit {
@@ -86,6 +97,8 @@ public struct Synthesizer: ~Copyable {
         layers.deallocate()
         hapticTable.deallocate()
         toneTable.deallocate()
+        overrideKnots.deallocate()
+        overrideScratch.deallocate()
     }
 
     /// Prepares a pattern once: sorts events (stably, by time), resolves their parameters, attaches
@@ -145,23 +158,25 @@ public struct Synthesizer: ~Copyable {
         schedule(Command(frame: max(atFrame, currentFrame), layer: layer, action: .stop))
     }
 
-    /// Sets dynamic parameter `id` of `layer` to `value` (clamped to `id.range`) from `atFrame` on.
-    /// It takes over from earlier pattern or sent values until a later-starting one does.
+    /// Sets dynamic parameter `id` of `layer` to `value` from `atFrame` on. It takes over from
+    /// earlier pattern or sent values until a later-starting one does.
+    ///
+    /// `value` should lie in `id.range` (`id.clamp(_:)`; `Player.sendParameters` clamps): the
+    /// modulated result is clamped to the event parameter's range either way.
+    ///
+    /// - Complexity: O(``overrideCapacity``); never allocates.
     public mutating func setControl(_ id: DynamicParameterID, _ value: Float, layer: Int, atFrame: Int64) {
-        let clamped = min(max(value, id.range.lowerBound), id.range.upperBound)
-        let time = Double(max(atFrame, currentFrame)) / Double(format.sampleRate)
-        addOverride(id, .step(time: time, value: clamped), layer: layer)
+        addOverride(id, .step(time: Double(max(atFrame, currentFrame)), value: value), layer: layer)
     }
 
-    /// Runs `curve` on `layer` starting `curve.time` seconds after `atFrame`.
+    /// Runs `curve` on `layer` starting `curve.time` seconds after `atFrame`. Its values should
+    /// lie in `curve.id.range`, as for ``setControl(_:_:layer:atFrame:)``.
+    ///
+    /// - Complexity: O(``overrideCapacity``); allocates only for control points out of order.
     public mutating func scheduleCurve(_ curve: ParameterCurve, layer: Int, atFrame: Int64) {
         guard !curve.controlPoints.isEmpty else { return }
-        let time = Double(max(atFrame, currentFrame)) / Double(format.sampleRate) + curve.time
-        let points = curve.controlPoints.map {
-            ParameterCurve.ControlPoint(
-                time: $0.time, value: min(max($0.value, curve.id.range.lowerBound), curve.id.range.upperBound))
-        }
-        addOverride(curve.id, .curve(time: time, points: points), layer: layer)
+        let frame = Double(max(atFrame, currentFrame)) + curve.time * Double(format.sampleRate)
+        addOverride(curve.id, .curve(time: frame, points: curve.controlPoints), layer: layer)
     }
 
     /// Fades everything out linearly-ish over `frames` frames from `atFrame` (Ctrl-C), stops every
@@ -210,12 +225,56 @@ public struct Synthesizer: ~Copyable {
         commands.insert(command, at: index)
     }
 
-    mutating func addOverride(_ id: DynamicParameterID, _ element: ParameterTimeline.Element, layer id2: Int) {
-        guard let slot = layerSlot(id2, create: true) else { return }
-        let index = ParameterTimelines.index(of: id)
-        layers[slot].overrides[id].discard(before: Double(currentFrame) / Double(format.sampleRate))
-        layers[slot].overrides[id].insert(element)
-        layers[slot].overrideCursors[index] = .init()
+    /// Layer `slot`'s override knots: ``overrideCapacity`` per control.
+    func overrides(of slot: Int) -> UnsafeMutablePointer<ParameterTimeline.Knot> {
+        overrideKnots + slot * ControlTable<Int>.count * Self.overrideCapacity
+    }
+
+    /// Adds a sent control (`element`, its times in frames) to a layer's overrides: it takes
+    /// over from everything that started before it, or at the same frame, until the next
+    /// later-starting element. Knots already over are forgotten first.
+    mutating func addOverride(_ id: DynamicParameterID, _ element: ParameterTimeline.Element, layer: Int) {
+        guard let slot = layerSlot(layer, create: true) else { return }
+        let capacity = Self.overrideCapacity
+        let knots = overrides(of: slot) + id.index * capacity
+        var count = layers[slot].overrideCounts[id]
+        // Keep the knot in force now and those after it.
+        let inForce = ParameterTimeline.lastKnot(
+            in: UnsafeBufferPointer(start: knots, count: count), atOrBefore: Double(currentFrame))
+        if inForce > 0 {
+            count -= inForce
+            UnsafeMutableRawPointer(knots).copyMemory(
+                from: knots + inForce, byteCount: count * MemoryLayout<ParameterTimeline.Knot>.stride)
+        }
+        // Knots of elements that start later stay; earlier elements' knots from here on give way.
+        let start = element.time
+        var later = count
+        for i in 0..<count where knots[i].elementStart > start {
+            later = i
+            break
+        }
+        var cut = later
+        for i in 0..<later where knots[i].time >= start {
+            cut = i
+            break
+        }
+        var added = 0
+        let scratch = overrideScratch
+        ParameterTimeline.knots(
+            of: element, until: later < count ? knots[later].elementStart : .infinity,
+            timeScale: Double(format.sampleRate)
+        ) { knot in
+            if added < capacity - cut {
+                scratch[added] = knot
+                added += 1
+            }
+        }
+        let kept = min(count - later, capacity - cut - added)
+        UnsafeMutableRawPointer(knots + cut + added).copyMemory(
+            from: knots + later, byteCount: kept * MemoryLayout<ParameterTimeline.Knot>.stride)
+        (knots + cut).update(from: scratch, count: added)
+        layers[slot].overrideCounts[id] = cut + added + kept
+        layers[slot].overrideCursors[id] = .init()
         layers[slot].updateControlFlags()
     }
 
@@ -320,7 +379,7 @@ public struct Synthesizer: ~Copyable {
         layers[slot].pattern = pattern.storage
         layers[slot].startFrame = frame
         layers[slot].offset = offset
-        for i in 0..<layers[slot].patternCursors.count { layers[slot].patternCursors[i] = .init() }
+        layers[slot].patternCursors = ControlTable(repeating: .init())
         layers[slot].updateControlFlags()
         let events = pattern.storage.events
         var first = events.endIndex
@@ -344,10 +403,10 @@ public struct Synthesizer: ~Copyable {
         layers[slot].voiceCount = 0
     }
 
-    /// The value of control `index` for layer `slot` at absolute `frame`: the pattern's timeline or
+    /// The value of control `id` for layer `slot` at absolute `frame`: the pattern's timeline or
     /// the values sent to the layer, whichever element started later.
-    mutating func control(_ index: Int, layer slot: Int, at frame: Int64) -> Float {
-        layers[slot].control(index, at: frame, rate: format.sampleRate)
+    func control(_ id: DynamicParameterID, layer slot: Int, at frame: Int64) -> Float {
+        layers[slot].control(id, at: frame, rate: format.sampleRate, overrides: overrides(of: slot))
     }
 
     mutating func startVoice(_ pattern: PreparedPattern.Storage, _ index: Int, layer slot: Int, onset: Int64, skip: Int)
@@ -361,7 +420,7 @@ public struct Synthesizer: ~Copyable {
         }
         let plan = VoicePlan(
             event: event, durationFrames: durationFrames, clip: clip,
-            control: { control(ParameterTimelines.index(of: $0), layer: slot, at: onset) },
+            control: { control($0, layer: slot, at: onset) },
             format: format, voicing: voicing)
         guard plan.totalFrames > skip, event.type != .audioCustom || clip != nil else { return }
         guard let v = (0..<maxVoices).first(where: { !voices[$0].active }) else { return }
@@ -464,8 +523,7 @@ public struct Synthesizer: ~Copyable {
         let rate = Double(format.sampleRate)
         func value(_ id: DynamicParameterID, _ base: Float) -> Float {
             guard slot >= 0 else { return base }
-            return id.apply(
-                layers[slot].control(ParameterTimelines.index(of: id), at: frame, rate: format.sampleRate), to: base)
+            return id.apply(control(id, layer: slot, at: frame), to: base)
         }
         func increment(_ hz: Double) -> UInt32 {
             UInt32(truncatingIfNeeded: Int64((min(hz, rate / 2) / rate * 4_294_967_296).rounded(.toNearestOrEven)))
@@ -620,9 +678,10 @@ struct Layer {
     var nextEvent = 0
     var nextOnset = Int64.max
     var voiceCount = 0
-    var overrides = EmptyTimelines.value
-    var patternCursors = [ParameterTimeline.Cursor](repeating: .init(), count: 12)
-    var overrideCursors = [ParameterTimeline.Cursor](repeating: .init(), count: 12)
+    /// How many override knots (in the synthesizer's `overrideKnots`) each control has.
+    var overrideCounts = ControlTable<Int>(repeating: 0)
+    var patternCursors = ControlTable<ParameterTimeline.Cursor>(repeating: .init())
+    var overrideCursors = ControlTable<ParameterTimeline.Cursor>(repeating: .init())
     var hapticControls = false
     var audioControls = false
     var muted = false
@@ -631,7 +690,7 @@ struct Layer {
 
     mutating func updateControlFlags() {
         func active(_ id: DynamicParameterID) -> Bool {
-            !overrides[id].isEmpty || !(pattern?.timelines[id].isEmpty ?? true)
+            overrideCounts[id] > 0 || !(pattern?.timelines[id].isEmpty ?? true)
         }
         hapticControls = active(.hapticIntensityControl) || active(.hapticSharpnessControl)
         audioControls =
@@ -647,35 +706,36 @@ struct Layer {
             ? startFrame + format.frame(at: pattern.events[nextEvent].time - offset) : .max
     }
 
-    mutating func control(_ index: Int, at frame: Int64, rate: Int) -> Float {
-        var value: Float = index == 0 || index == 5 ? 1 : 0  // neutral: multipliers 1, offsets 0
+    /// The value of control `id` at absolute `frame`: the pattern's (in pattern seconds) or the
+    /// sent one (`overrides`, in frames; the layer's block of the synthesizer's override knots),
+    /// whichever element started later.
+    mutating func control(
+        _ id: DynamicParameterID, at frame: Int64, rate: Int, overrides: UnsafePointer<ParameterTimeline.Knot>?
+    ) -> Float {
+        var value = id.neutralValue
         var start = -Double.infinity
         let seconds = Double(rate)
         if pattern != nil {
             // The layer holds the storage strongly for the whole call: no retain per evaluation
             // (this runs once per voice every control interval).
-            // Timelines are passed straight through, never copied into locals: a copy would
-            // retain their arrays on every evaluation.
             unowned(unsafe) let storage = pattern.unsafelyUnwrapped
-            let knots = storage.knots[index].knots
+            let knots = storage.knots[id].knots
             let t = offset + Double(frame - startFrame) / seconds
-            let k = patternCursors[index].seek(in: knots, to: t)
+            let k = patternCursors[id].seek(in: knots, to: t)
             if k >= 0 {
                 value = ParameterTimeline.value(of: knots[k], at: t)
-                start = Double(startFrame) / seconds + (knots[k].elementStart - offset)
+                start = Double(startFrame) + (knots[k].elementStart - offset) * seconds
             }
         }
-        if !overrides.timelines[index].isEmpty {
-            let t = Double(frame) / seconds
-            let k = overrideCursors[index].seek(in: overrides.timelines[index], to: t)
-            if k >= 0 && overrides.timelines[index].knots[k].elementStart >= start {
-                value = overrideCursors[index].value(in: overrides.timelines[index], at: t)
+        let count = overrideCounts[id]
+        if count > 0, let overrides {
+            let knots = UnsafeBufferPointer(start: overrides + id.index * Synthesizer.overrideCapacity, count: count)
+            let f = Double(frame)
+            let k = overrideCursors[id].seek(in: knots, to: f)
+            if k >= 0 && knots[k].elementStart >= start {
+                value = ParameterTimeline.value(of: knots[k], at: f)
             }
         }
         return value
     }
-}
-
-enum EmptyTimelines {
-    static let value = ParameterTimelines(HapticPattern(elements: []))
 }

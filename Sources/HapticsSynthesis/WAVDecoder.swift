@@ -15,7 +15,8 @@
 ///
 /// A `data` chunk whose size field is `0xFFFFFFFF` without an RF64 `ds64` (how streaming writers
 /// mark an unknown length) runs to the end of the input. A trailing partial frame is dropped.
-/// Non-finite float samples (NaN, infinity) decode as 0 so they cannot poison a mix.
+/// Float samples outside -1...1 are clamped to it (infinity too); NaN decodes as 0, so nothing
+/// a file holds can poison a mix.
 public enum WAV {
     /// Decodes a complete WAV file into interleaved float samples in -1...1.
     ///
@@ -280,6 +281,12 @@ struct WAVLayout: Hashable, Sendable {
         return AudioClip(sampleRate: sampleRate, channels: 1, samples: mono)
     }
 
+    /// A float sample limited to -1...1 (what integer formats cannot leave); NaN becomes silence.
+    @inline(__always)
+    static func clamp(_ value: Float) -> Float {
+        value > 1 ? 1 : value < -1 ? -1 : value == value ? value : 0
+    }
+
     private static func convert(
         _ source: UnsafeRawBufferPointer, _ encoding: WAVSampleEncoding,
         into out: UnsafeMutablePointer<Float>, count: Int
@@ -311,13 +318,13 @@ struct WAVLayout: Hashable, Sendable {
             for i in 0..<count {
                 let bits = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: i &* 4, as: UInt32.self))
                 let value = Float(bitPattern: bits)
-                out[i] = value.isFinite ? value : 0
+                out[i] = Self.clamp(value)
             }
         case .float64:
             for i in 0..<count {
                 let bits = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i &* 8, as: UInt64.self))
                 let value = Float(Double(bitPattern: bits))
-                out[i] = value.isFinite ? value : 0
+                out[i] = Self.clamp(value)
             }
         }
     }

@@ -1,5 +1,3 @@
-import Foundation
-import HapticsALSA
 import HapticsCore
 public import HapticsEngine
 import Synchronization
@@ -21,23 +19,6 @@ public final class FeedbackPlayer: FeedbackSink {
         self.engine = engine
         try engine.start()
     }
-
-    /// A player on a new engine on the output the environment names (`HAPTIC_OUTPUT`, else
-    /// `HAPTIC_DEVICE`, else ALSA `"default"`).
-    public convenience init(environment: [String: String] = ProcessInfo.processInfo.environment) throws {
-        let output = try OutputSelection(environment: environment).open()
-        try self.init(engine: HapticEngine(output: output))
-    }
-
-    /// The sink UIKit-style generators use by default: a player on the environment's output, or,
-    /// when that cannot open, one that plays nothing (as a device without haptics).
-    public static let system: any FeedbackSink = {
-        do {
-            return try FeedbackPlayer()
-        } catch {
-            return SilentFeedback(reason: "\(error)")
-        }
-    }()
 
     /// Makes the players for `feedbacks` now, so the first play does not prepare a pattern.
     public func prepare(_ feedbacks: [SensoryFeedback] = SensoryFeedback.allPresetFeedbacks) throws(HapticEngineError) {

@@ -1,7 +1,7 @@
 public import HapticsCore
 
 /// One sensory-feedback preset: an AHAP pattern from `Patterns/feedback/`, embedded in the module
-/// so it is found wherever the program runs.
+/// (a SwiftPM resource) so it is found wherever the program runs, and decoded once.
 ///
 /// ```swift
 /// let preset = SensoryFeedback.success.preset
@@ -10,20 +10,30 @@ public import HapticsCore
 public struct FeedbackPreset: Hashable, Sendable {
     /// The file name without `.ahap`, e.g. `impact-heavy`.
     public let name: String
-    /// One line saying what it feels like.
+    /// One line saying what it feels like: the file's `Metadata.Description`, as a phrase.
     public let summary: String
     /// The AHAP text, exactly as in `Patterns/feedback/NAME.ahap`.
     public let ahap: String
-
     /// The decoded pattern.
-    ///
-    /// - Complexity: O(n) in the AHAP text (decoded on each call; the player caches its own).
-    public var pattern: HapticPattern {
+    public let pattern: HapticPattern
+
+    /// A preset from its embedded file. The files are the package's own and lint clean (PresetTests),
+    /// so a file that does not decode is a build defect, not an input error.
+    init(name: String, bytes: [UInt8]) {
+        self.name = name
+        self.ahap = String(decoding: bytes, as: UTF8.self)
         do {
-            return try AHAP.decode(Array(ahap.utf8), file: "\(name).ahap").pattern
+            pattern = try AHAP.decode(bytes, file: "\(name).ahap").pattern
         } catch {
             preconditionFailure("built-in preset \(name) does not decode: \(error)")
         }
+        // "A medium tap, then ... later." -> "a medium tap, then ... later"
+        var description = name
+        if case .string(let text)? = pattern.metadata.first(where: { $0.key == "Description" })?.value {
+            description = text
+        }
+        if description.hasSuffix(".") { description.removeLast() }
+        summary = description.prefix(1).lowercased() + description.dropFirst()
     }
 
     /// The preset called `name`.
@@ -89,16 +99,6 @@ extension SensoryFeedback {
     /// ``intensity``, as `FeedbackPlayer`'s intensity control does live. For offline renders
     /// (order replay to a WAV file).
     public var pattern: HapticPattern {
-        var pattern = preset.pattern
-        let scale = Float(intensity)
-        guard scale < 1 else { return pattern }
-        pattern.elements = pattern.elements.map { element in
-            guard case .event(var event) = element else { return element }
-            let scaled = event.value(of: .hapticIntensity) * scale
-            event.parameters.removeAll { $0.id == .hapticIntensity }
-            event.parameters.append(EventParameter(.hapticIntensity, scaled))
-            return .event(event)
-        }
-        return pattern
+        preset.pattern.scalingIntensity(by: Float(intensity))
     }
 }

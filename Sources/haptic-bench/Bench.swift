@@ -5,8 +5,8 @@ import HapticsALSA
 import HapticsCore
 import HapticsEngine
 import HapticsSynthesis
-import HapticsTestSupport
 import Synchronization
+import _HapticsTestSupport
 
 /// `haptic-bench`: the real-time figures of docs/timing.md, measured on this machine.
 ///
@@ -17,7 +17,9 @@ struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "haptic-bench",
         abstract: "Measure the real-time engine: timer lateness, start latency, CPU, many players, feedback latency.",
-        subcommands: [Ticks.self, StartLatency.self, CPU.self, Players.self, FeedbackLatency.self])
+        subcommands: [
+            Ticks.self, StartLatency.self, CPU.self, Players.self, FeedbackLatency.self, Controls.self, Idle.self,
+        ])
 }
 
 // MARK: - Shared
@@ -48,8 +50,8 @@ struct DeviceArguments: ParsableArguments {
     @Option(help: ArgumentHelp("Output latency.", valueName: "ms"))
     var latency = 20
 
-    @Option(help: ArgumentHelp("Engine tick interval.", valueName: "ms"))
-    var tick = 4.0
+    @Option(help: ArgumentHelp("Engine tick interval (default: one device period).", valueName: "ms"))
+    var tick: Double?
 
     @Option(help: "Busy-loop processes to run meanwhile (2 = both cores busy).")
     var load = 0
@@ -64,7 +66,7 @@ struct DeviceArguments: ParsableArguments {
 
     var configuration: HapticEngine.Configuration {
         var configuration = HapticEngine.Configuration()
-        configuration.tickIntervalNanoseconds = UInt64(tick * 1e6)
+        configuration.tickIntervalNanoseconds = tick.map { UInt64($0 * 1e6) }
         return configuration
     }
 }
@@ -197,7 +199,7 @@ extension Bench {
             for _ in 0..<runs {
                 // Wait for silence (30 ms without a loud write), then a random phase within a tick.
                 while now() - output.lastLoud.load(ordering: .relaxed) < 30_000_000 { usleep(2_000) }
-                usleep(UInt32.random(in: 0..<UInt32(device.tick * 1000), using: &generator))
+                usleep(UInt32.random(in: 0..<UInt32(engine.tickIntervalNanoseconds / 1000), using: &generator))
                 output.stamped.store(0, ordering: .relaxed)
                 let t0 = now()
                 output.armed.store(t0, ordering: .releasing)
@@ -208,7 +210,7 @@ extension Bench {
             }
             engine.stop()
             print(
-                "start latency: tick \(device.tick) ms, latency \(device.latency) ms, load \(device.load): \(percentiles(latencies))"
+                "start latency: tick \(Double(engine.tickIntervalNanoseconds) / 1e6) ms, latency \(device.latency) ms, load \(device.load): \(percentiles(latencies))"
             )
             print("start latency: underruns \(engine.underrunCount)")
         }

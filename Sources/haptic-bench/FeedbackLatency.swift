@@ -33,7 +33,7 @@ extension Bench {
             let engine = HapticEngine(output: probe)
             let player = try FeedbackPlayer(engine: engine)
             try player.prepare()
-            let tick = Double(engine.configuration.tickIntervalNanoseconds) / 1e6
+            let tick = Double(engine.tickIntervalNanoseconds) / 1e6
             let latencies = MainActor.assumeIsolated { measure(player: player, probe: probe) }
             engine.stop()
             let sorted = latencies.sorted()

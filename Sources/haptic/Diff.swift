@@ -37,24 +37,28 @@ extension HapticCommand {
             }
         }
 
+        @OptionGroup var waveforms: WaveformOptions
+
         func run() throws {
-            let old = try Self.load(a), new = try Self.load(b)
+            let old = try Self.load(a, waveforms: waveforms), new = try Self.load(b, waveforms: waveforms)
             let diff = PatternDiff.compare(old.pattern, new.pattern, tolerance: tolerance)
             print(diff.text, terminator: "")
             if let output {
                 func input(_ file: PatternFile) -> PlotInput {
                     .rendering(
-                        title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips)
+                        title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips,
+                        previewSeconds: 0)
                 }
-                Figure.write(DiffPlot.svg(a: input(old), b: input(new), diff: diff), to: output, failureStatus: 2)
+                try Figure.write(DiffPlot.svg(a: input(old), b: input(new), diff: diff), to: output, failureStatus: 2)
             }
             if !diff.isEmpty { throw ExitCode.failure }
         }
 
         /// Loads a side, or prints why not and exits with status 2.
-        static func load(_ path: String) throws -> PatternFile {
+        static func load(_ path: String, waveforms: WaveformOptions) throws -> PatternFile {
             do {
-                let file = try PatternFile.load(path)
+                let file = try PatternFile.load(
+                    path, waveformFolders: waveforms.folders, missingWaveforms: .skip)
                 Terminal.report(file.diagnostics, in: file.path)
                 return file
             } catch {

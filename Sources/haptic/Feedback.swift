@@ -1,4 +1,4 @@
-import ArgumentParser
+public import ArgumentParser
 import Foundation
 import HapticsCore
 import HapticsEngine
@@ -90,7 +90,7 @@ extension HapticCommand {
                 do {
                     try WAVFileRender.render(file, to: output, options: RenderOptions())
                 } catch {
-                    Terminal.fail(error.description)
+                    throw Terminal.failure(error.description)
                 }
                 return
             }
@@ -104,8 +104,8 @@ extension HapticCommand {
             let playback = try LivePlayback(file: file, output: alsa, options: .init())
             switch Interrupts.run(playback) {
             case .finished: break
-            case .interrupted: throw ExitCode(130)
-            case .failed(let reason): Terminal.fail(reason)
+            case .interrupted: throw Interrupts.exitCode
+            case .failed(let reason): throw Terminal.failure(reason)
             }
         }
 

@@ -17,8 +17,12 @@ extension HapticCommand {
 
         @OptionGroup var audio: AudioOptions
 
+        @OptionGroup var waveforms: WaveformOptions
+
         func run() throws {
-            let file = try Terminal.load(pattern)
+            let file = try Terminal.load(pattern, waveforms: waveforms)
+            // The lint line counts the rest; a waveform left out changes what the figures mean.
+            Terminal.report(file.diagnostics.filter { $0.code == .waveformNotFound }, in: file.path)
             let info = PatternInfo(file, options: audio.renderOptions)
             print(json ? info.json() : info.text())
         }
@@ -44,7 +48,11 @@ struct PatternInfo: Encodable {
     var metadata: [String: String]
     var renderedSeconds: Double
     var peakDBFS: Double
+    /// Integrated loudness (ITU-R BS.1770); nil for a render under 400 ms, which it cannot measure.
     var loudnessLUFS: Double?
+    /// For a render under 400 ms: its momentary loudness, the BS.1770 loudness of one 400 ms
+    /// window holding the whole sound (silence after it).
+    var momentaryLoudnessLUFS: Double?
     var warnings: Int
 
     init(_ file: PatternFile, options: RenderOptions) {
@@ -72,13 +80,34 @@ struct PatternInfo: Encodable {
         metadata = pattern.metadata.reduce(into: [:]) { result, entry in
             if case .string(let text) = entry.value { result[entry.key] = text }
         }
-        let samples = PatternRenderer.render(
-            pattern, format: options.format, voicing: options.voicing, clips: file.clips)
-        renderedSeconds = Double(samples.count / options.format.channels) / Double(options.format.sampleRate)
-        let peak = samples.withUnsafeBufferPointer { AudioAnalysis.peak($0) }
+        // Rendered and measured block by block: memory stays bounded whatever the duration.
+        var renderer = PatternRenderer(
+            pattern: pattern, format: options.format, voicing: options.voicing, clips: file.clips)
+        var meter = LoudnessMeter(format: options.format)
+        var peak: Float = 0
+        var frames: Int64 = 0
+        var block = [Float](repeating: 0, count: WAVFileRender.blockFrames * options.format.channels)
+        block.withUnsafeMutableBufferPointer { block in
+            while case let count = renderer.render(into: block), count > 0 {
+                let rendered = UnsafeBufferPointer(rebasing: block[..<(count * options.format.channels)])
+                peak = max(peak, AudioAnalysis.peak(rendered))
+                meter.add(rendered)
+                frames += Int64(count)
+            }
+        }
+        renderedSeconds = Double(frames) / Double(options.format.sampleRate)
         peakDBFS = peak > 0 ? 20 * log10(Double(peak)) : -.infinity
-        let loudness = samples.withUnsafeBufferPointer { AudioAnalysis.integratedLoudness($0, format: options.format) }
+        let loudness = meter.integratedLoudness
         loudnessLUFS = loudness.isFinite ? loudness : nil
+        // Under 400 ms integrated loudness has no block to measure: fill one 400 ms window with
+        // silence after the sound and measure that window, the pattern's momentary loudness.
+        let windowFrames = Int64(options.format.sampleRate * 4 / 10)
+        if frames < windowFrames {
+            var window = meter
+            window.add([Float](repeating: 0, count: Int(windowFrames - frames) * options.format.channels))
+            let momentary = window.integratedLoudness
+            momentaryLoudnessLUFS = momentary.isFinite ? momentary : nil
+        }
         warnings = file.diagnostics.count
     }
 
@@ -103,7 +132,14 @@ struct PatternInfo: Encodable {
             : parameterCurves.sorted { $0.key < $1.key }.map { "\($1) \($0)" }.joined(separator: ", ")
                 + " (\(curveControlPoints) control points)"
         let peak = peakDBFS.isFinite ? String(format: "%.1f dBFS", peakDBFS) : "silent"
-        let loudness = loudnessLUFS.map { String(format: "%.1f LUFS", $0) } ?? "silent"
+        let loudness: String
+        if let integrated = loudnessLUFS {
+            loudness = String(format: "loudness %.1f LUFS", integrated)
+        } else if let momentary = momentaryLoudnessLUFS {
+            loudness = String(format: "momentary loudness %.1f LUFS (one 400 ms window)", momentary)
+        } else {
+            loudness = peakDBFS.isFinite ? "loudness below -70 LUFS" : "silent"
+        }
         var lines = [file]
         if let description = metadata["Description"] { lines.append("  \(description)") }
         lines += [
@@ -112,7 +148,7 @@ struct PatternInfo: Encodable {
             "  parameters  \(ranges(eventParameters))",
             "  dynamic     \(ranges(dynamicParameters))",
             "  curves      \(curves)",
-            "  rendered    \(seconds(renderedSeconds)), peak \(peak), loudness \(loudness)",
+            "  rendered    \(seconds(renderedSeconds)), peak \(peak), \(loudness)",
         ]
         if warnings > 0 {
             lines.append("  lint        \(warnings) warning\(warnings == 1 ? "" : "s") (haptic lint \(file))")

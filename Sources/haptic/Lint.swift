@@ -8,30 +8,122 @@ extension HapticCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check AHAP files and explain every problem.",
             discussion: """
-                Prints one line per finding, FILE:PATH: error|warning: message. A folder is searched \
-                for .ahap files. Exit status: 0 without errors, 1 with errors (or, under --strict, \
-                with warnings).
+                Prints one line per finding, FILE:PATH: severity[rule]: message. A folder is searched \
+                for .ahap files. Repeats of one rule in one file are folded after the first three \
+                (--all shows every one; --json always has every one). Notes (normal exporter output \
+                a strict reader would mention) show with --notes. Rule severities come from the \
+                rules' defaults (--rules lists them), the nearest .haptic-lint.json above each file \
+                ({"disable": [...], "enable": [...], "error": [...]}), then --disable/--enable/--error. \
+                Exit status: 0 without errors, 1 with errors (or, under --strict, with warnings).
                 """)
 
-        @Argument(help: "AHAP files or folders.")
-        var files: [String]
+        @Argument(help: "AHAP or .haptic files, or folders.")
+        var files: [String] = []
 
-        @Flag(help: "Print the findings as JSON.")
+        @Flag(help: "Print the findings as JSON (every finding, notes included).")
         var json = false
 
-        @Flag(help: "Treat warnings as errors.")
+        @Flag(help: "Fail on the warnings that remain enabled, too.")
         var strict = false
 
+        @Flag(help: "Show notes: normal exporter output a strict reader would mention.")
+        var notes = false
+
+        @Flag(help: "Show every repeat of a rule instead of folding after three.")
+        var all = false
+
+        @Flag(help: "List every rule with its default severity, and exit.")
+        var rules = false
+
+        @Option(name: .customLong("disable"), help: ArgumentHelp("Do not report RULE.", valueName: "rule"))
+        var disabled: [String] = []
+
+        @Option(
+            name: .customLong("enable"),
+            help: ArgumentHelp("Report RULE (a note becomes a warning).", valueName: "rule"))
+        var enabled: [String] = []
+
+        @Option(name: .customLong("error"), help: ArgumentHelp("Report RULE as an error.", valueName: "rule"))
+        var errors: [String] = []
+
+        @OptionGroup var waveforms: WaveformOptions
+
+        func validate() throws {
+            guard rules || !files.isEmpty else { throw ValidationError("give AHAP files or folders, or --rules") }
+            do {
+                _ = try flagRules(over: LintRules())
+            } catch {
+                throw ValidationError(error.message)
+            }
+        }
+
+        /// `base` changed by the command-line flags, in the order disable, enable, error.
+        func flagRules(over base: LintRules) throws(LintRulesError) -> LintRules {
+            var result = base
+            for name in disabled { try result.set(.disable, for: name) }
+            for name in enabled { try result.set(.enable, for: name) }
+            for name in errors { try result.set(.error, for: name) }
+            return result
+        }
+
         func run() throws {
-            let report = LintReport.run(on: files)
+            if rules {
+                print(LintReport.rulesTable())
+                return
+            }
+            var configs = LintConfigFinder()
+            var report = LintReport()
+            for path in files.flatMap(LintReport.expand) {
+                let fileRules: LintRules
+                do {
+                    fileRules = try flagRules(over: configs.rules(for: path))
+                } catch {
+                    throw Terminal.failure(error.message)
+                }
+                report.add(
+                    file: path, PatternFile.inspect(path, waveformFolders: waveforms.folders).findings, rules: fileRules
+                )
+            }
             if json {
                 print(report.json())
             } else {
-                for finding in report.findings { print(finding.line) }
+                for line in report.lines(notes: notes, all: all) { print(line) }
             }
-            Terminal.printError(report.summary)
+            Terminal.printError(report.summary(notes: notes))
             if report.fails(strict: strict) { throw ExitCode.failure }
         }
+    }
+}
+
+/// The nearest `.haptic-lint.json` above a linted file (its own folder first), as eslint and
+/// swiftlint find theirs; each folder is looked at once.
+struct LintConfigFinder {
+    static let fileName = ".haptic-lint.json"
+    private var cache: [String: LintRules] = [:]
+
+    mutating func rules(for file: String) throws(LintRulesError) -> LintRules {
+        var folder = URL(filePath: file).deletingLastPathComponent().standardizedFileURL
+        var visited: [String] = []
+        while true {
+            let key = folder.path(percentEncoded: false)
+            if let known = cache[key] {
+                for v in visited { cache[v] = known }
+                return known
+            }
+            visited.append(key)
+            let candidate = folder.appending(path: Self.fileName).path(percentEncoded: false)
+            if FileManager.default.fileExists(atPath: candidate) {
+                let bytes = (try? Data(contentsOf: URL(filePath: candidate))).map { [UInt8]($0) } ?? []
+                let rules = try LintRules.parse(bytes, file: candidate)
+                for v in visited { cache[v] = rules }
+                return rules
+            }
+            let parent = folder.deletingLastPathComponent()
+            if parent.path(percentEncoded: false) == key || key == "/" { break }
+            folder = parent
+        }
+        for v in visited { cache[v] = LintRules() }
+        return LintRules()
     }
 }
 
@@ -52,48 +144,80 @@ struct LintReport {
             try c.encodeIfPresent(diagnostic.location?.line, forKey: .line)
             try c.encodeIfPresent(diagnostic.location?.column, forKey: .column)
             try c.encode(diagnostic.severity.rawValue, forKey: .severity)
-            try c.encode(diagnostic.code, forKey: .code)
+            try c.encode(diagnostic.code.rawValue, forKey: .code)
             try c.encode(diagnostic.message, forKey: .message)
         }
     }
 
     var fileCount = 0
+    /// Every enabled finding of every file, in file order, at its configured severity.
     var findings: [Finding] = []
+    /// Where each file's findings start in `findings`, for folding per file.
+    private var files: [(name: String, range: Range<Int>)] = []
 
     var errors: Int { findings.count { $0.diagnostic.severity == .error } }
     var warnings: Int { findings.count { $0.diagnostic.severity == .warning } }
+    var noteCount: Int { findings.count { $0.diagnostic.severity == .note } }
 
     func fails(strict: Bool) -> Bool { errors > 0 || (strict && warnings > 0) }
 
-    var summary: String {
-        func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
-        return "lint: \(plural(fileCount, "file")): \(plural(errors, "error")), \(plural(warnings, "warning"))"
+    mutating func add(file: String, _ diagnostics: [Diagnostic], rules: LintRules) {
+        fileCount += 1
+        let start = findings.count
+        findings += diagnostics.compactMap(rules.apply).map { Finding(file: file, diagnostic: $0) }
+        files.append((file, start..<findings.count))
     }
 
-    /// Lints every file (folders are searched for `.ahap` files, in name order).
-    static func run(on arguments: [String]) -> LintReport {
-        var report = LintReport()
-        for path in arguments.flatMap(expand) {
-            report.fileCount += 1
-            let diagnostics = PatternFile.inspect(path).findings
-            report.findings += diagnostics.map { Finding(file: path, diagnostic: $0) }
+    /// The text lines: notes only when asked, each rule's repeats in a file folded unless `all`.
+    func lines(notes: Bool, all: Bool) -> [String] {
+        var out: [String] = []
+        for file in files {
+            let shown = findings[file.range].map(\.diagnostic).filter { notes || $0.severity != .note }
+            if all {
+                out += shown.map { $0.formatted(file: file.name) }
+                continue
+            }
+            for line in LintFolding.fold(shown) {
+                switch line {
+                case .finding(let d): out.append(d.formatted(file: file.name))
+                case .more(let code, let count):
+                    out.append("\(file.name): ... and \(count) more [\(code)] in this file (--all shows every one)")
+                }
+            }
         }
-        return report
+        return out
     }
 
-    /// A folder becomes the `.ahap` files below it; anything else stays as given.
+    func summary(notes: Bool) -> String {
+        func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
+        var out = "lint: \(plural(fileCount, "file")): \(plural(errors, "error")), \(plural(warnings, "warning"))"
+        if noteCount > 0 { out += ", \(plural(noteCount, "note"))" + (notes ? "" : " (--notes shows them)") }
+        return out
+    }
+
+    /// `haptic lint --rules`: one rule a line, its default severity, what it catches.
+    static func rulesTable() -> String {
+        let width = Diagnostic.Code.all.map(\.rawValue.count).max() ?? 0
+        return Diagnostic.Code.all.map { code in
+            let name = code.rawValue.padding(toLength: width, withPad: " ", startingAt: 0)
+            let severity = code.defaultSeverity.rawValue.padding(toLength: 7, withPad: " ", startingAt: 0)
+            return "\(name)  \(severity)  \(code.summary)"
+        }.joined(separator: "\n")
+    }
+
+    /// A folder becomes the `.ahap` and `.haptic` files below it, named as the user typed the folder
+    /// (`lint ahap` gives `ahap/Kit.ahap`); anything else stays as given.
     static func expand(_ path: String) -> [String] {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue else {
             return [path]
         }
-        let base = URL(filePath: path)
+        let prefix = path.hasSuffix("/") ? path : path + "/"
         let found =
-            FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil)?
-            .compactMap { ($0 as? URL) }
-            .filter { $0.pathExtension.lowercased() == "ahap" }
-            .map { $0.path(percentEncoded: false) }
-            .sorted() ?? []
+            (FileManager.default.subpaths(atPath: path) ?? [])
+            .filter { ["ahap", "haptic"].contains(URL(filePath: $0).pathExtension.lowercased()) }
+            .sorted()
+            .map { prefix + $0 }
         return found
     }
 
@@ -102,13 +226,15 @@ struct LintReport {
             var files: Int
             var errors: Int
             var warnings: Int
+            var notes: Int
             var findings: [Finding]
         }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data =
             (try? encoder.encode(
-                Document(files: fileCount, errors: errors, warnings: warnings, findings: findings))) ?? Data()
+                Document(files: fileCount, errors: errors, warnings: warnings, notes: noteCount, findings: findings)))
+            ?? Data()
         return String(decoding: data, as: UTF8.self)
     }
 }

@@ -1,4 +1,5 @@
-import ArgumentParser
+public import ArgumentParser
+import Foundation
 import HapticsEngine
 import HapticsSynthesis
 
@@ -49,3 +50,21 @@ struct VoiceOption: ParsableArguments {
 }
 
 extension SampleFormat: ExpressibleByArgument {}
+
+/// `--waveforms DIR` (repeatable): more folders to look for AudioCustom waveforms in, after the
+/// AHAP file's own folder. Shared by every command that reads patterns.
+struct WaveformOptions: ParsableArguments {
+    @Option(
+        name: .customLong("waveforms"),
+        help: ArgumentHelp(
+            "Also look for AudioCustom waveforms in DIR (repeatable); paths may not leave it.", valueName: "dir"))
+    var folders: [String] = []
+
+    func validate() throws {
+        for folder in folders {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue
+            else { throw ValidationError("--waveforms '\(folder)' is not a folder") }
+        }
+    }
+}

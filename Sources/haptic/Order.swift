@@ -71,7 +71,7 @@ extension HapticCommand {
             // Check the script before opening anything: a bad script changes nothing.
             let parsed = try script.map(Self.loadScript)
             if parsed == nil && (isatty(STDIN_FILENO) != 1 || isatty(STDOUT_FILENO) != 1) {
-                Terminal.fail("the order screen needs a terminal; use --script FILE (or - for standard input)")
+                throw Terminal.failure("the order screen needs a terminal; use --script FILE (or - for standard input)")
             }
             let storeDirectory =
                 store.map { URL(filePath: $0, directoryHint: .isDirectory) } ?? OrderStore.defaultDirectory
@@ -80,12 +80,12 @@ extension HapticCommand {
             do {
                 orders = try OrderStore(directory: storeDirectory)
             } catch {
-                Terminal.fail(error.description)
+                throw Terminal.failure(error.description)
             }
             do {
                 logWriter = try EventLogWriter(path: log ?? EventLogWriter.defaultPath(in: storeDirectory))
             } catch {
-                Terminal.fail(error.description)
+                throw Terminal.failure(error.description)
             }
             let checkout: any OrderCheckout
             if let endpoint {
@@ -103,18 +103,19 @@ extension HapticCommand {
             order.streetAddress = street ?? ""
             order.city = city ?? ""
             order.zip = zip ?? ""
-            let sink = EngineFeedbackSink.make(device: device)
+            let sink = try EngineFeedbackSink.make(device: device)
             let session = OrderSession(order: order, sink: sink, checkout: checkout, log: logWriter)
             let failed: Bool
             if let parsed {
                 failed = Self.run(parsed, file: script ?? "-", session: session)
             } else {
-                failed = OrderScreen(session: session, sink: sink).run()
+                failed = try OrderScreen(session: session, sink: sink).run()
             }
             sink.finish()
             logWriter.sync()
             if let problem = session.logFailure { Terminal.printError("haptic: \(problem)") }
             Terminal.printError("session log: \(logWriter.path)")
+            if Interrupts.wasRequested { throw Interrupts.exitCode }
             if failed { throw ExitCode.failure }
         }
 
@@ -126,7 +127,7 @@ extension HapticCommand {
                 do {
                     text = String(decoding: try Data(contentsOf: URL(filePath: path)), as: UTF8.self)
                 } catch {
-                    Terminal.fail("cannot read \(path): \(error.localizedDescription)")
+                    throw Terminal.failure("cannot read \(path): \(error.localizedDescription)")
                 }
             }
             do {

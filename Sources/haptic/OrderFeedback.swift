@@ -23,7 +23,7 @@ final class EngineFeedbackSink: FeedbackSink {
 
     /// A sink on `device` (`null`: a silent output that keeps real time), falling back to
     /// the null output with a warning when the device cannot be opened.
-    static func make(device: DeviceOptions) -> EngineFeedbackSink {
+    static func make(device: DeviceOptions) throws -> EngineFeedbackSink {
         let output: any AudioOutput
         if device.device == "null" {
             output = NullOutput()
@@ -38,7 +38,7 @@ final class EngineFeedbackSink: FeedbackSink {
         do {
             return try EngineFeedbackSink(output: output)
         } catch {
-            Terminal.fail("cannot start the haptic engine: \(error)")
+            throw Terminal.failure("cannot start the haptic engine: \(error)")
         }
     }
 
@@ -57,5 +57,9 @@ final class EngineFeedbackSink: FeedbackSink {
                 forTimeInterval: remaining + Double(engine.output.bufferFrames) / Double(engine.format.sampleRate))
         }
         engine.stop()
+        // A stalled device ends feedback early (the orders are saved regardless): say so once.
+        if let error = engine.lastOutputError ?? engine.output.stallError {
+            Terminal.printError("haptic: feedback stopped: \(error)")
+        }
     }
 }

@@ -40,7 +40,7 @@ extension HapticCommand.OrderFlow {
             do {
                 read = try EventLogReader.read(path: log)
             } catch {
-                Terminal.fail(error.description)
+                throw Terminal.failure(error.description)
             }
             for problem in read.problems { Terminal.printError(problem) }
             let timeline = FeedbackTimeline(events: read.events)
@@ -57,11 +57,11 @@ extension HapticCommand.OrderFlow {
                     try WAVFileRender.render(
                         PatternFile(path: log, pattern: pattern), to: output, options: audio.renderOptions)
                 } catch {
-                    Terminal.fail(error.description)
+                    throw Terminal.failure(error.description)
                 }
                 return
             }
-            let sink = EngineFeedbackSink.make(device: device)
+            let sink = try EngineFeedbackSink.make(device: device)
             let start = ContinuousClock.now
             for cue in timeline.cues {
                 let due = start + .microseconds(Int64((cue.time / speed * 1e6).rounded()))
@@ -84,7 +84,7 @@ extension HapticCommand.OrderFlow {
             } else if let new = event.new {
                 change += " \(new)"
             }
-            let name = FeedbackName.name(of: cue.feedback)
+            let name = cue.feedback.description
             return String(format: "%9.3f s  ", cue.time / speed)
                 + name.padding(toLength: max(10, name.count), withPad: " ", startingAt: 0)
                 + " " + change
@@ -92,7 +92,7 @@ extension HapticCommand.OrderFlow {
 
         static func summary(_ timeline: FeedbackTimeline, speed: Double) -> String {
             var counts: [String: Int] = [:]
-            for cue in timeline.cues { counts[FeedbackName.name(of: cue.feedback), default: 0] += 1 }
+            for cue in timeline.cues { counts[cue.feedback.description, default: 0] += 1 }
             let span = (timeline.cues.last?.time ?? 0) / speed
             var lines = [
                 "\(timeline.cues.count) feedback\(timeline.cues.count == 1 ? "" : "s") over \(String(format: "%.3f", span)) s"

@@ -1,12 +1,11 @@
 import CupcakeCorner
 import Foundation
-
-/// The write end of the self-pipe the signal handlers wake the screen's loop through.
-/// Set once before the handlers are installed; a signal handler may only touch plain globals.
-nonisolated(unsafe) private var signalPipeWrite: Int32 = -1
+import HapticsEngine
 
 /// The interactive order form: raw-mode terminal on the alternate screen, redrawn after
-/// every key and on SIGWINCH; the terminal is restored on quit, Ctrl-C and SIGTERM.
+/// every key and on SIGWINCH; the terminal is restored on quit, Ctrl-C, SIGTERM and SIGHUP.
+///
+/// Signals come from ``Interrupts`` (dispatch sources), which wake the key loop through a pipe.
 final class OrderScreen {
     let session: OrderSession
     let sink: EngineFeedbackSink
@@ -25,22 +24,31 @@ final class OrderScreen {
         self.sink = sink
     }
 
-    /// Runs until `q`, Ctrl-C or SIGTERM; returns false (the screen reports failures itself).
-    func run() -> Bool {
+    /// Runs until `q`, or a stop signal (Ctrl-C, SIGTERM, SIGHUP: ``Interrupts/wasRequested`` is then
+    /// true); returns whether it failed (the screen reports failures itself).
+    func run() throws -> Bool {
         var fds: [Int32] = [-1, -1]
-        guard Glibc.pipe(&fds) == 0 else { Terminal.fail("cannot create a pipe: \(String(cString: strerror(errno)))") }
-        pipe = (fds[0], fds[1])
-        _ = fcntl(pipe.write, F_SETFL, O_NONBLOCK)
-        signalPipeWrite = pipe.write
-        for signal in [SIGWINCH, SIGINT, SIGTERM, SIGHUP] {
-            var action = sigaction()
-            action.__sigaction_handler.sa_handler = { number in
-                var byte = UInt8(truncatingIfNeeded: number)
-                _ = write(signalPipeWrite, &byte, 1)
-            }
-            sigemptyset(&action.sa_mask)
-            sigaction(signal, &action, nil)
+        do {
+            try systemCall("pipe") { Glibc.pipe(&fds) }
+        } catch {
+            throw Terminal.failure("cannot start the order screen: \(error)")
         }
+        pipe = (fds[0], fds[1])
+        defer {
+            Interrupts.onInterrupt(nil)
+            Interrupts.onResize(nil)
+            close(pipe.read)
+            close(pipe.write)
+        }
+        _ = fcntl(pipe.write, F_SETFL, O_NONBLOCK)
+        let wake = pipe.write
+        @Sendable func wakeLoop(_ byte: UInt8) {
+            var byte = byte
+            _ = write(wake, &byte, 1)
+        }
+        Interrupts.install()
+        Interrupts.onInterrupt { wakeLoop(0) }
+        Interrupts.onResize { wakeLoop(1) }
         enterRawMode()
         defer { restore() }
         draw()
@@ -56,14 +64,10 @@ final class OrderScreen {
                 return false
             }
             if polls[1].revents & Int16(POLLIN) != 0 {
-                var signal: UInt8 = 0
-                _ = read(pipe.read, &signal, 1)
-                if Int32(signal) == SIGWINCH {
-                    draw()
-                } else {
-                    restore()
-                    exit(128 + Int32(signal))
-                }
+                var byte: UInt8 = 0
+                _ = read(pipe.read, &byte, 1)
+                if Interrupts.wasRequested { return false }
+                draw()
             }
             if polls[0].revents & Int16(POLLIN | POLLHUP) != 0 {
                 let count = read(STDIN_FILENO, &buffer, buffer.count)
@@ -135,7 +139,12 @@ final class OrderScreen {
             commit(field)
             editing = nil
         case 0x20...0x7E:
-            draft.append(Character(UnicodeScalar(byte)))
+            let typed = draft + String(Character(UnicodeScalar(byte)))
+            if field == 3, CupcakeCorner.Order.zipRefusal(typed) != nil {
+                perform(.zip(typed))  // refused: plays .error, logs it, shows why
+            } else {
+                draft = typed
+            }
         default:
             break
         }
@@ -151,6 +160,8 @@ final class OrderScreen {
     private func perform(_ action: OrderAction) {
         switch session.perform(action) {
         case .changed, .unchanged: message = ""
+        case .notAllowed(let reason) where editing != nil:
+            message = "\(reason.prefix(1).uppercased())\(reason.dropFirst())."
         case .notAllowed(let reason): message = "Turn on special requests (s) first: \(reason)."
         case .checkedOut(let receipt):
             message = "\(receipt.message)\nTotal \(receipt.cost.dollars) · order \(receipt.id)"

@@ -9,8 +9,10 @@ extension HapticCommand {
         static let configuration = CommandConfiguration(
             abstract: "Play a pattern in real time through ALSA.",
             discussion: """
-                Ctrl-C stops within a few milliseconds with a short fade (exit status 130). Without \
-                a usable audio device, play says why and writes the preview to a WAV file instead. \
+                Ctrl-C stops within a few milliseconds with a short fade (exit status 130), and within \
+                100 ms whatever the device does. A device that takes no frames for 2 s (its sound \
+                server stopped or hung) is reported as stalled and ends playback with exit status 1. \
+                Without a usable audio device, play says why and writes the preview to a WAV file instead. \
                 With --watch, every save of the file plays it again (or rewrites the preview); \
                 errors are printed and watching goes on until Ctrl-C.
                 """)
@@ -37,6 +39,8 @@ extension HapticCommand {
         @Flag(help: "At the end, print underruns, CPU use and (after Ctrl-C) the stop latency on standard error.")
         var stats = false
 
+        @OptionGroup var waveforms: WaveformOptions
+
         func validate() throws {
             guard !(loop && watch) else { throw ValidationError("--loop and --watch cannot be combined") }
             guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be above 0 (got \(rate))") }
@@ -57,7 +61,7 @@ extension HapticCommand {
             Interrupts.install()
             if watch { try PlayWatch(play: self).run() }
             _ = Terminal.processStart
-            let file = try Terminal.load(pattern)
+            let file = try Terminal.load(pattern, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
             let voicing = voice.voicing
             let output: ALSAOutput
@@ -72,8 +76,8 @@ extension HapticCommand {
             Terminal.reportStatistics(playback.statistics, verbose: stats)
             switch outcome {
             case .finished: break
-            case .interrupted: throw ExitCode(130)
-            case .failed(let reason): Terminal.fail(reason)
+            case .interrupted: throw Interrupts.exitCode
+            case .failed(let reason): throw Terminal.failure(reason)
             }
         }
     }
@@ -86,7 +90,7 @@ extension HapticCommand {
             do {
                 devices = try ALSADevices.list()
             } catch {
-                Terminal.fail(error.description)
+                throw Terminal.failure(error.description)
             }
             if devices.isEmpty { Terminal.printError("no ALSA playback devices") }
             let width = devices.map(\.name.count).max() ?? 0
@@ -103,8 +107,14 @@ struct DeviceOptions: ParsableArguments {
     @Option(help: "ALSA playback device (see `haptic devices`).")
     var device: String = ProcessInfo.processInfo.environment["HAPTIC_DEVICE"] ?? "default"
 
-    @Option(help: ArgumentHelp("Output latency in milliseconds.", valueName: "ms"))
+    @Option(
+        help: ArgumentHelp(
+            "Output latency in milliseconds. Below 10 ms the device is checked first: a latency it cannot keep "
+                + "(PulseAudio at 2-4 ms plays in slow motion) is said so, and raised.", valueName: "ms"))
     var latency: Int = 20
+
+    @Flag(help: "Keep --latency even when the device cannot keep up with it (only say so).")
+    var latencyStrict = false
 
     func validate() throws {
         guard (2...2_000).contains(latency) else {
@@ -112,8 +122,12 @@ struct DeviceOptions: ParsableArguments {
         }
     }
 
+    /// Opens the device; a latency it cannot keep is said once and raised (unless --latency-strict).
     func open() throws(AudioOutputError) -> ALSAOutput {
-        try ALSAOutput(.init(device: device, latencyMilliseconds: latency))
+        let (output, finding) = try LatencyProbe.open(
+            .init(device: device, latencyMilliseconds: latency), strict: latencyStrict)
+        if let finding { Terminal.printError("haptic: \(finding.message(strict: latencyStrict))") }
+        return output
     }
 }
 
@@ -147,6 +161,8 @@ extension Terminal {
 
     /// Without a device: says why in one line, renders the preview to a WAV file and prints its path.
     static func writePreview(of file: PatternFile, voicing: VoicingProfile, because error: AudioOutputError) throws {
+        // A device that is there but does not answer is a fault to report, not a missing device.
+        if error.code == .deviceStalled { throw failure(error.description) }
         let folder = FileManager.default.temporaryDirectory.appending(path: "haptic-preview")
         try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let name = URL(filePath: file.path).deletingPathExtension().lastPathComponent
@@ -155,7 +171,7 @@ extension Terminal {
         do {
             try WAVFileRender.render(file, to: destination, options: RenderOptions(voicing: voicing))
         } catch {
-            fail(error.description)
+            throw failure(error.description)
         }
         print(destination)
     }

@@ -20,19 +20,20 @@ struct PlayWatch {
         do {
             watcher = try FileWatcher(path: play.pattern)
         } catch {
-            Terminal.fail(error.description)
+            throw Terminal.failure(error.description)
         }
         Terminal.printError("haptic: watching \(play.pattern): every save plays it again; Ctrl-C stops")
         repeat {
             try playOnce()
             Terminal.printError("haptic: waiting for the next save of \(play.pattern)")
         } while watcher.waitForChange(stopping: { Interrupts.wasRequested })
-        throw ExitCode(130)
+        throw Interrupts.exitCode
     }
 
     /// Loads and plays the file once; prints what is wrong with it instead when it cannot be loaded.
     func playOnce() throws {
-        let (findings, loaded) = PatternFile.inspect(play.pattern)
+        let (findings, loaded) = PatternFile.inspect(
+            play.pattern, waveformFolders: play.waveforms.folders, missingWaveforms: .skip)
         guard let file = loaded else {
             for finding in findings { Terminal.printError(finding.formatted(file: play.pattern)) }
             Terminal.printError("haptic: not playing \(play.pattern) until it is fixed; still watching")
@@ -56,7 +57,7 @@ struct PlayWatch {
         }
         switch Interrupts.run(playback) {
         case .finished: break
-        case .interrupted: throw ExitCode(130)
+        case .interrupted: throw Interrupts.exitCode
         case .failed(let reason): Terminal.printError("haptic: \(reason); still watching")
         }
     }

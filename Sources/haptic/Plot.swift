@@ -30,6 +30,8 @@ extension HapticCommand {
 
         @OptionGroup var voice: VoiceOption
 
+        @OptionGroup var waveforms: WaveformOptions
+
         func validate() throws {
             try Figure.validate(output)
             guard (400...8000).contains(width) else {
@@ -41,12 +43,12 @@ extension HapticCommand {
         }
 
         func run() throws {
-            let file = try Terminal.load(pattern)
+            let file = try Terminal.load(pattern, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
             let input = PlotInput.rendering(
                 title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips,
-                voicing: voice.voicing)
-            Figure.write(TimelinePlot.svg(input, width: width, height: height), to: output)
+                voicing: voice.voicing, previewSeconds: 0)
+            try Figure.write(TimelinePlot.svg(input, width: width, height: height), to: output)
         }
     }
 }
@@ -73,19 +75,15 @@ enum Figure {
     }
 
     /// Writes `svg` to `path` (atomically), converting to PNG when the path ends in `.png`.
-    /// Exits with `failureStatus` and a clear message on failure.
-    static func write(_ svg: String, to path: String, failureStatus: Int32 = 1) {
-        func fail(_ message: String) -> Never {
-            Terminal.printError("haptic: \(message)")
-            exit(failureStatus)
-        }
+    /// Throws the exit status `failureStatus`, after a clear message, on failure.
+    static func write(_ svg: String, to path: String, failureStatus: Int32 = 1) throws {
         switch kind(of: path) {
-        case .png: writePNG(svg, to: path, fail: fail)
+        case .png: try writePNG(svg, to: path, failureStatus: failureStatus)
         default:
             do {
                 try Data(svg.utf8).write(to: URL(filePath: path), options: .atomic)
             } catch {
-                fail("cannot write '\(path)': \(error.localizedDescription)")
+                throw Terminal.failure("cannot write '\(path)': \(error.localizedDescription)", status: failureStatus)
             }
         }
     }
@@ -96,9 +94,10 @@ enum Figure {
         return paths.map { "\($0)/rsvg-convert" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    private static func writePNG(_ svg: String, to path: String, fail: (String) -> Never) {
+    private static func writePNG(_ svg: String, to path: String, failureStatus: Int32) throws {
+        func failure(_ message: String) -> ExitCode { Terminal.failure(message, status: failureStatus) }
         guard let converter else {
-            fail(
+            throw failure(
                 "PNG output needs rsvg-convert, which is not installed (Debian/Ubuntu: apt install librsvg2-bin); "
                     + "or write an .svg file instead")
         }
@@ -116,23 +115,32 @@ enum Figure {
         process.standardError = errors
         do {
             try process.run()
-            input.fileHandleForWriting.write(Data(svg.utf8))
-            try input.fileHandleForWriting.close()
         } catch {
-            fail("cannot run rsvg-convert: \(error.localizedDescription)")
+            throw failure("cannot run rsvg-convert: \(error.localizedDescription)")
+        }
+        // Feed the SVG from another thread while this one reads rsvg-convert's messages: a converter
+        // that complains at length before reading all its input cannot block either side.
+        let feeder = DispatchGroup()
+        let writer = input.fileHandleForWriting
+        let bytes = Data(svg.utf8)
+        DispatchQueue.global().async(group: feeder) {
+            try? writer.write(contentsOf: bytes)
+            try? writer.close()
         }
         let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        feeder.wait()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             try? FileManager.default.removeItem(at: temporary)
-            fail(
+            throw failure(
                 "rsvg-convert failed (status \(process.terminationStatus)): "
                     + message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
-        guard rename(temporary.path(percentEncoded: false), path) == 0 else {
-            let reason = String(cString: strerror(errno))
+        do {
+            try systemCall("rename", path: path) { rename(temporary.path(percentEncoded: false), path) }
+        } catch {
             try? FileManager.default.removeItem(at: temporary)
-            fail("cannot write '\(path)': \(reason)")
+            throw failure("cannot write '\(path)': \(error)")
         }
     }
 }

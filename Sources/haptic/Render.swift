@@ -14,15 +14,17 @@ extension HapticCommand {
 
         @OptionGroup var audio: AudioOptions
 
+        @OptionGroup var waveforms: WaveformOptions
+
         func run() throws {
-            let file = try Terminal.load(pattern)
+            let file = try Terminal.load(pattern, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
             let bar = ProgressBar(label: "rendering", unit: audio.sampleRate)
             do {
                 try WAVFileRender.render(file, to: output, options: audio.renderOptions, progress: bar?.update)
             } catch {
                 bar?.finish()
-                Terminal.fail(error.description)
+                throw Terminal.failure(error.description)
             }
             bar?.finish()
         }

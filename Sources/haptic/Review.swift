@@ -13,7 +13,8 @@ extension HapticCommand {
             abstract: "Build one self-contained HTML page to review many patterns.",
             discussion: """
                 Lists every AHAP file found (folders are searched recursively) with its timeline, a \
-                playable preview (16-bit mono 48 kHz WAV, embedded), duration, event statistics and \
+                playable preview (16-bit mono 48 kHz WAV, embedded; the first --preview-seconds of a \
+                longer pattern, which the page says), duration, event statistics and \
                 lint findings. The page has no scripts and loads nothing. A file that cannot be read \
                 is listed with its error. Exit status: 0 when the page was written and no file had \
                 errors, 1 when some file had errors (the page is still written) or nothing could be \
@@ -32,21 +33,30 @@ extension HapticCommand {
         @Option(help: "The page's title.")
         var title = "Haptics review"
 
+        @Option(help: ArgumentHelp("Longest audio preview embedded per entry.", valueName: "seconds"))
+        var previewSeconds = 60.0
+
+        @OptionGroup var waveforms: WaveformOptions
+
         func validate() throws {
             guard !paths.isEmpty || presets else { throw ValidationError("give AHAP files or folders, or --presets") }
+            guard previewSeconds >= 0, previewSeconds.isFinite else {
+                throw ValidationError("--preview-seconds must be 0 or more (got \(previewSeconds))")
+            }
         }
 
         func run() throws {
             let sources = ReviewSource.collect(paths, presets: presets)
-            guard !sources.isEmpty else { Terminal.fail("no AHAP files found; nothing to review") }
-            let entries = ReviewSource.entries(for: sources)
+            guard !sources.isEmpty else { throw Terminal.failure("no AHAP files found; nothing to review") }
+            let entries = ReviewSource.entries(
+                for: sources, previewSeconds: previewSeconds, waveforms: waveforms.folders)
             let stamp = ISO8601DateFormatter.string(
                 from: Date(), timeZone: .current, formatOptions: [.withInternetDateTime])
             let html = ReviewPage.html(title: title, entries: entries, generated: stamp + " by haptic review")
             do {
                 try Data(html.utf8).write(to: URL(filePath: output), options: .atomic)
             } catch {
-                Terminal.fail("cannot write '\(output)': \(error.localizedDescription)")
+                throw Terminal.failure("cannot write '\(output)': \(error.localizedDescription)")
             }
             let findings = entries.flatMap(\.findings)
             let errors = findings.count { $0.diagnostic.severity == .error }
@@ -82,7 +92,7 @@ struct ReviewSource: Hashable {
         var found: [ReviewSource] = []
         for argument in arguments {
             if isFolder(argument) {
-                found += files(under: argument, extensions: ["ahap", "jsonl"]).map {
+                found += files(under: argument, extensions: ["ahap", "haptic", "jsonl"]).map {
                     ReviewSource(path: $0, kind: kind(of: $0))
                 }
             } else {
@@ -119,11 +129,13 @@ struct ReviewSource: Hashable {
     }
 
     /// Builds every entry, with a progress bar on a terminal. Order logs are skipped with a note.
-    static func entries(for sources: [ReviewSource]) -> [ReviewEntry] {
+    static func entries(
+        for sources: [ReviewSource], previewSeconds: Double = 60, waveforms: [String] = []
+    ) -> [ReviewEntry] {
         let bar = ProgressBar(label: "reviewing", counting: "files")
         var entries: [ReviewEntry] = []
         for (index, source) in sources.enumerated() {
-            if let entry = source.entry() { entries.append(entry) }
+            if let entry = source.entry(previewSeconds: previewSeconds, waveforms: waveforms) { entries.append(entry) }
             bar?.update(done: Int64(index + 1), total: Int64(sources.count))
         }
         bar?.finish()
@@ -131,19 +143,26 @@ struct ReviewSource: Hashable {
     }
 
     /// The page entry for this source; nil for what the review does not show.
-    func entry() -> ReviewEntry? {
+    /// Audio previews hold at most `previewSeconds`.
+    func entry(previewSeconds: Double = 60, waveforms: [String] = []) -> ReviewEntry? {
         switch kind {
-        case .pattern: patternEntry(kind: .pattern, title: URL(filePath: path).lastPathComponent)
-        case .preset: presetEntry(named: URL(filePath: path).deletingPathExtension().lastPathComponent)
-        case .orderLog: orderLogEntry()
+        case .pattern:
+            patternEntry(
+                kind: .pattern, title: URL(filePath: path).lastPathComponent, previewSeconds: previewSeconds,
+                waveforms: waveforms)
+        case .preset:
+            presetEntry(
+                named: URL(filePath: path).deletingPathExtension().lastPathComponent, previewSeconds: previewSeconds)
+        case .orderLog: orderLogEntry(previewSeconds: previewSeconds)
         }
     }
 
     /// A built-in feedback preset's entry: plot, preview and lint findings of its embedded AHAP text.
-    func presetEntry(named name: String) -> ReviewEntry? {
+    func presetEntry(named name: String, previewSeconds: Double) -> ReviewEntry? {
         guard let preset = FeedbackPreset.named(name) else { return nil }
         let findings = AHAP.lint(Array(preset.ahap.utf8), file: path)
-        let plot = PlotInput.rendering(title: name, pattern: preset.pattern, clips: [:])
+        let plot = PlotInput.rendering(
+            title: name, pattern: preset.pattern, clips: [:], previewSeconds: previewSeconds)
         var entry = ReviewEntry(path: path, kind: .preset, plot: plot, wavBytes: plot.wavBytes, findings: findings)
         entry.title = name
         return entry
@@ -152,7 +171,7 @@ struct ReviewSource: Hashable {
     /// A `haptic order` event log as an entry: the session's feedback placed at its logged times
     /// (the presets `haptic order replay` plays), with unreadable lines as findings. A `.jsonl`
     /// file with no event in it (the order store itself, say) is skipped with a note.
-    func orderLogEntry() -> ReviewEntry? {
+    func orderLogEntry(previewSeconds: Double) -> ReviewEntry? {
         let log: EventLogReader.Result
         do {
             log = try EventLogReader.read(path: path)
@@ -170,17 +189,18 @@ struct ReviewSource: Hashable {
             let line = parts.count > 1 ? Int(parts[parts.count - 3]) : nil
             let message = problem.components(separatedBy: ": error: ").last ?? problem
             return Diagnostic(
-                .error, code: "order-log-line", message, at: .root,
+                .error, code: .orderLogLine, message, at: .root,
                 location: line.map { SourceLocation(line: $0, column: 1) })
         }
         let timeline = FeedbackTimeline(events: log.events)
         var pattern = timeline.pattern(preset: { $0.pattern })
         pattern.metadata["Description"] = .string(
             "\(timeline.cues.count) feedback\(timeline.cues.count == 1 ? "" : "s") over \(log.events.count) logged changes: "
-                + timeline.cues.map { "\($0.event.change) → \(FeedbackName.name(of: $0.feedback))" }.joined(
+                + timeline.cues.map { "\($0.event.change) → \($0.feedback.description)" }.joined(
                     separator: ", "))
         let title = URL(filePath: path).lastPathComponent
-        let plot = PlotInput.rendering(title: title, pattern: pattern, clips: [:])
+        let plot = PlotInput.rendering(
+            title: title, pattern: pattern, clips: [:], previewSeconds: previewSeconds)
         var entry = ReviewEntry(path: path, kind: .orderLog, plot: plot, wavBytes: plot.wavBytes, findings: findings)
         entry.title = title
         return entry
@@ -188,10 +208,13 @@ struct ReviewSource: Hashable {
 
     /// A pattern file's entry: plot, preview and lint findings; a file that cannot be loaded gets
     /// an entry holding its error instead.
-    func patternEntry(kind: ReviewEntry.Kind, title: String) -> ReviewEntry {
-        let (findings, loaded) = PatternFile.inspect(path)
+    func patternEntry(
+        kind: ReviewEntry.Kind, title: String, previewSeconds: Double, waveforms: [String] = []
+    ) -> ReviewEntry {
+        let (findings, loaded) = PatternFile.inspect(path, waveformFolders: waveforms, missingWaveforms: .skip)
         if let file = loaded {
-            let plot = PlotInput.rendering(title: title, pattern: file.pattern, clips: file.clips)
+            let plot = PlotInput.rendering(
+                title: title, pattern: file.pattern, clips: file.clips, previewSeconds: previewSeconds)
             var entry = ReviewEntry(path: path, kind: kind, plot: plot, wavBytes: plot.wavBytes, findings: findings)
             entry.title = title
             return entry

@@ -12,25 +12,36 @@ enum Terminal {
         FileHandle.standardError.write(Data((line + "\n").utf8))
     }
 
-    /// Loads a pattern file, or prints why not and exits with status 1.
-    static func load(_ path: String) throws -> PatternFile {
+    /// Loads a pattern file to play or draw it, or prints why not and exits with status 1. A
+    /// waveform that cannot be found becomes a warning; the rest of the pattern still plays.
+    static func load(_ path: String, waveforms: WaveformOptions) throws -> PatternFile {
         do {
-            return try PatternFile.load(path)
+            return try PatternFile.load(path, waveformFolders: waveforms.folders, missingWaveforms: .skip)
         } catch {
             printError(error.description)
             throw ExitCode.failure
         }
     }
 
-    /// Prints the warnings a command tolerated, so they are never silently swallowed.
+    /// Prints the warnings a command tolerated, so they are never silently swallowed: each
+    /// rule's first three in a file, then how many more (`haptic lint --all` lists them). Notes
+    /// are left to `haptic lint --notes`.
     static func report(_ diagnostics: [Diagnostic], in file: String) {
-        for diagnostic in diagnostics { printError(diagnostic.formatted(file: file)) }
+        for line in LintFolding.fold(diagnostics.filter { $0.severity != .note }) {
+            switch line {
+            case .finding(let d): printError(d.formatted(file: file))
+            case .more(let code, let count):
+                printError("\(file): ... and \(count) more [\(code)] in this file (haptic lint --all shows every one)")
+            }
+        }
     }
 
-    /// Prints `haptic: message` and exits with status 1.
-    static func fail(_ message: String) -> Never {
+    /// Prints `haptic: message` and returns the error that ends the command with status 1:
+    /// `throw Terminal.failure("...")`. Commands leave only through ArgumentParser, so every `defer`
+    /// (engine stop, device close, temporary-file removal) runs.
+    static func failure(_ message: String, status: Int32 = 1) -> ExitCode {
         printError("haptic: \(message)")
-        exit(1)
+        return ExitCode(status)
     }
 }
 

@@ -50,4 +50,33 @@ import Testing
             #expect(peaks[i] < peaks[i - 1], "falling: tap \(i) softer than tap \(i - 1)")
         }
     }
+
+    /// App code written for the project in the style of real apps (Examples/Day50/Sources/AppCode5,
+    /// built in Swift 5 mode and, from the same files, in Swift 6 mode as AppCode6): both play four
+    /// taps through HAPTIC_OUTPUT: three decoded taps 100 ms apart, softer each time, then after a
+    /// stop and a start of the engine one more, appended to the same file.
+    @Test(arguments: ["AppCode5", "AppCode6"])
+    func appCodePlaysInBothLanguageModes(_ product: String) throws {
+        let package = packageRoot.appending(path: "Examples/Day50").path(percentEncoded: false)
+        let (built, log) = try Self.run(["swift", "build", "--package-path", package, "--product", product])
+        try #require(built == 0, "swift build of \(product) failed:\n\(log)")
+        let wav = FileManager.default.temporaryDirectory.appending(path: "\(product)-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: wav) }
+        let (status, output) = try Self.run(
+            [package + "/.build/debug/" + product], environment: ["HAPTIC_OUTPUT": wav.path(percentEncoded: false)])
+        try #require(status == 0, "\(product) failed: \(output)")
+        #expect(output == "")
+
+        let clip = try WAV.decode([UInt8](try Data(contentsOf: wav)))
+        let rate = clip.sampleRate
+        let onsets = AudioAnalysis.onsets(
+            clip.samples, channels: clip.channels, threshold: 1e-3, minGapFrames: rate / 50)
+        try #require(onsets.count == 4, "onsets at \(onsets)")
+        for (a, b) in zip(onsets.prefix(3), onsets.prefix(3).dropFirst()) {
+            #expect(abs(b - a - rate / 10) <= rate / 5_000, "taps \(a) and \(b) are not 100 ms apart")
+        }
+        let peaks = onsets.map { AudioAnalysis.peak(Array(clip.samples[$0..<min(clip.samples.count, $0 + rate / 50)])) }
+        #expect(peaks[0] > peaks[1] && peaks[1] > peaks[2], "decoded taps soften: \(peaks)")
+        #expect(abs(peaks[3] - peaks[0]) < 0.05 * peaks[0], "the tap after the restart is as loud as the first")
+    }
 }

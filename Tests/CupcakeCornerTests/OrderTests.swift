@@ -120,6 +120,15 @@ final class Scratch {
         #expect(session.order.quantity == 20)
     }
 
+    @Test func zipRefusesNonDigitsWithTheErrorFeedback() throws {
+        let (session, sink, _) = try session()
+        #expect(session.perform(.zip("95014")) == .changed)
+        #expect(session.perform(.zip("9501a")) == .notAllowed("zip takes digits only, not 'a' (got '9501a')"))
+        #expect(session.order.zip == "95014")
+        #expect(sink.feedback == [.error])
+        #expect(session.events.last?.change == "zip" && session.events.last?.feedback == "error")
+    }
+
     @Test func typeAndTogglesPlaySelection() throws {
         let (session, sink, _) = try session()
         session.perform(.nextType)
@@ -201,6 +210,8 @@ final class Scratch {
         ),
         ("# x\nfrosting on\n", "s.txt:2: error: frosting on needs 'special on' first"),
         ("wait soon\n", "s.txt:1: error: wait needs a number of seconds 0...3600 (got 'soon')"),
+        ("name Ann\nzip 12a45\n", "s.txt:2: error: zip takes digits only, not 'a' (got '12a45')"),
+        ("quantity 6x\n", "s.txt:1: error: quantity needs +1, -1 or a number of cakes 3...20 (got '6x')"),
     ])
     func rejectsABadLineByNumber(text: String, message: String) {
         #expect(throws: OrderScript.ParseError.self) { try OrderScript.parse(text, file: "s.txt") }

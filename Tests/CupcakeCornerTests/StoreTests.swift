@@ -86,6 +86,6 @@ import Testing
         .impact(flexibility: .soft, intensity: 0.25),
     ])
     func feedbackNamesRoundTrip(feedback: SensoryFeedback) {
-        #expect(FeedbackName.feedback(named: FeedbackName.name(of: feedback)) == feedback)
+        #expect(SensoryFeedback(feedback.description) == feedback)
     }
 }

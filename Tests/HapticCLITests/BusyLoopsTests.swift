@@ -1,6 +1,6 @@
 import Foundation
-import HapticsTestSupport
 import Testing
+import _HapticsTestSupport
 
 /// The CPU load the loaded-playback test and `haptic-bench --load` run: it must really start the
 /// loops, and `stop()` must leave no process behind, not even a zombie.

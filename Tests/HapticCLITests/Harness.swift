@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import _HapticsTestSupport
 
 /// Runs the real `haptic` executable, as a user or a CI job would.
 struct Haptic {
@@ -24,11 +25,16 @@ struct Haptic {
 
     static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
-    static let fixtures = packageRoot.appending(path: "../shared/fixtures").standardizedFileURL
+    static let fixtures = TestFiles.fixtures
     static let patterns = packageRoot.appending(path: "Patterns")
 
     /// Runs `haptic ARGS` with `input` on standard input; returns status and both streams.
-    static func run(_ arguments: [String], input: [UInt8] = [], in directory: URL? = nil) throws -> Result {
+    /// With `killAfter`, a run still going after that many seconds is killed (status 9, SIGKILL),
+    /// so a test of something that must not hang fails instead of hanging.
+    static func run(
+        _ arguments: [String], input: [UInt8] = [], in directory: URL? = nil, killAfter: Double? = nil,
+        environment: [String: String]? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
@@ -37,7 +43,14 @@ struct Haptic {
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr
+        if let environment { process.environment = environment }
         try process.run()
+        if let killAfter {
+            let pid = process.processIdentifier
+            DispatchQueue.global().asyncAfter(deadline: .now() + killAfter) {
+                if process.isRunning { kill(pid, SIGKILL) }
+            }
+        }
         // Drain standard error on another thread so a chatty child never blocks on a full pipe.
         let errorHandle = stderr.fileHandleForReading
         let errorBytes = Mutex(Data())

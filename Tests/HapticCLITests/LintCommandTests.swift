@@ -14,22 +14,22 @@ import Testing
         #expect(result.status == 1)
         #expect(
             result.output == """
-                \(file):Pattern[0].Event.EventDuraton: warning: unknown key "EventDuraton" in an Event (did you mean "EventDuration"?); Core Haptics ignores it (line 1, column 74)
-                \(file):Pattern[1].Event: error: HapticContinuous event has no EventDuration; continuous events need one (line 1, column 102)
-                \(file):Pattern[1].Event.Time: error: Time -1 is negative; times are seconds from the start (line 1, column 110)
+                \(file):Pattern[0].Event.EventDuraton: warning[unknown-key]: unknown key "EventDuraton" in an Event (did you mean "EventDuration"?); Core Haptics ignores it (line 1, column 74)
+                \(file):Pattern[1].Event: error[missing-duration]: HapticContinuous event has no EventDuration; continuous events need one (line 1, column 102)
+                \(file):Pattern[1].Event.Time: error[negative-time]: Time -1 is negative; times are seconds from the start (line 1, column 110)
 
                 """)
         #expect(result.stderr == "lint: 1 file: 2 errors, 1 warning\n")
     }
 
     @Test func warningsAloneExitZeroUnlessStrict() throws {
-        let invalid = Haptic.fixtures.appending(path: "ahap/meta/invalid.ahap").path(percentEncoded: false)
+        let invalid = Haptic.fixtures.appending(path: "ahap/Typo.ahap").path(percentEncoded: false)
         let relaxed = try Haptic.run(["lint", invalid])
         #expect(relaxed.status == 0)
         #expect(
             relaxed.output.contains(
                 #"unknown key "ParameterCurves" in a Pattern entry (did you mean "ParameterCurve"?)"#))
-        #expect(relaxed.output.contains("invalid.ahap:Pattern[1].ParameterCurves: warning:"))
+        #expect(relaxed.output.contains("Typo.ahap:Pattern[1].ParameterCurves: warning[unknown-key]:"))
         let strict = try Haptic.run(["lint", "--strict", invalid])
         #expect(strict.status == 1)
     }
@@ -37,9 +37,9 @@ import Testing
     @Test func foldersAreSearchedForAHAPFiles() throws {
         let result = try Haptic.run(["lint", Haptic.fixtures.appending(path: "ahap").path(percentEncoded: false)])
         #expect(result.status == 0)
-        #expect(result.stderr == "lint: 9 files: 0 errors, 6 warnings\n")
+        #expect(result.stderr == "lint: 5 files: 0 errors, 6 warnings, 5 notes (--notes shows them)\n")
         #expect(result.output.split(separator: "\n").count == 6)
-        #expect(!result.output.contains("Boing.ahap"))
+        #expect(!result.output.contains("Heartbeat.ahap"))
     }
 
     @Test func cleanFilesPrintNothing() throws {
@@ -87,6 +87,7 @@ import Testing
                       "severity" : "error"
                     }
                   ],
+                  "notes" : 0,
                   "warnings" : 1
                 }
 
@@ -100,7 +101,8 @@ import Testing
         #expect(result.status == 1)
         #expect(
             result.output
-                == "\(scratch.path("gone.ahap")):$: error: AHAP file '\(scratch.path("gone.ahap"))' does not exist\n")
+                == "\(scratch.path("gone.ahap")):$: error[file-not-found]: AHAP file '\(scratch.path("gone.ahap"))' does not exist\n"
+        )
         #expect(result.stderr == "lint: 2 files: 1 error, 0 warnings\n")
     }
 
@@ -112,7 +114,8 @@ import Testing
         #expect(result.status == 1)
         #expect(
             result.output.contains(
-                "custom.ahap:Pattern[0].Event.EventWaveformPath: error: waveform 'missing.wav' not found"))
+                "custom.ahap:Pattern[0].Event.EventWaveformPath: error[waveform-not-found]: waveform 'missing.wav' not found"
+            ))
     }
 }
 
@@ -130,12 +133,12 @@ import Testing
     }
 
     @Test func jsonCarriesTheNumbers() throws {
-        let drums = Haptic.fixtures.appending(path: "ahap/apple/Drums.ahap").path(percentEncoded: false)
-        let result = try Haptic.run(["info", "--json", drums])
+        let kit = Haptic.fixtures.appending(path: "ahap/Kit.ahap").path(percentEncoded: false)
+        let result = try Haptic.run(["info", "--json", kit])
         #expect(result.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
-        #expect(json["durationSeconds"] as? Double == 2.6)
-        #expect((json["events"] as? [String: Int]) == ["AudioCustom": 1, "HapticContinuous": 6, "HapticTransient": 6])
+        #expect(json["durationSeconds"] as? Double == 0.4)
+        #expect((json["events"] as? [String: Int]) == ["AudioCustom": 1, "HapticContinuous": 1, "HapticTransient": 2])
         let peak = try #require(json["peakDBFS"] as? Double)
         #expect(peak < 0 && peak > -6)
         let loudness = try #require(json["loudnessLUFS"] as? Double)

@@ -1,6 +1,6 @@
 import CupcakeCorner
 import Foundation
-import HapticsTestSupport
+import _HapticsTestSupport
 import Testing
 
 /// The fault server of OrderEndpointTests (Tests/OrderEndpointTests/fault-server.py) on 127.0.0.1.

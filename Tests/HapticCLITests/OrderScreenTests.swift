@@ -22,10 +22,19 @@ import Testing
         posix_spawn_file_actions_addopen(
             &actions, 1, capture.path(percentEncoded: false), O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        // The tmux server (forked by the first call) must not inherit this test thread's blocked signals:
+        // with SIGCHLD blocked it would never reap a pane's process, nor see its exit status.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
         let cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
-        let status = posix_spawn(&pid, argv[0], &actions, nil, cArguments, environ)
+        let status = posix_spawn(&pid, argv[0], &actions, &attributes, cArguments, environ)
         guard status == 0 else { throw POSIXError(POSIXErrorCode(rawValue: status) ?? .EIO) }
         var exitStatus: Int32 = 0
         while waitpid(pid, &exitStatus, 0) < 0 && errno == EINTR {}
@@ -63,10 +72,13 @@ import Testing
         text = try screen { $0.contains("Checkout failed") }
         #expect(text.contains("Checkout failed: please fill in the address first (missing: name, street, city, zip)"))
         try tmux(["send-keys", "-t", "order", "a"])
-        for (index, value) in ["Ada", "1 Infinite Loop", "Cupertino", "95014"].enumerated() {
+        // The zip field takes digits only: the typed "a" is refused with the error feedback.
+        for (index, value) in ["Ada", "1 Infinite Loop", "Cupertino", "950a14"].enumerated() {
             if index > 0 { try tmux(["send-keys", "-t", "order", "Tab"]) }
             try tmux(["send-keys", "-t", "order", "-l", value])
         }
+        text = try screen { $0.contains("Zip takes digits only") }
+        #expect(text.contains("Zip takes digits only, not 'a' (got '950a')."))
         try tmux(["send-keys", "-t", "order", "Enter"])
         text = try screen { $0.contains("95014") && !$0.contains("(incomplete)") && !$0.contains("Editing") }
         try tmux(["send-keys", "-t", "order", "Enter"])
@@ -80,6 +92,38 @@ import Testing
         #expect(stored.orders.first?.order.name == "Ada" && stored.orders.first?.order.quantity == 6)
         let log = try EventLogReader.read(path: scratch.path("log.jsonl"))
         #expect(
-            log.events.compactMap(\.feedback) == ["increase", "increase", "increase", "selection", "error", "success"])
+            log.events.compactMap(\.feedback) == [
+                "increase", "increase", "increase", "selection", "error", "error", "success",
+            ])
+        #expect(stored.orders.first?.order.zip == "95014")
+    }
+
+    /// SIGTERM (and SIGHUP, when the terminal closes) end the screen as `q` does: the terminal leaves
+    /// the alternate screen, and the exit status is the shell's for the signal.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
+    func sigtermRestoresTheTerminalAndExits143() throws {
+        let scratch = try ScratchFolder()
+        // exec: the pane's process is haptic itself, not a shell around it.
+        let command =
+            "exec \(Haptic.executable.path(percentEncoded: false)) order --store \(scratch.path("store")) --log \(scratch.path("log.jsonl")) --device null"
+        try tmux(["new-session", "-d", "-s", "order", "-x", "100", "-y", "30", command])
+        defer { _ = try? tmux(["kill-server"]) }
+        _ = try tmux(["set-option", "-t", "order", "remain-on-exit", "on"])
+        _ = try screen { $0.contains("Number of cakes: 3") }
+        #expect(try tmux(["display-message", "-p", "-t", "order", "#{alternate_on}"]).output == "1\n")
+        let pid = try #require(
+            Int32(try tmux(["display-message", "-p", "-t", "order", "#{pane_pid}"]).output.dropLast()))
+        kill(pid, SIGTERM)
+        // tmux marks the pane dead when the terminal closes and records the status when it reaps the
+        // process: wait for the status.
+        var status = ""
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            status = try tmux(["display-message", "-p", "-t", "order", "#{pane_dead_status}"]).output
+            if status != "\n" { break }
+            usleep(20_000)
+        }
+        #expect(status == "143\n")
+        #expect(try tmux(["display-message", "-p", "-t", "order", "#{alternate_on}"]).output == "0\n")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import HapticsSynthesis
-import HapticsTestSupport
 import Testing
+import _HapticsTestSupport
 
 /// A pattern of full-strength transients every `spacing` seconds for `seconds`.
 private func clicks(every spacing: Double, for seconds: Double) -> String {

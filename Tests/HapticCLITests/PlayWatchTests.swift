@@ -50,8 +50,11 @@ final class LiveHaptic {
 
     /// SIGINT, then the exit status (SIGKILL if it does not exit within 10 s: a child spawned
     /// from a test thread inherits that thread's blocked signals, SIGTERM included).
-    func interrupt() -> Int32 {
-        process.interrupt()
+    func interrupt() -> Int32 { send(SIGINT) }
+
+    /// Sends `signal`, then returns the exit status (SIGKILL if it does not exit within 10 s).
+    func send(_ signal: Int32) -> Int32 {
+        _ = Foundation.kill(process.processIdentifier, signal)
         let exited = DispatchSemaphore(value: 0)
         process.terminationHandler = { _ in exited.signal() }
         if process.isRunning, exited.wait(timeout: .now() + 10) == .timedOut { kill() }
@@ -82,7 +85,7 @@ struct PlayWatchTests {
         // An in-place save that breaks the file.
         try Data(Self.invalid.utf8).write(to: URL(filePath: file))
         #expect(haptic.waitFor("haptic: not playing \(file) until it is fixed; still watching\n"))
-        #expect(haptic.text.contains("\(file):Pattern[0].Event.Time: error: "))
+        #expect(haptic.text.contains("\(file):Pattern[0].Event.Time: error["))
         #expect(haptic.process.isRunning)
 
         // The fix, saved the way editors do: a new file renamed over the old one.
@@ -95,6 +98,17 @@ struct PlayWatchTests {
         let lines = haptic.text.split(separator: "\n")
         #expect(lines.count { $0.hasPrefix("playing ") } == 2)
         #expect(lines.count { $0.hasPrefix("haptic: not playing ") } == 1)
+    }
+
+    /// Every stop signal ends the command through one path, with the shell's status for it.
+    @Test(.timeLimit(.minutes(1)), arguments: [(SIGINT, Int32(130)), (SIGTERM, Int32(143)), (SIGHUP, Int32(129))])
+    func stopSignalsExitWith128PlusTheSignal(signal: Int32, status: Int32) throws {
+        let scratch = try ScratchFolder()
+        let file = try scratch.write("tap.ahap", Self.valid)
+        let haptic = try LiveHaptic(["play", "--watch", "--device", "null", file])
+        defer { haptic.kill() }
+        #expect(haptic.waitFor("haptic: waiting for the next save of \(file)\n"))
+        #expect(haptic.send(signal) == status)
     }
 
     @Test func watchAndLoopDoNotCombine() throws {

@@ -57,15 +57,15 @@ import Testing
     }
 
     @Test func renderingTwiceGivesTheSameBytes() throws {
-        let pattern = Haptic.fixtures.appending(path: "ahap/apple/Heartbeats.ahap").path
+        let pattern = Haptic.fixtures.appending(path: "ahap/Heartbeat.ahap").path
         let a = try Haptic.run(["render", pattern, "-o", "-"])
         let b = try Haptic.run(["render", pattern, "-o", "-"])
         #expect(a.status == 0 && a.stdout.count > 44)
         #expect(a.stdout == b.stdout)
     }
 
-    @Test func drumsPlaysItsAudioFileFromTheAHAPFolder() throws {
-        let clip = try renderedSamples(Haptic.fixtures.appending(path: "ahap/apple/Drums.ahap").path)
+    @Test func kitPlaysItsAudioFileFromTheAHAPFolder() throws {
+        let clip = try renderedSamples(Haptic.fixtures.appending(path: "ahap/Kit.ahap").path)
         #expect(AudioAnalysis.peak(clip.samples) > 0.1)
     }
 
@@ -134,5 +134,140 @@ func longPattern(seconds: Int) -> String {
         #expect(screen.contains("100%"))
         #expect(screen.contains("100%  599.9 of 599.9 s"), "the last tap is at 599.9 s")
         #expect(screen.hasSuffix("\r\u{1B}[K"), "the bar is cleared at the end")
+    }
+}
+
+/// Hand-written `.haptic` clips through the commands that read patterns.
+@Suite struct HapticClipCommandTests {
+    let scratch: ScratchFolder
+    init() throws { scratch = try ScratchFolder() }
+
+    static let clip = #"""
+        {"version": {"major": 1, "minor": 0, "patch": 0},
+         "signals": {"continuous": {"envelopes": {
+           "amplitude": [{"time": 0, "amplitude": 0.1},
+                         {"time": 0.4, "amplitude": 0.2, "emphasis": {"amplitude": 0.9, "frequency": 0.9}},
+                         {"time": 1.25, "amplitude": 0.5}],
+           "frequency": [{"time": 0, "frequency": 0.3}, {"time": 1.25, "frequency": 0.8}]}}}}
+        """#
+
+    @Test(arguments: ["clip.haptic", "clip.json"])
+    func aClipRendersAudiblyForItsOwnLengthByExtensionOrContent(name: String) throws {
+        let input = try scratch.write(name, Self.clip)
+        let out = scratch.path("out.wav")
+        let result = try Haptic.run(["render", input, "-o", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let audio = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: out))))
+        let seconds = Double(audio.frameCount) / Double(audio.sampleRate)
+        // The last breakpoint is at 1.25 s; the carrier's release adds at most 5 ms.
+        #expect(seconds >= 1.25 && seconds <= 1.255 + 1 / Double(audio.sampleRate), "\(seconds)")
+        #expect(AudioAnalysis.peak(audio.samples) > 0.05)
+    }
+
+    @Test func anInvalidClipIsRefusedWithItsPlaceByEveryReader() throws {
+        let input = try scratch.write(
+            "bad.haptic", Self.clip.replacingOccurrences(of: #""amplitude": 0.5"#, with: #""amplitude": 5"#))
+        let expected =
+            "\(input):signals.continuous.envelopes.amplitude[2].amplitude: error[value-out-of-range]: amplitude is 5; it must be between 0 and 1 (line 5, column 46)"
+        let render = try Haptic.run(["render", input, "-o", scratch.path("x.wav")])
+        #expect(render.status != 0)
+        #expect(render.stderr.contains(expected), "\(render.stderr)")
+        let lint = try Haptic.run(["lint", scratch.path("")])
+        #expect(lint.status == 1)
+        #expect(lint.output.contains(expected), "\(lint.output)")
+        let info = try Haptic.run(["info", input])
+        #expect(info.status != 0 && info.stderr.contains("error[value-out-of-range]"))
+    }
+}
+
+@Suite struct ConvertCommandTests {
+    let scratch: ScratchFolder
+    init() throws { scratch = try ScratchFolder() }
+
+    @Test func aClipBecomesAHAPAndComesBackWithItsLossReported() throws {
+        let input = try scratch.write("clip.haptic", HapticClipCommandTests.clip)
+        let ahap = scratch.path("clip.ahap")
+        let forward = try Haptic.run(["convert", input, "-o", ahap])
+        #expect(forward.status == 0)
+        #expect(forward.stderr.hasPrefix("\(input): lost: emphasis-scaled (1x): Core Haptics scales a transient"))
+        let back = scratch.path("back.haptic")
+        let reverse = try Haptic.run(["convert", ahap, "-o", back, "--json"])
+        #expect(reverse.status == 0 && reverse.stderr == "")
+        #expect(
+            reverse.output == """
+                {
+                  "from" : "ahap",
+                  "losses" : [
+
+                  ],
+                  "to" : "haptic"
+                }
+
+                """)
+        // The round trip renders the same audio as the original clip.
+        let a = try Haptic.run(["render", input, "-o", scratch.path("a.wav")])
+        let b = try Haptic.run(["render", back, "-o", scratch.path("b.wav")])
+        #expect(a.status == 0 && b.status == 0)
+        let first = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: scratch.path("a.wav")))))
+        let second = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: scratch.path("b.wav")))))
+        #expect(first.frameCount == second.frameCount)
+        #expect(zip(first.samples, second.samples).allSatisfy { abs($0 - $1) < 1e-3 })
+    }
+
+    @Test func anUnknownTargetIsRefused() throws {
+        let input = try scratch.write("clip.haptic", HapticClipCommandTests.clip)
+        let result = try Haptic.run(["convert", input, "-o", scratch.path("out.txt")])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("give --to ahap, --to haptic or --to android"))
+    }
+}
+
+@Suite struct AndroidExportTests {
+    let scratch: ScratchFolder
+    init() throws { scratch = try ScratchFolder() }
+
+    @Test func aClipBecomesAWaveformAsLongAsItsRender() throws {
+        let input = try scratch.write("clip.haptic", HapticClipCommandTests.clip)
+        let result = try Haptic.run(["convert", input, "-o", scratch.path("a.json"), "--to", "android"])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("lost: sharpness"))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(filePath: scratch.path("a.json"))))
+        let effect = try #require(json as? [String: Any])
+        #expect(effect["type"] as? String == "waveform" && effect["repeat"] as? Int == -1)
+        let timings = try #require(effect["timings"] as? [Int])
+        let amplitudes = try #require(effect["amplitudes"] as? [Int])
+        #expect(timings.count == amplitudes.count)
+        #expect(amplitudes.allSatisfy { (0...255).contains($0) })
+        // Amplitude 0.1 at the start is 255 x 0.1 = 25.5; the last 10 ms step starts at 1.24 s,
+        // where the intensity curve (linear in sqrt(amplitude)) is at 0.704: 255 x 0.704^2 = 126.
+        #expect(amplitudes.first == 25 || amplitudes.first == 26)
+        #expect(amplitudes.last == 126, "\(amplitudes)")
+        #expect(try Haptic.run(["render", input, "-o", scratch.path("a.wav")]).status == 0)
+        let audio = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: scratch.path("a.wav")))))
+        let rendered = Double(audio.frameCount) / Double(audio.sampleRate) * 1000
+        #expect(abs(Double(timings.reduce(0, +)) - rendered) <= 50, "\(timings.reduce(0, +)) ms vs \(rendered) ms")
+    }
+
+    @Test func transientsBecomeAComposition() throws {
+        let ahap = try scratch.write(
+            "taps.ahap",
+            #"""
+            {"Pattern": [
+              {"Event": {"Time": 0, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.9}]}},
+              {"Event": {"Time": 0.25, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.1}]}}
+            ]}
+            """#)
+        let result = try Haptic.run(["convert", ahap, "-o", "-", "--to", "android", "--kotlin"])
+        #expect(result.status == 0)
+        #expect(
+            result.output == """
+                VibrationEffect.startComposition()
+                    .addPrimitive(VibrationEffect.Composition.PRIMITIVE_CLICK, 1f, 0)
+                    .addPrimitive(VibrationEffect.Composition.PRIMITIVE_THUD, 0.5f, 250)
+                    .compose()
+
+                """)
+        let kotlinWithAHAP = try Haptic.run(["convert", ahap, "-o", "-", "--to", "ahap", "--kotlin"])
+        #expect(kotlinWithAHAP.status == 64 && kotlinWithAHAP.stderr.contains("--kotlin goes with --to android"))
     }
 }

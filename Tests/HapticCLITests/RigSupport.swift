@@ -1,8 +1,8 @@
 import Foundation
 import HapticsSynthesis
-import HapticsTestSupport
 import Synchronization
 import Testing
+import _HapticsTestSupport
 
 /// What the `haptic play` tests add to the shared `AudioRig`: sinks of their own, onsets.
 enum Rig {

@@ -1,8 +1,8 @@
 import Foundation
 import HapticsEngine
 import HapticsSynthesis
-import HapticsTestSupport
 import Testing
+import _HapticsTestSupport
 
 @testable import HapticsALSA
 

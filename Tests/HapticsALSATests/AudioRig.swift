@@ -2,8 +2,8 @@ import Dispatch
 import Foundation
 import HapticsEngine
 import HapticsSynthesis
-import HapticsTestSupport
 import Synchronization
+import _HapticsTestSupport
 
 /// What the ALSA tests add to the shared rig support: playing a signal tick by tick.
 extension AudioRig {

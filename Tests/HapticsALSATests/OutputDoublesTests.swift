@@ -1,6 +1,6 @@
 import HapticsEngine
 import HapticsSynthesis
-import HapticsTestSupport
+import HapticsTesting
 import Synchronization
 import Testing
 

@@ -9,6 +9,9 @@ func at(_ needle: String, in element: String) -> String {
     return "(line 2, column \(13 + prefix.count))"
 }
 
+/// The default severity of the rule named `code` (`warning`, `note`).
+func severity(_ code: String) -> String { Diagnostic.Code(rawValue: code)?.defaultSeverity.rawValue ?? "unknown" }
+
 /// One lint rule: an element, and the exact line the linter prints for it.
 struct Rule: CustomTestStringConvertible, Sendable {
     var code: String
@@ -29,7 +32,7 @@ let warningRules: [Rule] = {
         rules.append(
             Rule(
                 code: code, element: element,
-                expected: "t.ahap:\(path): warning: \(message) \(at(needle, in: element))"))
+                expected: "t.ahap:\(path): \(severity(code))[\(code)]: \(message) \(at(needle, in: element))"))
     }
     var e = event(transient + #", "EventDuraton": 1"#)
     add(
@@ -83,7 +86,8 @@ let warningRules: [Rule] = {
     e = event(#""Time": 0, "EventType": "HapticContinuous", "EventDuration": 31"#)
     add(
         "duration-too-long", e, "Pattern[0].Event.EventDuration",
-        "EventDuration 31 s is longer than Core Haptics' 30 s maximum for a continuous event", "31")
+        "EventDuration 31 s is longer than Core Haptics' 30 s maximum for a continuous event; it plays for 30 s, as on a device",
+        "31")
     e = event(#""Time": 0, "EventType": "HapticContinuous", "EventDuration": 0"#)
     add(
         "zero-duration", e, "Pattern[0].Event.EventDuration",
@@ -133,10 +137,10 @@ let errorRules: [Rule] = {
         rules.append(
             Rule(
                 code: code, element: element,
-                expected: "t.ahap:\(path): error: \(message) \(at(needle, in: element))"))
+                expected: "t.ahap:\(path): error[\(code)]: \(message) \(at(needle, in: element))"))
     }
-    var e = event(#""Time": "0.5", "EventType": "HapticTransient""#)
-    add("wrong-type", e, "Pattern[0].Event.Time", #"Time must be a number, found string "0.5""#, #""0.5""#)
+    var e = event(#""Time": "soon", "EventType": "HapticTransient""#)
+    add("wrong-type", e, "Pattern[0].Event.Time", #"Time must be a number, found string "soon""#, #""soon""#)
     e = event(#""Time": 0, "EventType": 3"#)
     add("wrong-type", e, "Pattern[0].Event.EventType", "EventType must be a string, found number 3", "3")
     e = event(transient + #", "EventParameters": {}"#)
@@ -237,7 +241,7 @@ extension String {
         // A warning does not stop decoding.
         let decoded = try AHAP.decode(Array(text.utf8), file: "t.ahap")
         #expect(decoded.diagnostics.map { $0.formatted(file: "t.ahap") } == [rule.expected])
-        #expect(decoded.diagnostics.first?.code == rule.code)
+        #expect(decoded.diagnostics.first?.code.rawValue == rule.code)
     }
 
     @Test(arguments: errorRules)
@@ -249,7 +253,7 @@ extension String {
             _ = try AHAP.decode(Array(text.utf8), file: "t.ahap")
         } catch {
             #expect(error.description == rule.expected)
-            #expect(error.code == rule.code)
+            #expect(error.code.rawValue == rule.code)
             #expect(error.file == "t.ahap")
         }
     }
@@ -263,20 +267,20 @@ extension String {
         let hint = suggestion.map { #" (did you mean "\#($0)"?)"# } ?? ""
         #expect(
             line
-                == #"t.ahap:\#(key): warning: unknown key "\#(key)" in the top level\#(hint); Core Haptics ignores it (line 1, column 31)"#
+                == #"t.ahap:\#(key): warning[unknown-key]: unknown key "\#(key)" in the top level\#(hint); Core Haptics ignores it (line 1, column 31)"#
         )
     }
 
     @Test func formatsFindingsWithAndWithoutFileAndPosition() {
-        let d = Diagnostic(.warning, code: "x", "m", at: JSONPath.root.key("Pattern").index(0))
-        #expect(d.formatted(file: nil) == "Pattern[0]: warning: m")
-        #expect(d.formatted(file: "a.ahap") == "a.ahap:Pattern[0]: warning: m")
+        let d = Diagnostic(.warning, code: .unknownKey, "m", at: JSONPath.root.key("Pattern").index(0))
+        #expect(d.formatted(file: nil) == "Pattern[0]: warning[unknown-key]: m")
+        #expect(d.formatted(file: "a.ahap") == "a.ahap:Pattern[0]: warning[unknown-key]: m")
         var located = d
         located.location = SourceLocation(line: 3, column: 9)
-        #expect(located.formatted(file: "a.ahap") == "a.ahap:Pattern[0]: warning: m (line 3, column 9)")
+        #expect(located.formatted(file: "a.ahap") == "a.ahap:Pattern[0]: warning[unknown-key]: m (line 3, column 9)")
         let error = AHAPError(
-            file: nil, path: .root, location: nil, code: "json-syntax", message: "bad", diagnostics: [])
-        #expect(error.description == "$: error: bad")
+            file: nil, path: .root, location: nil, code: .jsonSyntax, message: "bad", diagnostics: [])
+        #expect(error.description == "$: error[json-syntax]: bad")
     }
 
     @Test func clampedValuesLandInThePattern() throws {
@@ -302,28 +306,28 @@ extension String {
     @Test func topLevelFindings() {
         #expect(
             lintLines(#"{"Pattern": []}"#) == [
-                "t.ahap:$: warning: no Version; reading the file as AHAP version 1 (line 1, column 1)",
-                "t.ahap:Pattern: warning: Pattern is empty; the file plays nothing (line 1, column 13)",
+                "t.ahap:$: note[missing-version]: no Version; reading the file as AHAP version 1 (line 1, column 1)",
+                "t.ahap:Pattern: warning[empty-pattern]: Pattern is empty; the file plays nothing (line 1, column 13)",
             ])
         #expect(
             lintLines(#"{"Version": 2, "Pattern": [], "Patern": 1}"#) == [
-                "t.ahap:Version: warning: Version 2 is not 1, the only AHAP version this reader knows; unknown keys will be ignored (line 1, column 13)",
-                "t.ahap:Pattern: warning: Pattern is empty; the file plays nothing (line 1, column 27)",
-                #"t.ahap:Patern: warning: unknown key "Patern" in the top level (did you mean "Pattern"?); Core Haptics ignores it (line 1, column 31)"#,
+                "t.ahap:Version: warning[unknown-version]: Version 2 is not 1, the only AHAP version this reader knows; unknown keys will be ignored (line 1, column 13)",
+                "t.ahap:Pattern: warning[empty-pattern]: Pattern is empty; the file plays nothing (line 1, column 27)",
+                #"t.ahap:Patern: warning[unknown-key]: unknown key "Patern" in the top level (did you mean "Pattern"?); Core Haptics ignores it (line 1, column 31)"#,
             ])
         #expect(
             lintLines(#"{"Version": 1}"#) == [
-                #"t.ahap:$: error: missing key "Pattern": an AHAP file needs a Pattern array of events and parameters (line 1, column 1)"#
+                #"t.ahap:$: error[missing-key]: missing key "Pattern": an AHAP file needs a Pattern array of events and parameters (line 1, column 1)"#
             ])
         #expect(
             lintLines(#"[{"Event": {}}]"#) == [
-                "t.ahap:$: error: the top level must be an object with a Pattern array, found an array (line 1, column 1)"
+                "t.ahap:$: error[wrong-type]: the top level must be an object with a Pattern array, found an array (line 1, column 1)"
             ])
         #expect(
             lintLines(#"{"Version": "1", "Metadata": [], "Pattern": 0}"#) == [
-                #"t.ahap:Version: error: Version must be a number, found string "1" (line 1, column 13)"#,
-                "t.ahap:Metadata: error: Metadata must be an object, found an array (line 1, column 30)",
-                "t.ahap:Pattern: error: Pattern must be an array, found number 0 (line 1, column 45)",
+                #"t.ahap:Version: warning[number-as-string]: Version is the string "1"; read as the number 1 (line 1, column 13)"#,
+                "t.ahap:Metadata: error[wrong-type]: Metadata must be an object, found an array (line 1, column 30)",
+                "t.ahap:Pattern: error[wrong-type]: Pattern must be an array, found number 0 (line 1, column 45)",
             ])
     }
 
@@ -338,10 +342,10 @@ extension String {
         let lines = lintLines(text)
         #expect(
             lines == [
-                #"t.ahap:Version: warning: duplicate key "Version" (first at line 1, column 2); the last value wins (line 1, column 16)"#,
-                #"t.ahap:Pattern[0].Event.Time: error: Time must be a number, found string "x" (line 2, column 24)"#,
-                #"t.ahap:Pattern[1].Event.EventDuraton: warning: unknown key "EventDuraton" in an Event (did you mean "EventDuration"?); Core Haptics ignores it (line 3, column 59)"#,
-                #"t.ahap:Pattern[2].Event.EventType: error: unknown EventType "Buzz"; expected HapticTransient, HapticContinuous, AudioContinuous or AudioCustom (line 4, column 40)"#,
+                #"t.ahap:Version: warning[duplicate-key]: duplicate key "Version" (first at line 1, column 2); the last value wins (line 1, column 16)"#,
+                #"t.ahap:Pattern[0].Event.Time: error[wrong-type]: Time must be a number, found string "x" (line 2, column 24)"#,
+                #"t.ahap:Pattern[1].Event.EventDuraton: warning[unknown-key]: unknown key "EventDuraton" in an Event (did you mean "EventDuration"?); Core Haptics ignores it (line 3, column 59)"#,
+                #"t.ahap:Pattern[2].Event.EventType: error[unknown-event-type]: unknown EventType "Buzz"; expected HapticTransient, HapticContinuous, AudioContinuous or AudioCustom (line 4, column 40)"#,
             ])
         // decode throws the first error and carries all four findings.
         do {
@@ -354,12 +358,12 @@ extension String {
         }
     }
 
-    @Test func invalidFixtureWarnsAboutTheTypoAndStillPlaysItsEvent() throws {
-        let bytes = try Fixtures.bytes("ahap/meta/invalid.ahap")
-        let doc = try AHAP.decode(bytes, file: "invalid.ahap")
+    @Test func typoFixtureWarnsAboutTheTypoAndStillPlaysItsEvent() throws {
+        let bytes = try Fixtures.bytes("ahap/Typo.ahap")
+        let doc = try AHAP.decode(bytes, file: "Typo.ahap")
         #expect(
-            doc.diagnostics.map { $0.formatted(file: "invalid.ahap") } == [
-                #"invalid.ahap:Pattern[1].ParameterCurves: warning: unknown key "ParameterCurves" in a Pattern entry (did you mean "ParameterCurve"?); Core Haptics ignores it (line 21, column 13)"#
+            doc.diagnostics.map { $0.formatted(file: "Typo.ahap") } == [
+                #"Typo.ahap:Pattern[1].ParameterCurves: warning[unknown-key]: unknown key "ParameterCurves" in a Pattern entry (did you mean "ParameterCurve"?); Core Haptics ignores it (line 15, column 13)"#
             ])
         #expect(
             doc.pattern.events == [
@@ -371,27 +375,92 @@ extension String {
     }
 
     @Test func seventeenPointCurveIsAWarningNotAnError() throws {
-        let doc = try AHAP.decode(try Fixtures.bytes("ahap/meta/17_points.ahap"))
-        #expect(doc.diagnostics.map(\.code) == ["too-many-control-points"])
+        let doc = try AHAP.decode(try Fixtures.bytes("ahap/Curve17.ahap"))
+        #expect(doc.diagnostics.map(\.code) == [.tooManyControlPoints])
         #expect(
             doc.diagnostics.first?.message
                 == "ParameterCurve has 17 control points; Core Haptics tooling uses at most 16 per curve and splits longer ones"
         )
         #expect(
-            doc.diagnostics.first?.path.description == "Pattern[0].ParameterCurve.ParameterCurveControlPoints"
+            doc.diagnostics.first?.path.description == "Pattern[1].ParameterCurve.ParameterCurveControlPoints"
         )
         #expect(doc.pattern.parameterCurves.first?.controlPoints.count == 17)
     }
 
-    @Test func applesSamplesDecodeWithoutFindings() throws {
-        for name in ["Boing", "Drums", "Heartbeats", "Inflate"] {
-            let doc = try AHAP.decode(try Fixtures.bytes("ahap/apple/\(name).ahap"), file: name)
-            #expect(doc.diagnostics.isEmpty, "\(name): \(doc.diagnostics)")
-        }
-        let drums = try AHAP.decode(try Fixtures.bytes("ahap/apple/Drums.ahap")).pattern
-        let custom = try #require(drums.events.last)
-        #expect(custom.type == .audioCustom && custom.waveformPath == "AHAP/Drums.wav")
-        #expect(drums.events[0].value(of: .hapticIntensity) == 1)  // not given: Apple's default
-        #expect(drums.metadata["Project"] == .string("Haptic Sampler"))
+    @Test func curvesPastAThousandPointsPlayWithAWarningNamingNoInternals() throws {
+        let points = (0..<1500).map { #"{"Time": \#(Double($0) / 1000), "ParameterValue": 0.5}"# }
+        let text = doc(
+            #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [\#(points.joined(separator: ","))]}}"#
+        )
+        let decoded = try AHAP.decode(Array(text.utf8))
+        #expect(decoded.pattern.parameterCurves.first?.controlPoints.count == 1500)
+        #expect(decoded.diagnostics.map(\.code) == [.tooManyControlPoints])
+        #expect(decoded.diagnostics.allSatisfy { !$0.message.contains("AHAPLimits") })
+    }
+
+    @Test func exporterOutputDecodesWithNotesOnly() throws {
+        let heartbeat = try AHAP.decode(try Fixtures.bytes("ahap/Heartbeat.ahap"), file: "Heartbeat.ahap")
+        #expect(heartbeat.diagnostics.map(\.code) == [.curveStartNotZero])
+        #expect(heartbeat.diagnostics.allSatisfy { $0.severity == .note })
+        // 13 ms between taps is legal AHAP; a tap without HapticIntensity gets Apple's default 1.
+        #expect(heartbeat.pattern.events.map(\.time) == [0, 0.013, 0.5, 0.513])
+        #expect(heartbeat.pattern.events[1].value(of: .hapticIntensity) == 1)
+        #expect(heartbeat.pattern.events[3].value(of: .hapticSharpness) == 0.5)
+    }
+
+    @Test func trailingCommasAsInApplesSamplesAreReadAndLocated() throws {
+        let kit = try AHAP.decode(try Fixtures.bytes("ahap/Kit.ahap"), file: "Kit.ahap")
+        #expect(
+            kit.diagnostics.map { "\($0.path) \($0.location!)" } == [
+                "Metadata 6:112", "Pattern[4].ParameterCurve.ParameterCurveControlPoints 24:53", "Pattern 25:16",
+            ])
+        #expect(kit.diagnostics.allSatisfy { $0.code == .trailingComma && $0.severity == .warning })
+        let custom = try #require(kit.pattern.events.first { $0.type == .audioCustom })
+        #expect(custom.waveformPath == "AHAP/Kit.wav")
+        #expect(kit.pattern.events[0].value(of: .hapticIntensity) == 1)  // not given: Apple's default
+        #expect(kit.pattern.metadata["Project"] == .string("swift-haptics fixtures"))
+        #expect(kit.pattern.parameterCurves.first?.controlPoints.count == 2)
+    }
+
+    @Test func nullIsReadAsAbsentWithANote() throws {
+        let oscillate = try AHAP.decode(try Fixtures.bytes("ahap/Oscillate.ahap"), file: "Oscillate.ahap")
+        #expect(oscillate.pattern.events.map(\.waveformPath) == [nil, nil])
+        #expect(oscillate.pattern.events[1].value(of: .hapticSharpness) == 0.5)
+        #expect(
+            oscillate.diagnostics.map { $0.formatted(file: "O.ahap") } == [
+                "O.ahap:$: note[missing-version]: no Version; reading the file as AHAP version 1 (line 1, column 1)",
+                "O.ahap:Pattern[0].Event.EventWaveformPath: note[null-value]: EventWaveformPath is null; read as absent, as Core Haptics does (line 3, column 107)",
+                "O.ahap:Pattern[1].Event.EventWaveformPath: note[null-value]: EventWaveformPath is null; read as absent, as Core Haptics does (line 6, column 109)",
+                "O.ahap:Pattern[1].Event.EventParameters[1]: warning[missing-value]: HapticSharpness has no ParameterValue; Core Haptics uses the default 0.5 (line 8, column 33)",
+                "O.ahap:Pattern[1].Event.EventParameters[1].ParameterValue: note[null-value]: ParameterValue is null; read as absent, as Core Haptics does (line 8, column 86)",
+            ])
+        // A required key that is null is missing.
+        #expect(
+            lintLines(doc(#"{"Event": {"Time": null, "EventType": "HapticTransient"}}"#)).map {
+                $0.contains("error[missing-key]")
+            } == [true, false])
+    }
+
+    @Test func numbersWrittenAsStringsAreReadWithAWarning() throws {
+        let text = doc(#"{"Event": {"Time": "0.25", "EventType": "HapticTransient"}}"#)
+        let decoded = try AHAP.decode(Array(text.utf8))
+        #expect(decoded.pattern.events.first?.time == 0.25)
+        #expect(decoded.diagnostics.map(\.code) == [.numberAsString])
+        #expect(
+            lintLines(doc(#"{"Event": {"Time": "0x10", "EventType": "HapticTransient"}}"#)).first?.contains(
+                "error[wrong-type]") == true)
+    }
+
+    @Test func continuousEventsStopAtThirtySecondsAsOnADevice() throws {
+        let text = doc(
+            #"{"Event": {"Time": 1, "EventType": "HapticContinuous", "EventDuration": 103, "EventParameters": [{"ParameterID": "ReleaseTime", "ParameterValue": 0.5}]}}"#
+        )
+        let decoded = try AHAP.decode(Array(text.utf8))
+        #expect(decoded.pattern.events.first?.duration == 30)
+        #expect(decoded.pattern.duration == 31)
+        #expect(decoded.diagnostics.map(\.code) == [.durationTooLong])
+        var limits = AHAPLimits.default
+        limits.maxContinuousDuration = 5
+        #expect(try AHAP.decode(Array(text.utf8), limits: limits).pattern.events.first?.duration == 5)
     }
 }

@@ -1,12 +1,14 @@
 import HapticsCore
-import HapticsTestSupport
 import OrderedCollections
 import Testing
+import _HapticsTestSupport
 
 @Suite struct AHAPRoundTripTests {
     @Test func everyFixtureIsFound() {
-        #expect(Fixtures.ahapFiles.count == 9)
-        #expect(Fixtures.ahapFiles.contains("ahap/meta/studio_export.ahap"))
+        #expect(
+            Fixtures.ahapFiles == [
+                "ahap/Curve17.ahap", "ahap/Heartbeat.ahap", "ahap/Kit.ahap", "ahap/Oscillate.ahap", "ahap/Typo.ahap",
+            ])
     }
 
     @Test(arguments: Fixtures.ahapFiles)
@@ -21,12 +23,15 @@ import Testing
         #expect(Set(second.diagnostics.map(\.code)).isSubset(of: first.diagnostics.map(\.code)))
     }
 
-    @Test func studioExportKeepsEveryPoint() throws {
-        let pattern = try AHAP.decode(try Fixtures.bytes("ahap/meta/studio_export.ahap")).pattern
-        #expect(pattern.events.count == 25)
-        #expect(pattern.parameterCurves.map(\.controlPoints.count) == [827, 309])
-        #expect(pattern.events[0].duration == 9.804943310657597)
-        #expect(pattern.duration == 9.804943310657597)
+    @Test func longCurvesKeepEveryPoint() throws {
+        // Exporters write long curves (Meta Haptics Studio: 827 points in one curve).
+        let points = (0..<827).map { #"{"Time": \#(Double($0) / 100), "ParameterValue": 0.5}"# }
+        let text = doc(
+            #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [\#(points.joined(separator: ","))]}}"#
+        )
+        let pattern = try AHAP.decode(Array(text.utf8)).pattern
+        #expect(pattern.parameterCurves.map(\.controlPoints.count) == [827])
+        #expect(pattern.parameterCurves.first?.controlPoints.last?.time == 8.26)
     }
 
     @Test func encodesPrettyStableAHAP() throws {
@@ -130,8 +135,8 @@ import Testing
     @Test func emptyTruncatedAndGarbageFilesFailWithLocatedErrors() throws {
         #expect(
             firstError([])?.description
-                == "bad.ahap:$: error: file is empty; expected a JSON object (line 1, column 1)")
-        let boing = try Fixtures.bytes("ahap/apple/Boing.ahap")
+                == "bad.ahap:$: error[json-syntax]: file is empty; expected a JSON object (line 1, column 1)")
+        let boing = try Fixtures.bytes("ahap/Heartbeat.ahap")
         for cut in stride(from: 1, to: boing.count - 1, by: 7) {
             let error = firstError(Array(boing[..<cut]))
             #expect(error != nil, "cut at \(cut)")
@@ -151,9 +156,9 @@ import Testing
         let error = firstError(Array(text.utf8))
         #expect(
             error?.description
-                == "bad.ahap:Pattern: error: Pattern has 200000 events; the limit is 100000 (AHAPLimits.maxEvents) (line 1, column 24)"
+                == "bad.ahap:Pattern: error[limit-exceeded]: Pattern has 200000 events; the limit is 100000 (AHAPLimits.maxEvents) (line 1, column 24)"
         )
-        #expect(error?.code == "limit-exceeded")
+        #expect(error?.code == .limitExceeded)
     }
 
     @Test func otherLimitsAreEnforced() {
@@ -161,23 +166,25 @@ import Testing
         limits.maxFileBytes = 10
         #expect(
             firstError(Array(#"{"Pattern": []}"#.utf8), limits: limits)?.description
-                == "bad.ahap:$: error: file is 15 bytes; the limit is 10 (AHAPLimits.maxFileBytes)")
+                == "bad.ahap:$: error[limit-exceeded]: file is 15 bytes; the limit is 10 (AHAPLimits.maxFileBytes)")
 
+        limits = .default
+        limits.maxControlPoints = 1024
         let points = (0...1024).map { #"{"Time": \#($0), "ParameterValue": 0}"# }.joined(separator: ",")
         let element =
             #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [\#(points)]}}"#
         let curve = doc(element)
         #expect(
-            firstError(Array(curve.utf8))?.description
-                == "bad.ahap:Pattern[0].ParameterCurve.ParameterCurveControlPoints: error: ParameterCurve has 1025 control points; the limit is 1024 (AHAPLimits.maxControlPoints) \(at("[{", in: element))"
+            firstError(Array(curve.utf8), limits: limits)?.description
+                == "bad.ahap:Pattern[0].ParameterCurve.ParameterCurveControlPoints: error[limit-exceeded]: ParameterCurve has 1025 control points; haptic reads at most 1024 in one curve \(at("[{", in: element))"
         )
 
         let long = doc(#"{"Event": {"Time": 3600, "EventType": "HapticContinuous", "EventDuration": 1}}"#)
         #expect(
             firstError(Array(long.utf8))?.description
-                == "bad.ahap:Pattern: error: pattern lasts 3601 s; the limit is 3600 s (AHAPLimits.maxDuration) (line 1, column 27)"
+                == "bad.ahap:Pattern: error[limit-exceeded]: pattern lasts 3601 s; the limit is 3600 s (AHAPLimits.maxDuration) (line 1, column 27)"
         )
-        #expect(firstError(Array(long.utf8))?.diagnostics.map(\.code) == ["limit-exceeded"])
+        #expect(firstError(Array(long.utf8))?.diagnostics.map(\.code) == [.limitExceeded])
 
         limits = .default
         limits.maxStringBytes = 8
@@ -185,32 +192,32 @@ import Testing
             firstError(
                 Array(#"{"Metadata": {"Title": "a long title"}, "Pattern": []}"#.utf8), limits: limits)?
                 .description
-                == "bad.ahap:Metadata.Title: error: string longer than 8 bytes (AHAPLimits.maxStringBytes) (line 1, column 24)"
+                == "bad.ahap:Metadata.Title: error[limit-exceeded]: string longer than 8 bytes (AHAPLimits.maxStringBytes) (line 1, column 24)"
         )
     }
 
     @Test func deepNestingAndOddTokensNeverCrash() {
         let deep = Array(#"{"Pattern": "#.utf8) + [UInt8](repeating: UInt8(ascii: "["), count: 200_000)
-        #expect(firstError(deep)?.code == "limit-exceeded")
+        #expect(firstError(deep)?.code == .limitExceeded)
         #expect(
             firstError(Array(doc(#"{"Event": {"Time": 1e999, "EventType": "HapticTransient"}}"#).utf8))?.code
-                == "number-out-of-range")
+                == .numberOutOfRange)
         #expect(
             firstError(Array(doc(#"{"Event": {"Time": Infinity, "EventType": "HapticTransient"}}"#).utf8))?
-                .code == "json-syntax")
+                .code == .jsonSyntax)
         #expect(
             firstError(Array(doc(#"{"Event": {"Time": -NaN, "EventType": "HapticTransient"}}"#).utf8))?.code
-                == "json-syntax")
+                == .jsonSyntax)
         #expect(
-            firstError(Array(#"{"Metadata": {"a": "\uDE00"}, "Pattern": []}"#.utf8))?.code == "json-syntax")
-        #expect(firstError([0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x31, 0x7D])?.code == "invalid-utf8")
+            firstError(Array(#"{"Metadata": {"a": "\uDE00"}, "Pattern": []}"#.utf8))?.code == .jsonSyntax)
+        #expect(firstError([0x7B, 0x22, 0xC3, 0x28, 0x22, 0x3A, 0x31, 0x7D])?.code == .invalidUTF8)
     }
 
     @Test func byteOrderMarkIsAcceptedWithAWarning() throws {
         let bytes: [UInt8] =
             [0xEF, 0xBB, 0xBF] + Array(doc(#"{"Event": {"Time": 0, "EventType": "HapticTransient"}}"#).utf8)
         let decoded = try AHAP.decode(bytes, file: "bom.ahap")
-        #expect(decoded.diagnostics.map(\.code) == ["bom"])
+        #expect(decoded.diagnostics.map(\.code) == [.bom])
         #expect(decoded.pattern.events.count == 1)
     }
 }

@@ -1,13 +1,12 @@
 import Foundation
 import HapticsCore
 
-/// The shared fixtures: `<package root>/../shared/fixtures`.
+/// The project's own fixtures: `Tests/Fixtures` (Tests/Fixtures/README.md says what each exercises).
 enum Fixtures {
     static let root: URL = URL(filePath: #filePath)
         .deletingLastPathComponent()  // HapticsCoreTests
         .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // package root
-        .appending(path: "../shared/fixtures").standardized
+        .appending(path: "Fixtures")
 
     static func bytes(_ relative: String) throws -> [UInt8] {
         Array(try Data(contentsOf: root.appending(path: relative)))

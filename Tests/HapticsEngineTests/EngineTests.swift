@@ -1,51 +1,9 @@
 import HapticsCore
 import HapticsEngine
 import HapticsSynthesis
-import HapticsTestSupport
+import HapticsTesting
 import Synchronization
 import Testing
-
-/// An engine on a manual clock and a simulated device that the test plays by hand: no sleeping.
-final class EngineRig {
-    let clock = ManualClock()
-    let ticks = ManualTickSource()
-    let output: RecordingOutput
-    let engine: HapticEngine
-    let rate: Int
-
-    init(rate: Int = 48_000, bufferFrames: Int = 960, configure: (inout HapticEngine.Configuration) -> Void = { _ in })
-    {
-        self.rate = rate
-        let clock = self.clock
-        output = RecordingOutput(
-            format: AudioFormat(sampleRate: rate, channels: 1), bufferFrames: bufferFrames,
-            clock: { clock.nanoseconds })
-        var configuration = HapticEngine.Configuration()
-        configure(&configuration)
-        engine = HapticEngine(output: output, configuration: configuration, clock: clock, ticks: ticks)
-    }
-
-    /// Lets `frames` frames play on the device, then runs one tick.
-    func advance(frames: Int) {
-        ticks.tick()
-        output.play(frames: frames)
-        clock.advance(byNanoseconds: UInt64(frames) * 1_000_000_000 / UInt64(rate))
-    }
-
-    /// Plays `seconds` in ticks of `tickFrames` (uneven ticks model timer jitter).
-    func run(seconds: Double, tickFrames: [Int] = [192]) {
-        var left = Int(seconds * Double(rate))
-        var i = 0
-        while left > 0 {
-            let step = min(left, tickFrames[i % tickFrames.count])
-            advance(frames: step)
-            left -= step
-            i += 1
-        }
-    }
-
-    var samples: [Float] { output.samples }
-}
 
 func tap(_ time: Double, intensity: Float = 1, sharpness: Float = 0.5) -> PatternElement {
     .event(
@@ -60,7 +18,7 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
 
 @Suite struct ScheduleQueueTests {
     @Test func popsByDeadlineThenByInsertion() {
-        var queue = ScheduleQueue<String>()
+        var queue = ScheduleQueue<Int64, String>()
         queue.insert("b", deadline: 10)
         queue.insert("a", deadline: 5)
         queue.insert("c", deadline: 10)
@@ -73,7 +31,7 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
     }
 
     @Test func removesWhatIsCancelled() {
-        var queue = ScheduleQueue<Int>()
+        var queue = ScheduleQueue<Int64, Int>()
         for i in 0..<100 { queue.insert(i, deadline: Int64(100 - i)) }
         queue.removeAll { $0 % 2 == 0 }
         var seen: [Int] = []
@@ -84,11 +42,11 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
 
 @Suite struct EngineTimingTests {
     @Test func aScheduledTapLandsOnItsExactFrame() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         let player = try rig.engine.makePlayer(HapticPattern(elements: [tap(0)]))
         try player.start(atTime: 0.25)
-        rig.run(seconds: 0.5)
+        rig.advance(by: .seconds(0.5))
         #expect(onsets(rig.samples) == [12_000])
     }
 
@@ -105,11 +63,11 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
                     .hapticIntensityControl, time: 0.2,
                     controlPoints: [.init(time: 0, value: 1), .init(time: 0.1, value: 0.2)])),
         ])
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         let player = try rig.engine.makePlayer(pattern)
         try player.start(atTime: 0.1)
-        rig.run(seconds: 0.6, tickFrames: ticks)
+        rig.advance(by: .seconds(0.6), tickFrames: ticks)
         let offline = PatternRenderer.render(pattern, format: AudioFormat(sampleRate: 48_000, channels: 1))
         let live = Array(rig.samples.dropFirst(4_800).prefix(offline.count))
         #expect(Array(rig.samples.prefix(4_800)).allSatisfy { $0 == 0 })
@@ -119,27 +77,27 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
     }
 
     @Test func currentTimeFollowsWhatIsHeard() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         #expect(rig.engine.currentTime == 0)
         try rig.engine.start()
-        rig.run(seconds: 1.0)
+        rig.advance(by: .seconds(1.0))
         let t = rig.engine.currentTime
         #expect(abs(t - 1.0) < 0.021, "currentTime \(t)")
     }
 
     @Test func anImmediateStartIsRenderedOnTheNextTick() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
-        rig.run(seconds: 0.1)
+        rig.advance(by: .seconds(0.1))
         let before = rig.output.framesWritten
         let player = try rig.engine.makePlayer(HapticPattern(elements: [tap(0)]))
         try player.start(atTime: HapticEngine.timeImmediate)
-        rig.advance(frames: 192)
+        rig.step(frames: 192)
         #expect(onsets(rig.samples) == [Int(before)])
     }
 
     @Test func twoHundredFiftySixPlayersMixWithoutAnUnderrun() throws {
-        let rig = EngineRig(bufferFrames: 960)
+        let rig = ManualEngineDriver(bufferFrames: 960)
         try rig.engine.start()
         var players: [Player] = []
         for i in 0..<256 {
@@ -153,7 +111,7 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
             try player.start(atTime: 0.05)
             players.append(player)
         }
-        rig.run(seconds: 0.5)
+        rig.advance(by: .seconds(0.5))
         #expect(rig.output.underrunCount == 0)
         #expect(AudioAnalysis.peak(rig.samples) <= 1.0)
         #expect(AudioAnalysis.peak(Array(rig.samples[2_400..<16_800])) > 0.3)
@@ -162,7 +120,7 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
 
 @Suite struct PlayerTests {
     @Test func startingOnAStoppedEngineIsRefused() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         let player = try rig.engine.makePlayer(HapticPattern(elements: [tap(0)]))
         #expect(throws: HapticEngineError.self) { try player.start(atTime: 0) }
         do {
@@ -174,7 +132,7 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
     }
 
     @Test func aNegativeTimeIsRefused() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         let player = try rig.engine.makePlayer(HapticPattern(elements: [tap(0)]))
         do {
@@ -186,7 +144,7 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
     }
 
     @Test func plainPlayersCannotPause() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         let player = try rig.engine.makePlayer(HapticPattern(elements: [tap(0)]))
         do {
@@ -201,12 +159,12 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
         let pattern = HapticPattern(elements: [
             .event(HapticEvent(time: 0, type: .hapticContinuous, duration: 1, parameters: [.init(.hapticIntensity, 1)]))
         ])
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         let player = try rig.engine.makePlayer(pattern)
         try player.start(atTime: 0.1)
         try player.sendParameters([DynamicParameter(.hapticIntensityControl, value: 0.25, time: 0)], atTime: 0.5)
-        rig.run(seconds: 1.0)
+        rig.advance(by: .seconds(1.0))
         let before = AudioAnalysis.rmsDBFS(Array(rig.samples[14_400..<23_000]))
         let after = AudioAnalysis.rmsDBFS(Array(rig.samples[24_500..<33_000]))
         #expect(after < before - 6, "before \(before) dB, after \(after) dB")
@@ -216,20 +174,20 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
         let pattern = HapticPattern(elements: [
             .event(HapticEvent(time: 0, type: .hapticContinuous, duration: 2, parameters: [.init(.hapticIntensity, 1)]))
         ])
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         let player = try rig.engine.makePlayer(pattern)
         try player.start(atTime: 0.1)
         let silence = ParameterCurve(
             .hapticIntensityControl, time: 55, controlPoints: [.init(time: 0, value: 0), .init(time: 0.2, value: 0)])
         try player.scheduleParameterCurve(silence, atTime: 0.6)
-        rig.run(seconds: 1.0)
+        rig.advance(by: .seconds(1.0))
         #expect(AudioAnalysis.peak(Array(rig.samples[20_000..<28_000])) > 0.1)
         #expect(AudioAnalysis.peak(Array(rig.samples[29_500..<38_000])) < 0.01)
     }
 
     @Test func stopFadesOutWithoutAStuckBuzz() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         let player = try rig.engine.makePlayer(
             HapticPattern(elements: [
@@ -239,80 +197,80 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
             ]))
         try player.start(atTime: 0.05)
         try player.stop(atTime: 0.3)
-        rig.run(seconds: 0.5)
+        rig.advance(by: .seconds(0.5))
         #expect(AudioAnalysis.peak(Array(rig.samples[4_800..<14_000])) > 0.1)
         #expect(AudioAnalysis.peak(Array(rig.samples[15_360..<24_000])) == 0)
     }
 
     @Test func loopsRepeatOnExactFrames() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         let player = try rig.engine.makeAdvancedPlayer(HapticPattern(elements: [tap(0), tap(0.1)]))
         player.loopEnabled = true
         player.loopEnd = 0.25
         try player.start(atTime: 0.05)
-        rig.run(seconds: 1.0)
+        rig.advance(by: .seconds(1.0))
         let expected = [0.05, 0.15, 0.30, 0.40, 0.55, 0.65, 0.80, 0.90].map { Int(($0 * 48_000).rounded()) }
         #expect(onsets(rig.samples) == expected)
     }
 
     @Test func aFasterRateScalesTimesNotPitch() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         let player = try rig.engine.makeAdvancedPlayer(HapticPattern(elements: [tap(0), tap(0.2), tap(0.4)]))
         player.playbackRate = 2
         try player.start(atTime: 0.1)
-        rig.run(seconds: 0.6)
+        rig.advance(by: .seconds(0.6))
         #expect(onsets(rig.samples) == [4_800, 9_600, 14_400])
     }
 
     @Test func pauseAndResumeContinueWhereTheyLeftOff() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         let player = try rig.engine.makeAdvancedPlayer(HapticPattern(elements: [tap(0), tap(0.2), tap(0.4)]))
         try player.start(atTime: 0.1)
         try player.pause(atTime: 0.2)
         try player.resume(atTime: 0.5)
-        rig.run(seconds: 1.0)
+        rig.advance(by: .seconds(1.0))
         // 0.1 s played before the pause: the taps at 0.2 and 0.4 follow 0.1 and 0.3 s after resuming.
         #expect(onsets(rig.samples) == [4_800, 28_800, 38_400])
     }
 
     @Test func seekingSkipsAhead() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         let player = try rig.engine.makeAdvancedPlayer(HapticPattern(elements: [tap(0), tap(0.2), tap(0.4)]))
         try player.seek(toOffset: 0.15)
         try player.start(atTime: 0.1)
-        rig.run(seconds: 0.6)
+        rig.advance(by: .seconds(0.6))
         #expect(onsets(rig.samples) == [Int(0.15 * 48_000), Int(0.35 * 48_000)])
     }
 
     @Test func completionComesOnceTheEndIsHeard() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         let player = try rig.engine.makeAdvancedPlayer(HapticPattern(elements: [tap(0), tap(0.1)]))
         let done = Mutex<Double?>(nil)
         let engine = rig.engine
         player.completionHandler = { _ in done.withLock { $0 = engine.currentTime } }
         try player.start(atTime: 0.1)
-        rig.run(seconds: 0.15)
+        rig.advance(by: .seconds(0.15))
         #expect(done.withLock { $0 } == nil)
-        rig.run(seconds: 0.4)
+        rig.advance(by: .seconds(0.4))
         rig.engine.flushCallbacks()
         let finishedAt = try #require(done.withLock { $0 })
         #expect(finishedAt > 0.2)
     }
 
     @Test func finishedPlayersCanStopTheEngine() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         let reasons = Mutex<[HapticEngine.StoppedReason]>([])
         rig.engine.stoppedHandler = { reason in reasons.withLock { $0.append(reason) } }
         rig.engine.notifyWhenPlayersFinished { _ in .stopEngine }
         let player = try rig.engine.makePlayer(HapticPattern(elements: [tap(0)]))
         try player.start(atTime: 0.05)
-        rig.run(seconds: 0.3)
+        rig.advance(by: .seconds(0.3))
         rig.engine.flushCallbacks()
         rig.engine.flushCallbacks()
         #expect(!rig.engine.isRunning)
@@ -320,15 +278,17 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
     }
 
     @Test func autoShutdownStopsAnIdleEngine() throws {
-        let rig = EngineRig { $0.idleShutdownSeconds = 0.5 }
+        var configuration = HapticEngine.Configuration()
+        configuration.idleShutdownSeconds = 0.5
+        let rig = ManualEngineDriver(configuration: configuration)
         rig.engine.isAutoShutdownEnabled = true
         let reasons = Mutex<[HapticEngine.StoppedReason]>([])
         rig.engine.stoppedHandler = { reason in reasons.withLock { $0.append(reason) } }
         try rig.engine.start()
-        rig.run(seconds: 0.4)
+        rig.advance(by: .seconds(0.4))
         rig.engine.flushCallbacks()
         #expect(rig.engine.isRunning)
-        rig.run(seconds: 0.2)
+        rig.advance(by: .seconds(0.2))
         rig.engine.flushCallbacks()
         rig.engine.flushCallbacks()
         #expect(!rig.engine.isRunning)
@@ -336,12 +296,42 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
     }
 
     @Test func mutedHapticsAreSilent() throws {
-        let rig = EngineRig()
+        let rig = ManualEngineDriver()
         try rig.engine.start()
         rig.engine.isMutedForHaptics = true
         let player = try rig.engine.makePlayer(HapticPattern(elements: [tap(0.05)]))
         try player.start(atTime: 0)
-        rig.run(seconds: 0.2)
+        rig.advance(by: .seconds(0.2))
         #expect(AudioAnalysis.peak(rig.samples) == 0)
+    }
+}
+
+@Suite struct IdleTimerTests {
+    @Test func theTimerStopsWhenNothingPlaysAndTheNextCommandStartsIt() throws {
+        let rig = ManualEngineDriver()
+        try rig.engine.start()
+        let player = try rig.engine.makePlayer(HapticPattern(elements: [tap(0)]))
+        try player.start(atTime: HapticEngine.timeImmediate)
+        rig.advance(by: .seconds(0.5))
+        #expect(!rig.ticks.isSuspended)  // idle for less than idleSuspendSeconds (1 s)
+        rig.advance(by: .seconds(1))
+        #expect(rig.ticks.isSuspended && rig.engine.isTimerSuspended)
+        // A command for later wakes the timer at once, and the tap lands on its frame.
+        let at = rig.engine.currentTime + 0.25
+        try player.start(atTime: at)
+        #expect(!rig.ticks.isSuspended)
+        rig.advance(by: .seconds(0.5))
+        #expect(onsets(rig.samples) == [0, Int((at * 48_000).rounded())])
+        #expect(rig.engine.underrunCount == 0)
+    }
+
+    @Test func aPlayingPatternKeepsTheTimerRunning() throws {
+        let rig = ManualEngineDriver()
+        try rig.engine.start()
+        let player = try rig.engine.makePlayer(
+            HapticPattern(elements: [.event(HapticEvent(time: 0, type: .hapticContinuous, duration: 3))]))
+        try player.start(atTime: HapticEngine.timeImmediate)
+        rig.advance(by: .seconds(2.5))
+        #expect(!rig.ticks.isSuspended)
     }
 }

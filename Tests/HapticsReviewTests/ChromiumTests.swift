@@ -1,6 +1,6 @@
 import Foundation
-import HapticsTestSupport
 import Testing
+import _HapticsTestSupport
 
 /// Opens the review page in headless Chromium (Debian package `chromium`). Fails, never skips,
 /// when Chromium is missing: CI installs it.

@@ -17,8 +17,8 @@ import Testing
     static func page() throws -> (html: String, entries: [ReviewEntry]) {
         var entries: [ReviewEntry] = []
         for (file, kind) in [
-            ("ahap/apple/Heartbeats.ahap", ReviewEntry.Kind.pattern), ("ahap/apple/Boing.ahap", .preset),
-            ("ahap/meta/17_points.ahap", .orderLog),
+            ("ahap/Heartbeat.ahap", ReviewEntry.Kind.pattern), ("ahap/Kit.ahap", .preset),
+            ("ahap/Curve17.ahap", .orderLog),
         ] {
             var pattern = try S.loadAHAP(file)
             var findings: [Diagnostic] = []
@@ -29,10 +29,10 @@ import Testing
                 title = "Boing " + hostile
                 findings = [
                     Diagnostic(
-                        .warning, code: "unknown-key", "Unknown key \"ParameterCurves\" \(hostile) is ignored.",
+                        .warning, code: .unknownKey, "Unknown key \"ParameterCurves\" \(hostile) is ignored.",
                         at: JSONPath.root.key("Pattern").index(3), location: SourceLocation(line: 41, column: 9)),
                     Diagnostic(
-                        .error, code: "missing-duration", "HapticContinuous needs an EventDuration.",
+                        .error, code: .missingDuration, "HapticContinuous needs an EventDuration.",
                         at: JSONPath.root.key("Pattern").index(0).key("Event")),
                 ]
             }
@@ -118,14 +118,14 @@ import Testing
             ))
         #expect(html.contains("<span class=\"count error\">1 error</span>"))
         #expect(html.contains("<p class=\"clean\">No findings.</p>"))
-        #expect(html.contains("<tr><th scope=\"row\">Project</th><td>Haptic Sampler</td></tr>"))
+        #expect(html.contains("<tr><th scope=\"row\">Project</th><td>swift-haptics fixtures</td></tr>"))
     }
 
     @Test func findingPrintsFileLineAndPath() {
         let finding = ReviewFinding(
             file: "Boing.ahap",
             Diagnostic(
-                .warning, code: "value-clamped", "HapticIntensity 1.5 was clamped to 1.",
+                .warning, code: .valueClamped, "HapticIntensity 1.5 was clamped to 1.",
                 at: JSONPath.root.key("Pattern").index(2),
                 location: SourceLocation(line: 12, column: 5)))
         #expect(
@@ -134,10 +134,10 @@ import Testing
     }
 
     @Test func diffOverlayMarksEachChange() throws {
-        let a = try S.loadAHAP("ahap/apple/Heartbeats.ahap")
+        let a = try S.loadAHAP("ahap/Heartbeat.ahap")
         var b = a
         b.elements.remove(at: 2)
-        b.elements[0] = S.transient(0.03, 0.8, 0.2)
+        b.elements[0] = S.transient(0.03, 1, 0.2)
         b.elements.append(S.transient(2.9, 1, 1))
         let diff = PatternDiff.compare(a, b)
         #expect(diff.changes.map(\.kind).sorted { $0.rawValue < $1.rawValue } == [.added, .moved, .removed])

@@ -2,6 +2,7 @@ import Foundation
 import HapticsCore
 import OrderedCollections
 import Testing
+import _HapticsTestSupport
 
 #if canImport(FoundationXML)
     import FoundationXML
@@ -9,11 +10,9 @@ import Testing
 
 /// Test helpers: fixture loading, an XML checker, a regex capture and pattern builders.
 enum Support {
-    static let packageRoot = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    static let fixtures = packageRoot.appending(path: "../shared/fixtures").standardizedFileURL
+    static let fixtures = TestFiles.fixtures
 
-    /// The fixture at `relativePath` (under shared/fixtures), decoded by the product's AHAP decoder.
+    /// The fixture at `relativePath` (under Tests/Fixtures), decoded by the product's AHAP decoder.
     static func loadAHAP(_ relativePath: String) throws -> HapticPattern {
         let bytes = try Data(contentsOf: fixtures.appending(path: relativePath))
         return try AHAP.decode(Array(bytes), file: relativePath).pattern

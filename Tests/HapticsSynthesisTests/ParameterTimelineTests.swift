@@ -1,4 +1,5 @@
 import HapticsCore
+import HapticsSynthesis
 import Testing
 
 @Suite struct ParameterTimelineTests {
@@ -117,19 +118,6 @@ import Testing
         #expect(cursor.nextChange(in: timeline, after: 0.05) == 0.1)
     }
 
-    @Test func insertedStepRunsUntilTheNextLaterElement() {
-        var timeline = ParameterTimeline(
-            .hapticIntensityControl,
-            pattern: pattern([
-                .parameter(DynamicParameter(.hapticIntensityControl, value: 0.5, time: 0)),
-                .parameter(DynamicParameter(.hapticIntensityControl, value: 0.8, time: 5)),
-            ]))
-        timeline.insert(.step(time: 2, value: 0.1))
-        #expect(timeline.value(at: 1) == 0.5)
-        #expect(timeline.value(at: 3) == 0.1)
-        #expect(timeline.value(at: 6) == 0.8)
-    }
-
     @Test(arguments: [EventParameterID.attackTime, .decayTime, .releaseTime])
     func envelopeControlsAreSplitByEventKind(parameter: EventParameterID) {
         let haptic = DynamicParameterID.control(for: parameter, onHapticEvent: true)
@@ -137,5 +125,40 @@ import Testing
         #expect(haptic?.rawValue.hasPrefix("Haptic") == true)
         #expect(audio?.rawValue.hasPrefix("Audio") == true)
         #expect(DynamicParameterID.control(for: .hapticIntensity, onHapticEvent: false) == nil)
+    }
+
+    @Test func everyControlHasItsDenseIndexAndOneEntryInTheTable() {
+        #expect(DynamicParameterID.allCases.count == ControlTable<Int>.count)
+        for (position, id) in DynamicParameterID.allCases.enumerated() {
+            #expect(id.index == position, "\(id)")
+            #expect(DynamicParameterID.control(for: id.target, onHapticEvent: id.actsOnHaptics) == id)
+            #expect(id.actsOnHaptics == id.rawValue.hasPrefix("Haptic"), "\(id)")
+        }
+        let neutral = ControlTable { $0.neutralValue }
+        #expect(neutral[.hapticIntensityControl] == 1 && neutral[.audioVolumeControl] == 1)
+        #expect(neutral.values.filter { $0 == 0 }.count == 10)
+        #expect(EventParameterID.audioPan.control == .audioPanControl)
+        #expect(EventParameterID.attackTime.control == .hapticAttackTimeControl)
+        #expect(EventParameterID.sustained.control == nil)
+    }
+
+    /// A curve whose points are closer together than a sample (here 1e-320 s, a fuzzer's find)
+    /// is a step: the value is never NaN or infinite.
+    @Test func pointsCloserThanASampleMakeAStepNotANaN() throws {
+        let text = #"""
+            {"Pattern":[{"ParameterCurve":{"ParameterID":"HapticIntensityControl","Time":0,
+            "ParameterCurveControlPoints":[{"Time":0,"ParameterValue":0},{"Time":1e-320}]}},
+            {"Event":{"EventType":"HapticContinuous","Time":0,"EventDuration":1}}]}
+            """#
+        let pattern = try AHAP.decode(Array(text.utf8)).pattern
+        let timeline = ParameterTimeline(.hapticIntensityControl, pattern: pattern)
+        #expect(timeline.value(at: 0) == 0)
+        #expect(timeline.value(at: 1.0 / 48_000) == 1)
+        #expect(timeline.knots.allSatisfy { $0.slope.isFinite })
+        let samples = PatternRenderer.render(pattern, format: AudioFormat(sampleRate: 48_000))
+        #expect(samples.allSatisfy { $0.isFinite })
+        // Silent at frame 0 (intensity 0), then the buzz at full level.
+        #expect(samples[0] == 0)
+        #expect(AudioAnalysis.rmsDBFS(samples[4_800..<9_600]) > -13.9)
     }
 }

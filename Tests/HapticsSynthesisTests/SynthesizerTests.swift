@@ -1,7 +1,7 @@
 import HapticsCore
 import HapticsSynthesis
-import HapticsTestSupport
 import Testing
+import _HapticsTestSupport
 
 @Suite struct SynthesizerTests {
     static let rates = [44_100, 48_000, 96_000]

@@ -1,6 +1,6 @@
 import Foundation
-import HapticsTestSupport
 import Testing
+import _HapticsTestSupport
 
 @testable import HapticsSynthesis
 
@@ -51,10 +51,8 @@ func wavFile(tag: UInt16 = 1, channels: Int, rate: Int = 48_000, bits: Int, data
     return riff.bytes
 }
 
-/// The shared fixtures folder: `<package root>/../shared/fixtures`.
-let fixtures = URL(filePath: #filePath)
-    .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    .appending(path: "../shared/fixtures").standardized
+/// The project's WAV fixture (tools/make-fixture-wav): 24-bit stereo 44.1 kHz behind a JUNK chunk.
+let kitWAV = TestFiles.fixtures.appending(path: "ahap/AHAP/Kit.wav")
 
 func decodeError(_ bytes: [UInt8]) -> WAVError? {
     do {
@@ -67,20 +65,17 @@ func decodeError(_ bytes: [UInt8]) -> WAVError? {
 
 @Suite("WAV reader")
 struct WAVDecoderTests {
-    @Test("Apple's Drums.wav: 24-bit stereo 44.1 kHz behind a JUNK chunk, metadata chunks after the data")
-    func drumsFixture() throws {
-        let bytes = try [UInt8](Data(contentsOf: fixtures.appending(path: "ahap/apple/AHAP/Drums.wav")))
-        let clip = try WAV.decode(bytes)
+    @Test("Kit.wav: 24-bit stereo 44.1 kHz behind a JUNK chunk, LIST and id3 chunks after the data")
+    func kitFixture() throws {
+        let clip = try WAV.decode([UInt8](Data(contentsOf: kitWAV)))
         #expect(clip.sampleRate == 44_100)
         #expect(clip.channels == 2)
-        // sox --i: "Duration: 00:00:04.40 = 194187 samples"
-        #expect(clip.frameCount == 194_187)
+        #expect(clip.frameCount == 13_230)  // 0.3 s; the chunks after the data are not audio
         let scale: Float = 8_388_608
-        #expect(clip.samples.prefix(6).map { $0 * scale } == [0, 0, -21, -41, -41, -61])
-        #expect(clip.samples.suffix(4).map { $0 * scale } == [853, 545, 359, 1274])
-        // sox stat: "Maximum amplitude: 0.701842"; the peak is sample 142063 = 5887478.
-        #expect(clip.samples[142_063] * scale == 5_887_478)
-        #expect(AudioAnalysis.peak(clip.samples) == 5_887_478 / scale)
+        #expect(clip.samples.prefix(6).map { $0 * scale } == [0, 0, 150_519, 200_674, 300_824, 400_962])
+        #expect(clip.samples.suffix(4).map { $0 * scale } == [-2_030, -2_706, -1_015, -1_353])
+        #expect(clip.samples[93] * scale == 5_770_810)
+        #expect(AudioAnalysis.peak(clip.samples) == 5_770_810 / scale)
     }
 
     static let formatCases: [(name: String, bytes: [UInt8], expected: [Float])] = [
@@ -98,12 +93,17 @@ struct WAVDecoderTests {
             [-1, 0.5, 0]
         ),
         (
-            "float 32, NaN and infinity read as 0",
+            "float 32 clamped to -1...1 (infinity too), NaN reads as 0",
             wavFile(
                 tag: 3, channels: 1, bits: 32,
                 data: le32(Float(0.25).bitPattern) + le32(Float(-1.5).bitPattern) + le32(Float.nan.bitPattern)
                     + le32(Float.infinity.bitPattern)),
-            [0.25, -1.5, 0, 0]
+            [0.25, -1, 0, 1]
+        ),
+        (
+            "float 64 outside -1...1 (the fuzzer's -6.88) clamped",
+            wavFile(tag: 3, channels: 1, bits: 64, data: le64((-6.88).bitPattern) + le64(1.0000001.bitPattern)),
+            [-1, 1]
         ),
         (
             "float 64", wavFile(tag: 3, channels: 1, bits: 64, data: le64(0.75.bitPattern) + le64((-0.125).bitPattern)),
@@ -270,7 +270,7 @@ struct WAVDecoderTests {
 
     @Test("Every truncation and many corruptions of a real file either decode or throw, never trap")
     func robustness() throws {
-        let drums = try [UInt8](Data(contentsOf: fixtures.appending(path: "ahap/apple/AHAP/Drums.wav")))
+        let drums = try [UInt8](Data(contentsOf: kitWAV))
         let original = Array(drums.prefix(200))
         var decoded = 0
         for length in 0...original.count {

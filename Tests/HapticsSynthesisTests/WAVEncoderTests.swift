@@ -1,6 +1,6 @@
 import Foundation
-import HapticsTestSupport
 import Testing
+import _HapticsTestSupport
 
 @testable import HapticsSynthesis
 
@@ -172,14 +172,14 @@ struct WAVEncoderTests {
         #expect(WAV.encode(clip, sampleFormat: .s16) == original)
     }
 
-    @Test("Drums.wav survives decode + s24 encode with every sample identical")
-    func drumsLossless() throws {
-        let bytes = try [UInt8](Data(contentsOf: fixtures.appending(path: "ahap/apple/AHAP/Drums.wav")))
+    @Test("Kit.wav survives decode + s24 encode with every sample identical")
+    func kitLossless() throws {
+        let bytes = try [UInt8](Data(contentsOf: kitWAV))
         let clip = try WAV.decode(bytes)
         let encoded = WAV.encode(clip, sampleFormat: .s24)
-        // Drums.wav: data chunk body at byte 80, 1_165_122 bytes; ours follows the 44-byte header.
-        #expect(encoded.count == 44 + 1_165_122)
-        #expect(encoded[44...] == bytes[80..<(80 + 1_165_122)])
+        // Kit.wav: data chunk body at byte 80, 79_380 bytes; ours follows the 44-byte header.
+        #expect(encoded.count == 44 + 79_380)
+        #expect(encoded[44...] == bytes[80..<(80 + 79_380)])
     }
 
     @Test("Streaming blocks through one reused buffer writes the same bytes as a whole-file encode")

@@ -1,40 +1,18 @@
 import HapticsCore
 import HapticsEngine
 import HapticsSynthesis
-import HapticsTestSupport
+import HapticsTesting
 import SensoryFeedback
 import Testing
 
-/// An engine on a manual clock with a recording device: the test plays the device by hand.
-final class Rig {
-    let clock = ManualClock()
-    let ticks = ManualTickSource()
-    let output: RecordingOutput
-    let engine: HapticEngine
-
-    init() {
-        let clock = self.clock
-        output = RecordingOutput(format: format, bufferFrames: 960, clock: { clock.nanoseconds })
-        engine = HapticEngine(output: output, clock: clock, ticks: ticks)
-    }
-
-    func run(seconds: Double) {
-        for _ in 0..<Int(seconds * 48_000 / 192) {
-            ticks.tick()
-            output.play(frames: 192)
-            clock.advance(byNanoseconds: 4_000_000)
-        }
-    }
-}
-
 @Suite struct FeedbackPlayerTests {
     @Test func playsThePresetAtOnce() throws {
-        let rig = Rig()
+        let rig = ManualEngineDriver()
         let player = try FeedbackPlayer(engine: rig.engine)
-        rig.run(seconds: 0.05)
+        rig.advance(by: .seconds(0.05))
         let before = rig.output.framesWritten
         player.play(.success)
-        rig.run(seconds: 0.3)
+        rig.advance(by: .seconds(0.3))
         let samples = rig.output.samples
         let starts = AudioAnalysis.onsets(samples, channels: 1, threshold: 1e-3, minGapFrames: 960)
         #expect(starts.count == 2)
@@ -45,10 +23,10 @@ final class Rig {
 
     @Test func intensityScalesAnImpact() throws {
         func peak(_ feedback: SensoryFeedback) throws -> Float {
-            let rig = Rig()
+            let rig = ManualEngineDriver()
             let player = try FeedbackPlayer(engine: rig.engine)
             player.play(feedback)
-            rig.run(seconds: 0.1)
+            rig.advance(by: .seconds(0.1))
             return AudioAnalysis.peak(rig.output.samples)
         }
         let full = try peak(.impact(weight: .heavy, intensity: 1))
@@ -60,13 +38,13 @@ final class Rig {
     }
 
     @Test func replaysWithANewIntensity() throws {
-        let rig = Rig()
+        let rig = ManualEngineDriver()
         let player = try FeedbackPlayer(engine: rig.engine)
         player.play(.impact(weight: .medium, intensity: 0.3))
-        rig.run(seconds: 0.1)
+        rig.advance(by: .seconds(0.1))
         let split = rig.output.samples.count
         player.play(.impact(weight: .medium, intensity: 1))
-        rig.run(seconds: 0.1)
+        rig.advance(by: .seconds(0.1))
         let samples = rig.output.samples
         #expect(AudioAnalysis.peak(Array(samples[..<split])) < AudioAnalysis.peak(Array(samples[split...])) * 0.6)
     }

@@ -41,15 +41,21 @@ struct Sound: CustomStringConvertible {
         #expect(AHAP.lint(Array(preset.ahap.utf8), file: "\(name).ahap") == [])
     }
 
-    @Test func embeddedTextIsTheFileInPatterns() throws {
+    @Test func everyFileInPatternsIsEmbeddedOnce() throws {
         let folder = packageRoot.appending(path: "Patterns/feedback")
         let files = try FileManager.default.contentsOfDirectory(atPath: folder.path(percentEncoded: false))
             .filter { $0.hasSuffix(".ahap") }.sorted()
         #expect(files == FeedbackPreset.all.map { "\($0.name).ahap" }.sorted())
         for preset in FeedbackPreset.all {
             let text = try String(contentsOf: folder.appending(path: "\(preset.name).ahap"), encoding: .utf8)
-            #expect(text == preset.ahap + "\n", "\(preset.name).ahap differs: run tools/feedback/design.py")
+            #expect(text == preset.ahap, "\(preset.name).ahap is not what the module embeds")
         }
+    }
+
+    @Test func summaryIsTheDescriptionAsAPhrase() throws {
+        let success = try #require(FeedbackPreset.named("success"))
+        #expect(success.summary == "a medium tap, then a stronger, crisper one 100 ms later")
+        #expect(success.pattern.events.count == 2)
     }
 
     @Test func everyFeedbackHasItsOwnPreset() {
@@ -92,5 +98,27 @@ struct Sound: CustomStringConvertible {
         #expect(soft.centroid < rigid.centroid && soft.length > rigid.length)
         let selection = Sound(try #require(FeedbackPreset.named("selection")))
         #expect(selection.loudness < light.loudness)
+    }
+}
+
+@Suite struct FeedbackTextTests {
+    @Test(
+        arguments: SensoryFeedback.allPresetFeedbacks + [
+            .impact(weight: .heavy, intensity: 0.8), .impact(flexibility: .soft, intensity: 0),
+        ])
+    func descriptionReadsBack(feedback: SensoryFeedback) {
+        #expect(SensoryFeedback(feedback.description) == feedback)
+    }
+
+    @Test func textIsTheEventLogsWords() {
+        #expect(SensoryFeedback.levelChange.description == "levelChange")
+        #expect(
+            SensoryFeedback.impact(weight: .heavy, intensity: 0.8).description
+                == "impact(weight: heavy, intensity: 0.8)")
+        #expect(SensoryFeedback("impact( weight : rigid ,intensity: 1 )") == nil, "flexibilities are not weights")
+        #expect(
+            SensoryFeedback("impact(flexibility : rigid ,intensity: 1 )") == .impact(flexibility: .rigid, intensity: 1))
+        #expect(SensoryFeedback("impact(weight: heavy, intensity: 1.5)") == nil)
+        #expect(SensoryFeedback("celebrate") == nil)
     }
 }

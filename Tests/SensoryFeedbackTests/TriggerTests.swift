@@ -125,28 +125,4 @@ final class RecordingSink: FeedbackSink {
         #expect(sink.feedbacks == [.success])
         _ = trigger
     }
-
-    @Test func uikitGeneratorsMapToPresetsAndClamp() {
-        let sink = RecordingSink()
-        UIImpactFeedbackGenerator(style: .heavy, sink: sink).impactOccurred(intensity: 1.7)
-        UIImpactFeedbackGenerator(style: .soft, sink: sink).impactOccurred(intensity: -0.5)
-        UIImpactFeedbackGenerator(style: .rigid, sink: sink).impactOccurred()
-        UIImpactFeedbackGenerator(sink: sink).impactOccurred(intensity: 0.25)
-        let notification = UINotificationFeedbackGenerator(sink: sink)
-        notification.notificationOccurred(.success)
-        notification.notificationOccurred(.warning)
-        notification.notificationOccurred(.error)
-        UISelectionFeedbackGenerator(sink: sink).selectionChanged()
-        #expect(
-            sink.feedbacks == [
-                .impactWeight(.heavy, intensity: 1), .impactFlexibility(.soft, intensity: 0),
-                .impact(flexibility: .rigid),
-                .impact(weight: .medium, intensity: 0.25), .success, .warning, .error, .selection,
-            ])
-        #expect(
-            sink.feedbacks.map(\.presetName) == [
-                "impact-heavy", "impact-soft", "impact-rigid", "impact-medium", "success", "warning", "error",
-                "selection",
-            ])
-    }
 }

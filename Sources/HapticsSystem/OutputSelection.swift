@@ -1,3 +1,4 @@
+import HapticsALSA
 public import HapticsEngine
 public import HapticsSynthesis
 

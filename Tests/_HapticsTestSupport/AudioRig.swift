@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The private PulseAudio rig from tools/audio-rig, as tests see it: whether it is up, and
 /// recordings of its sinks' monitors.

@@ -1,6 +1,6 @@
-import Dispatch
-import HapticsEngine
-import HapticsSynthesis
+public import Dispatch
+public import HapticsEngine
+public import HapticsSynthesis
 import Synchronization
 
 /// A test double for ``AudioOutput`` that keeps every frame written to it, with when and where it

@@ -1,4 +1,5 @@
 public import Foundation
+public import SensoryFeedback
 
 /// UIKit's impact generator: `UIImpactFeedbackGenerator(style: .heavy).impactOccurred()`.
 ///

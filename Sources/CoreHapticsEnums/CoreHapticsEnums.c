@@ -1,0 +1,2 @@
+// Header-only module: see include/CoreHapticsEnums.h.
+#include "CoreHapticsEnums.h"

@@ -1,0 +1,94 @@
+extension HapticClip {
+    /// The most control points the mapping puts in one parameter curve (what Core Haptics'
+    /// tooling writes); longer envelopes become consecutive curves sharing their boundary point.
+    public static let curvePointLimit = 16
+    /// The longest continuous event the mapping writes (Core Haptics stops one at 30 s); a longer
+    /// carrier becomes consecutive events.
+    public static let continuousLimit = 30.0
+
+    /// The clip as a Core Haptics pattern (docs/formats.md):
+    ///
+    /// - a carrier of `HapticContinuous` events from the first amplitude breakpoint to the end of
+    ///   the clip (split every ``continuousLimit`` seconds), intensity 1, sharpness
+    ///   sqrt(first frequency) (0.5 without a frequency envelope);
+    /// - `HapticIntensityControl` curves through sqrt(amplitude) at every amplitude breakpoint;
+    /// - `HapticSharpnessControl` curves through sqrt(frequency) minus the carrier's sharpness at
+    ///   every frequency breakpoint (the control adds to the event's value);
+    /// - each emphasis a `HapticTransient` at its breakpoint, intensity sqrt(emphasis amplitude)
+    ///   (as Meta's exporter writes it; Core Haptics' intensity control scales it by the envelope
+    ///   there) and sharpness sqrt(emphasis frequency) once the sharpness control there is added.
+    ///
+    /// Curves are chunked at ``curvePointLimit`` points.
+    ///
+    /// - Complexity: O(n) in the number of breakpoints (O(n log n) for the emphasis look-ups).
+    public var pattern: HapticPattern {
+        var elements: [PatternElement] = []
+        let start = amplitude.first?.time ?? 0
+        let end = duration
+        let base: Float = frequency.first.map { $0.frequency.squareRoot() } ?? 0.5
+        var t = start
+        repeat {
+            let length = min(Self.continuousLimit, end - t)
+            elements.append(
+                .event(
+                    HapticEvent(
+                        time: t, type: .hapticContinuous, duration: length,
+                        parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, base)])))
+            t += length
+        } while end - t > 1e-9
+        let sharpness = frequency.map { (time: $0.time, value: $0.frequency.squareRoot()) }
+        for point in amplitude {
+            guard let emphasis = point.emphasis else { continue }
+            let intensity = emphasis.amplitude.squareRoot()
+            let offset = sharpness.isEmpty ? 0 : Self.interpolate(sharpness, at: point.time) - base
+            let sharp = min(1, max(0, emphasis.frequency.squareRoot() - offset))
+            elements.append(
+                .event(
+                    HapticEvent(
+                        time: point.time, type: .hapticTransient,
+                        parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, sharp)])))
+        }
+        elements += Self.curves(
+            .hapticIntensityControl, amplitude.map { (time: $0.time, value: $0.amplitude.squareRoot()) })
+        elements += Self.curves(
+            .hapticSharpnessControl, sharpness.map { (time: $0.time, value: $0.value - base) })
+        return HapticPattern(version: 1, metadata: metadata, elements: elements)
+    }
+
+    /// `points` (absolute times) as curves of at most ``curvePointLimit`` points; each curve after
+    /// the first starts with the previous one's last point, so the control never jumps.
+    static func curves(_ id: DynamicParameterID, _ points: [(time: Double, value: Float)]) -> [PatternElement] {
+        guard !points.isEmpty else { return [] }
+        var result: [PatternElement] = []
+        var first = 0
+        while true {
+            let last = min(points.count - 1, first + curvePointLimit - 1)
+            let origin = points[first].time
+            let controlPoints = points[first...last].map {
+                ParameterCurve.ControlPoint(time: $0.time - origin, value: $0.value)
+            }
+            result.append(.curve(ParameterCurve(id, time: origin, controlPoints: controlPoints)))
+            if last == points.count - 1 { break }
+            first = last
+        }
+        return result
+    }
+
+    /// The piecewise-linear value of `points` at `time`, holding the first and last values outside.
+    static func interpolate(_ points: [(time: Double, value: Float)], at time: Double) -> Float {
+        guard let first = points.first, let last = points.last else { return 0 }
+        if time <= first.time { return first.value }
+        if time >= last.time { return last.value }
+        var low = 0
+        var high = points.count - 1
+        while high - low > 1 {
+            let mid = (low + high) / 2
+            if points[mid].time <= time { low = mid } else { high = mid }
+        }
+        let a = points[low]
+        let b = points[high]
+        let span = b.time - a.time
+        guard span > 0 else { return b.value }
+        return a.value + (b.value - a.value) * Float((time - a.time) / span)
+    }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import CMallocCounter
+import HapticsCore
+import HapticsEngine
+import HapticsSynthesis
+
+// MARK: - Allocations per control sent
+
+extension Bench {
+    /// Heap allocations the tick makes for each control sent (issue 9): counted by an allocator
+    /// interposed in this executable (CMallocCounter), on the thread that runs the tick.
+    struct Controls: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Heap allocations on the tick thread per control sent (sendParameters, curves); fails above 0.")
+
+        @Option(help: "Controls to send, one per tick.") var count = 20_000
+        @Option(help: "Send a parameter curve every this many controls (0: never).") var curveEvery = 10
+
+        func run() throws {
+            let clock = ManualClock()
+            let ticks = CountedTicks()
+            let format = AudioFormat(sampleRate: 48_000, channels: 1)
+            let output = PacedOutput(NullOutput(format: format), bufferFrames: 960, clock: clock)
+            let engine = HapticEngine(output: output, clock: clock, ticks: ticks)
+            try engine.start()
+            let pattern = HapticPattern(elements: [
+                .event(HapticEvent(time: 0, type: .hapticContinuous, duration: 3_000)),
+                .event(HapticEvent(time: 0, type: .hapticTransient)),
+            ])
+            let player = try engine.makePlayer(pattern)
+            try player.start(atTime: HapticEngine.timeImmediate)
+            let tickNanoseconds: UInt64 = 2_000_000
+
+            /// Runs one tick and returns the allocations it made.
+            func tick() -> UInt {
+                clock.advance(byNanoseconds: tickNanoseconds)
+                return ticks.tick()
+            }
+            // Warm up: the engine's and the runtime's one-time allocations.
+            for _ in 0..<200 { _ = tick() }
+            var idle: UInt = 0
+            for _ in 0..<count { idle += tick() }
+            var withControls: UInt = 0
+            var sent = 0
+            var curves = 0
+            for i in 0..<count {
+                let value = Float(i % 100) / 100
+                if curveEvery > 0 && i % curveEvery == 0 {
+                    let curve = ParameterCurve(
+                        .hapticSharpnessControl,
+                        controlPoints: [.init(time: 0, value: -value), .init(time: 0.004, value: value)])
+                    try player.scheduleParameterCurve(curve, atTime: HapticEngine.timeImmediate)
+                    curves += 1
+                } else {
+                    try player.sendParameters(
+                        [DynamicParameter(.hapticIntensityControl, value: value)], atTime: HapticEngine.timeImmediate)
+                }
+                sent += 1
+                withControls += tick()
+            }
+            engine.stop()
+            let perControl = Double(withControls) / Double(sent)
+            print(
+                "controls: \(sent) sent (\(curves) curves), one per 2 ms tick: \(withControls) allocations on the tick"
+                    + " thread (\(perControl) per control); \(idle) in \(count) ticks without controls")
+            guard withControls == 0 else { throw ExitCode.failure }
+        }
+    }
+}
+
+/// Runs the engine's tick on the caller's thread and counts the allocations made inside it (and
+/// nothing else: the handler is called directly, not fetched through a lock).
+// @unchecked Sendable: used from one thread only (the benchmark's).
+final class CountedTicks: TickSource, @unchecked Sendable {
+    private var handler: (@Sendable () -> Void)?
+
+    func start(intervalNanoseconds: UInt64, handler: @escaping @Sendable () -> Void) { self.handler = handler }
+    func stop() { handler = nil }
+    func kick() {}
+
+    /// Runs one tick; returns the allocations it made.
+    func tick() -> UInt {
+        guard let handler else { return 0 }
+        let before = haptics_thread_allocations()
+        handler()
+        return haptics_thread_allocations() - before
+    }
+}

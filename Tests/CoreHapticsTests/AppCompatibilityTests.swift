@@ -1,0 +1,201 @@
+import Foundation
+import HapticsEngine
+import HapticsSynthesis
+import HapticsTesting
+import Synchronization
+import Testing
+
+@testable import CoreHaptics
+
+/// What app code written for Apple's Core Haptics relies on, beyond the day-50 basics.
+@Suite struct AppCompatibilityTests {
+    @Test func errorsBridgeToNSErrorWithApplesCodeAndDomain() {
+        let error: any Error = CHHapticError(.engineNotRunning, "the engine is not running")
+        let bridged = error as NSError
+        #expect(bridged.code == -4805)
+        #expect(bridged.domain == "com.apple.CoreHaptics" && bridged.domain == CoreHapticsErrorDomain)
+        #expect(CHHapticError.errorDomain == CoreHapticsErrorDomain)
+        #expect(bridged.localizedDescription == "the engine is not running (CHHapticError -4805)")
+
+        let made = CHHapticError(.fileNotFound, userInfo: [NSLocalizedDescriptionKey: "no Boing.ahap", "Extra": 7])
+        #expect(made.code == .fileNotFound && made.message == "no Boing.ahap")
+        #expect(made.userInfo["Extra"] as? Int == 7)
+        #expect((made as NSError).code == -4851)
+        #expect((made as NSError).userInfo["Extra"] as? Int == 7)
+        #expect(CHHapticError(.memoryError).message == "Core Haptics error -4899")
+    }
+
+    @Test func errorCodesStayInStepWithTheEngines() {
+        let facade = CHHapticError.Code.allCases.map(\.rawValue)
+        let engine = HapticEngineError.Code.allCases.map(\.rawValue)
+        #expect(facade == engine)
+        for code in HapticEngineError.Code.allCases {
+            #expect(CHHapticError(HapticEngineError(code, "x")).code.rawValue == code.rawValue)
+        }
+    }
+
+    @Test func enumsHaveApplesRawValues() {
+        #expect(CHHapticEngine.FinishedAction.stopEngine.rawValue == 1)
+        #expect(CHHapticEngine.FinishedAction.leaveEngineRunning.rawValue == 2)
+        let reasons: [CHHapticEngine.StoppedReason] = [
+            .audioSessionInterrupt, .applicationSuspended, .idleTimeout, .notifyWhenFinished, .engineDestroyed,
+            .gameControllerDisconnect, .systemError,
+        ]
+        #expect(reasons.map(\.rawValue) == [1, 2, 3, 4, 5, 6, -1])
+        #expect(CHHapticEngine.StoppedReason(rawValue: 3) == .idleTimeout)
+    }
+
+    @Test func finishedHandlerFiresAtOnceWhenNothingPlays() throws {
+        let rig = Rig()
+        try rig.engine.start()
+        let finished = DispatchSemaphore(value: 0)
+        let stopped = Locked<[Int]>([])
+        rig.engine.stoppedHandler = { reason in stopped.withLock { $0.append(reason.rawValue) } }
+        rig.engine.notifyWhenPlayersFinished { error in
+            #expect(error == nil)
+            finished.signal()
+            return .stopEngine
+        }
+        #expect(finished.wait(timeout: .now() + 10) == .success)
+        rig.engine.engine.flushCallbacks()
+        #expect(!rig.engine.engine.isRunning)
+        #expect(stopped.withLock { $0 } == [4])
+    }
+
+    @Test func playPatternStartsAStoppedEngine() throws {
+        let rig = Rig()
+        #expect(!rig.engine.engine.isRunning)
+        try rig.engine.playPattern(from: packageRoot.appending(path: "Patterns/feedback/success.ahap"))
+        #expect(rig.engine.engine.isRunning)
+        rig.run(seconds: 0.3)
+        #expect(rig.onsets.count == 2)
+    }
+
+    @Test func asyncStartAndStopReturnOnceDone() async throws {
+        let rig = Rig()
+        try await rig.engine.start()
+        #expect(rig.engine.engine.isRunning)
+        try await rig.engine.stop()
+        #expect(!rig.engine.engine.isRunning)
+    }
+
+    @Test func patternsLongerThanAnHourPlay() throws {
+        let rig = Rig()
+        try rig.engine.start()
+        let endless = CHHapticEvent(
+            eventType: .hapticContinuous, parameters: [], relativeTime: 0, duration: 100_000)
+        let pattern = try CHHapticPattern(events: [tap(0, 1), endless], parameters: [])
+        #expect(pattern.duration == 100_000)
+        try rig.engine.makePlayer(with: pattern).start(atTime: CHHapticTimeImmediate)
+        rig.run(seconds: 0.5)
+        let late = rig.driver.samples.suffix(4_800)
+        #expect(AudioAnalysis.peak(Array(late)) > 0.01, "the continuous event still sounds after 0.4 s")
+    }
+
+    @Test func dictionariesFromJSONSerializationKeepNumbersAndBooleans() throws {
+        let json = #"""
+            {"Version": 1, "Pattern": [
+              {"Event": {"Time": 0, "EventType": "HapticTransient",
+                         "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1}]}},
+              {"Event": {"Time": 1, "EventType": "HapticContinuous", "EventDuration": 0.5,
+                         "EventParameters": [{"ParameterID": "Sustained", "ParameterValue": true}]}}
+            ]}
+            """#
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8), options: .mutableContainers)
+        let mutable = try #require(object as? NSMutableDictionary)
+        #expect(try CHHapticPattern(dictionary: mutable).duration == 1.5)
+        let strings = try #require(object as? [String: Any])
+        #expect(try CHHapticPattern(dictionary: strings).duration == 1.5)
+        #expect(
+            throws: CHHapticError(
+                .invalidPatternDictionary,
+                "Pattern[0].Event.Time: error[wrong-type]: Time must be a number, found true")
+        ) {
+            try CHHapticPattern(dictionary: [
+                "Pattern": [["Event": ["Time": NSNumber(value: true), "EventType": "HapticTransient"]]]
+            ])
+        }
+    }
+
+    @Test func audioResourceOptionsLoopTheSound() throws {
+        let folder = FileManager.default.temporaryDirectory.appending(path: "coreh-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // 20 ms of a 440 Hz tone, then 30 ms of silence: each repeat is a separate onset, four
+        // of them in the event's 190 ms.
+        let tone = (0..<2_400).map { i in i < 960 ? Float(0.5 * sin(Double(i) * 2 * .pi * 440 / 48_000)) : 0 }
+        let url = folder.appending(path: "blip.wav")
+        try Data(WAV.encode(AudioClip(sampleRate: 48_000, channels: 1, samples: tone), sampleFormat: .f32))
+            .write(to: url)
+
+        func onsets(options: [AnyHashable: Any]) throws -> Int {
+            let rig = Rig()
+            try rig.engine.start()
+            let id = try rig.engine.registerAudioResource(url, options: options)
+            let event = CHHapticEvent(audioResourceID: id, parameters: [], relativeTime: 0, duration: 0.19)
+            try rig.engine.makePlayer(with: CHHapticPattern(events: [event], parameters: []))
+                .start(atTime: CHHapticTimeImmediate)
+            rig.run(seconds: 0.4)
+            return AudioAnalysis.onsets(rig.driver.samples, channels: 1, threshold: 1e-2, minGapFrames: 960).count
+        }
+        #expect(try onsets(options: [:]) == 1)
+        let looped = try onsets(options: [CHHapticAudioResourceKey.loopEnabled: true])
+        #expect(looped == 4)
+        #expect(throws: CHHapticError.self) {
+            try Rig().engine.registerAudioResource(url, options: [CHHapticAudioResourceKey.loopEnabled: "yes"])
+        }
+    }
+
+    @Test func bundleRelativeWaveformsAreFoundThroughTheConfiguredFolders() throws {
+        // Apple's layout: the AHAP in <bundle>/AHAP names its waveform from the bundle root.
+        let root = FileManager.default.temporaryDirectory.appending(path: "coreh-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: root.appending(path: "AHAP"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: root) }
+        let tone = (0..<960).map { i in Float(0.5 * sin(Double(i) * 2 * .pi * 440 / 48_000)) }
+        try Data(WAV.encode(AudioClip(sampleRate: 48_000, channels: 1, samples: tone), sampleFormat: .f32))
+            .write(to: root.appending(path: "AHAP/Drum.wav"))
+        let ahap = root.appending(path: "AHAP/Drums.ahap")
+        try Data(
+            #"{"Pattern": [{"Event": {"Time": 0, "EventType": "AudioCustom", "EventWaveformPath": "AHAP/Drum.wav"}}]}"#
+                .utf8
+        ).write(to: ahap)
+        let folders = CHHapticPattern.defaultWaveformSearchPaths(
+            environment: ["HAPTIC_WAVEFORMS": "/nonexistent:" + root.path(percentEncoded: false)])
+        #expect(folders.suffix(2).map { $0.path(percentEncoded: false) } == ["/nonexistent/", root.path + "/"])
+        let pattern = try CHHapticPattern(contentsOf: ahap, waveformSearchPaths: folders)
+        let rig = Rig()
+        try rig.engine.start()
+        try rig.engine.makePlayer(with: pattern).start(atTime: CHHapticTimeImmediate)
+        rig.run(seconds: 0.1)
+        #expect(AudioAnalysis.peak(rig.driver.samples) > 0.1, "the bundle's waveform plays")
+        #expect(throws: CHHapticError.self) { try CHHapticPattern(contentsOf: ahap, waveformSearchPaths: []) }
+    }
+
+    @Test func aRestartedEngineAppendsToItsWAVFile() throws {
+        let path = FileManager.default.temporaryDirectory.appending(path: "coreh-\(UUID().uuidString).wav")
+            .path(percentEncoded: false)
+        defer { unlink(path) }
+        let clock = ManualClock()
+        let ticks = ManualTickSource()
+        let engine = CHHapticEngine(
+            output: try WAVFileOutput(path: path, format: AudioFormat(sampleRate: 48_000, channels: 1)),
+            clock: clock, ticks: ticks)
+        for _ in 0..<2 {
+            try engine.start()
+            try engine.makePlayer(with: CHHapticPattern(events: [tap(0, 1)], parameters: []))
+                .start(atTime: CHHapticTimeImmediate)
+            for _ in 0..<20 { ticks.tick() }
+            engine.stop()
+        }
+        engine.engine.flushCallbacks()
+        let clip = try WAV.decode([UInt8](try Data(contentsOf: URL(filePath: path))))
+        #expect(AudioAnalysis.onsets(clip.samples, channels: 1, threshold: 1e-3, minGapFrames: 960).count == 2)
+    }
+}
+
+/// A value shared with a handler on the engine's queue.
+final class Locked<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    func withLock<R: Sendable>(_ body: (inout sending Value) -> sending R) -> R { mutex.withLock(body) }
+}

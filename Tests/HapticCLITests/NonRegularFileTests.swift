@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+/// A FIFO, a device or a socket where a file is expected: refused at once with a message saying
+/// what it is, never read (a FIFO without a writer would block for ever, a device never ends).
+@Suite struct NonRegularFileTests {
+    let scratch: ScratchFolder
+    init() throws { scratch = try ScratchFolder() }
+
+    func fifo(_ name: String) throws -> String {
+        let path = scratch.path(name)
+        try #require(mkfifo(path, 0o600) == 0, "mkfifo \(path)")
+        return path
+    }
+
+    /// A listening Unix socket at `name` (closed when the test process ends).
+    func socket(_ name: String) throws -> String {
+        let path = scratch.path(name)
+        let descriptor = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(descriptor >= 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }
+        }
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        try #require(bound == 0, "bind \(path)")
+        return path
+    }
+
+    @Test func aFIFOAsThePatternIsRefusedAtOnce() throws {
+        let path = try fifo("pipe.ahap")
+        for command in ["lint", "info", "render"] {
+            var arguments = [command, path]
+            if command == "render" { arguments += ["-o", scratch.path("out.wav")] }
+            let result = try Haptic.run(arguments, killAfter: 10)
+            #expect(result.status == 1, "\(command): \(result.status) \(result.stderr)")
+            let said = result.output + result.stderr
+            #expect(said.contains("'\(path)' is a FIFO (named pipe), not a regular file; refused"), "\(said)")
+        }
+    }
+
+    @Test func aDeviceAndASocketAsThePatternAreRefused() throws {
+        let socket = try socket("socket.ahap")
+        let devices = [("/dev/null", "a character device"), ("/dev/zero", "a character device"), (socket, "a socket")]
+        for (path, kind) in devices {
+            let result = try Haptic.run(["lint", path], killAfter: 10)
+            #expect(result.status == 1)
+            #expect(result.output.contains("'\(path)' is \(kind), not a regular file; refused"), "\(result.output)")
+        }
+    }
+
+    @Test func aFolderLintReportsItsFIFOAndLintsTheRest() throws {
+        _ = try fifo("a-pipe.ahap")
+        _ = try scratch.write("tap.ahap", #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}}]}"#)
+        let result = try Haptic.run(["lint", scratch.path("")], killAfter: 10)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.output.contains("a-pipe.ahap' is a FIFO (named pipe), not a regular file; refused"))
+    }
+
+    @Test func aFIFOAsTheWaveformIsRefusedNamingTheEvent() throws {
+        _ = try fifo("clip.wav")
+        let pattern = try scratch.write(
+            "custom.ahap",
+            #"{"Pattern":[{"Event":{"Time":0,"EventType":"AudioCustom","EventWaveformPath":"clip.wav"}}]}"#)
+        let result = try Haptic.run(["render", pattern, "-o", scratch.path("out.wav")], killAfter: 10)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("Pattern[0].Event.EventWaveformPath"), "\(result.stderr)")
+        #expect(result.stderr.contains("is a FIFO (named pipe), not a regular file; refused"), "\(result.stderr)")
+    }
+}

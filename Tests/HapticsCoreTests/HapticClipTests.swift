@@ -1,0 +1,167 @@
+import HapticsCore
+import OrderedCollections
+import Testing
+
+/// Hand-written Meta/Lofelt `.haptic` clips: what the reader accepts, refuses and maps to.
+@Suite struct HapticClipTests {
+    static func clip(amplitude: String, frequency: String? = nil, version: String = #"{"major": 1}"#) -> String {
+        var envelopes = #""amplitude": \#(amplitude)"#
+        if let frequency { envelopes += #", "frequency": \#(frequency)"# }
+        return #"{"version": \#(version), "signals": {"continuous": {"envelopes": {\#(envelopes)}}}}"#
+    }
+
+    static func refusal(_ text: String) throws -> String {
+        do {
+            _ = try HapticClip.decode(Array(text.utf8), file: "c.haptic")
+        } catch {
+            return error.description
+        }
+        Issue.record("accepted: \(text)")
+        return ""
+    }
+
+    @Test func aClipBecomesACarrierWithCurvesAndAnEmphasisTransient() throws {
+        let text = Self.clip(
+            amplitude:
+                #"[{"time": 0, "amplitude": 0.25}, {"time": 0.5, "amplitude": 0.64, "emphasis": {"amplitude": 1, "frequency": 0.81}}, {"time": 1, "amplitude": 0.04}]"#,
+            frequency: #"[{"time": 0, "frequency": 0.16}, {"time": 1, "frequency": 0.36}]"#)
+        let pattern = try HapticClip.decode(Array(text.utf8), file: "c.haptic").clip.pattern
+        #expect(pattern.duration == 1)
+        let carrier = try #require(pattern.events.first)
+        #expect(carrier.type == .hapticContinuous && carrier.time == 0 && carrier.duration == 1)
+        #expect(carrier.value(of: .hapticIntensity) == 1)
+        #expect(abs(carrier.value(of: .hapticSharpness) - 0.4) < 1e-6)
+        let curves = pattern.parameterCurves
+        #expect(curves.map(\.id) == [.hapticIntensityControl, .hapticSharpnessControl])
+        #expect(curves[0].controlPoints.map(\.time) == [0, 0.5, 1])
+        let intensity = curves[0].controlPoints.map(\.value)
+        #expect(zip(intensity, [0.5, 0.8, 0.2] as [Float]).allSatisfy { abs($0 - $1) < 1e-6 })
+        let sharpness = curves[1].controlPoints.map(\.value)
+        #expect(zip(sharpness, [0, 0.2] as [Float]).allSatisfy { abs($0 - $1) < 1e-6 })
+        // The emphasis at 0.5 s: intensity 1 / control 0.8 clamps to 1; sharpness 0.9 minus the
+        // control's +0.1 there.
+        let tap = try #require(pattern.events.last)
+        #expect(tap.type == .hapticTransient && tap.time == 0.5)
+        #expect(tap.value(of: .hapticIntensity) == 1)
+        #expect(abs(tap.value(of: .hapticSharpness) - 0.8) < 1e-6)
+    }
+
+    @Test func longEnvelopesAreChunkedIntoSixteenPointCurvesThatShareTheirBoundary() throws {
+        let points = (0..<20).map { #"{"time": \#(Double($0) / 10), "amplitude": \#(Double($0) / 20)}"# }
+        let pattern = try HapticClip.decode(Array(Self.clip(amplitude: "[\(points.joined(separator: ","))]").utf8))
+            .clip.pattern
+        let curves = pattern.parameterCurves
+        #expect(curves.map(\.controlPoints.count) == [16, 5])
+        #expect(curves[1].time == 1.5)
+        #expect(curves[1].controlPoints.first?.time == 0)
+        #expect(curves[0].controlPoints.last?.value == curves[1].controlPoints.first?.value)
+        #expect(pattern.events.count == 1)
+    }
+
+    @Test func aClipLongerThanThirtySecondsHasConsecutiveCarriers() throws {
+        let text = Self.clip(amplitude: #"[{"time": 0, "amplitude": 1}, {"time": 70, "amplitude": 1}]"#)
+        let events = try HapticClip.decode(Array(text.utf8)).clip.pattern.events
+        #expect(events.map(\.time) == [0, 30, 60])
+        #expect(events.map(\.duration) == [30, 30, 10])
+    }
+
+    @Test func invalidClipsAreRefusedAtTheirPlace() throws {
+        let outOfRange = try Self.refusal(
+            Self.clip(amplitude: #"[{"time": 0, "amplitude": 0.5}, {"time": 1, "amplitude": 1.5}]"#))
+        #expect(
+            outOfRange
+                == "c.haptic:signals.continuous.envelopes.amplitude[1].amplitude: error[value-out-of-range]: amplitude is 1.5; it must be between 0 and 1 (line 1, column 138)"
+        )
+        #expect(
+            try Self.refusal(Self.clip(amplitude: #"[{"time": 1, "amplitude": 0.5}, {"time": 0.5, "amplitude": 1}]"#))
+                .hasPrefix(
+                    "c.haptic:signals.continuous.envelopes.amplitude[1].time: error[breakpoint-order]: time 0.5 comes before the previous breakpoint's 1"
+                ))
+        #expect(
+            try Self.refusal(Self.clip(amplitude: #"[{"time": 0, "amplitude": 0.5}, {"time": 0, "amplitude": 1}]"#))
+                .contains("error[zero-length-clip]"))
+        #expect(try Self.refusal(Self.clip(amplitude: "[]")).contains("amplitude: error[empty-envelope]"))
+        #expect(
+            try Self.refusal(Self.clip(amplitude: #"[{"time": 1, "amplitude": 1}]"#, version: #"{"major": 0}"#))
+                .contains("version.major: error[clip-version]: version 0.0.0: the beta data model (v0"))
+        #expect(
+            try Self.refusal(#"{"version": {"major": 1}, "signals": {"continuous": {"envelopes": {}}}}"#)
+                == #"c.haptic:signals.continuous.envelopes: error[missing-key]: envelopes has no "amplitude" (line 1, column 67)"#
+        )
+        #expect(
+            try Self.refusal(Self.clip(amplitude: #"[{"time": "1", "amplitude": 1}]"#))
+                .contains("amplitude[0].time: error[wrong-type]: time must be a number"))
+        #expect(
+            try Self.refusal(Self.clip(amplitude: #"[{"time": 1, "amplitude": 1, "emphasis": {"amplitude": 1}}]"#))
+                .contains(#"amplitude[0].emphasis: error[missing-key]: emphasis has no "frequency""#))
+    }
+
+    @Test func unknownKeysAreWarningsAndTheClipStillReads() throws {
+        let text =
+            #"{"version": {"major": 1}, "metadata": {"editor": "hand"}, "signal": 1, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0.2, "amplitude": 1}]}}}}"#
+        let document = try HapticClip.decode(Array(text.utf8))
+        #expect(document.diagnostics.map(\.code) == [.unknownKey])
+        #expect(document.diagnostics.first?.message.contains(#"did you mean "signals""#) == true)
+        #expect(document.clip.metadata["editor"] == .string("hand"))
+        #expect(HapticClip.looksLikeClip(Array(text.utf8)))
+        #expect(!HapticClip.looksLikeClip(Array(#"{"Pattern": [], "signals": 1}"#.utf8)))
+    }
+}
+
+@Suite struct HapticClipConversionTests {
+    /// A clip with 40 frequency breakpoints (three curves), a step, emphasis and a frequency
+    /// envelope that starts and ends later than the amplitude one.
+    static let clip = HapticClip(
+        amplitude: [
+            .init(time: 0, amplitude: 0.1),
+            .init(time: 0.3, amplitude: 0.6, emphasis: .init(amplitude: 0.9, frequency: 0.7)),
+            .init(time: 0.3, amplitude: 0.2),
+            .init(time: 1.2, amplitude: 0.05, emphasis: .init(amplitude: 0.5, frequency: 1)),
+            .init(time: 2, amplitude: 0.8),
+        ],
+        frequency: (0..<40).map { .init(time: 0.05 + Double($0) * 0.06, frequency: Float($0 % 7) / 6) })
+
+    @Test func hapticToAHAPToHapticKeepsEveryBreakpointWithin1e3() throws {
+        #expect(Self.clip.ahapLosses.map(\.kind) == ["emphasis-scaled"])
+        let ahap = AHAP.encode(Self.clip.pattern)
+        var losses: [ConversionLoss] = []
+        let back = HapticClip(pattern: try AHAP.decode(ahap).pattern, losses: &losses)
+        #expect(losses.isEmpty, "\(losses)")
+        #expect(back.amplitude.count == Self.clip.amplitude.count)
+        #expect(back.frequency.count == Self.clip.frequency.count)
+        for (a, b) in zip(Self.clip.amplitude, back.amplitude) {
+            #expect(abs(a.time - b.time) < 1e-3 && abs(a.amplitude - b.amplitude) < 1e-3, "\(a) \(b)")
+            #expect((a.emphasis == nil) == (b.emphasis == nil))
+            if let ea = a.emphasis, let eb = b.emphasis {
+                #expect(
+                    abs(ea.amplitude - eb.amplitude) < 1e-3 && abs(ea.frequency - eb.frequency) < 1e-3, "\(ea) \(eb)")
+            }
+        }
+        for (a, b) in zip(Self.clip.frequency, back.frequency) {
+            #expect(abs(a.time - b.time) < 1e-3 && abs(a.frequency - b.frequency) < 1e-3, "\(a) \(b)")
+        }
+        // And the .haptic text reads back as the same clip.
+        let text = HapticClip.encode(back)
+        #expect(try HapticClip.decode(text).clip == back)
+    }
+
+    @Test func anAHAPWithAudioAndDynamicParametersSaysWhatItLoses() throws {
+        let pattern = HapticPattern(elements: [
+            .event(HapticEvent(time: 0, type: .hapticTransient, parameters: [.init(.hapticIntensity, 0.5)])),
+            .event(
+                HapticEvent(
+                    time: 0.1, type: .hapticContinuous, duration: 0.4,
+                    parameters: [.init(.hapticIntensity, 0.8), .init(.attackTime, 0.1)])),
+            .event(HapticEvent(time: 0.2, type: .audioContinuous, duration: 0.1)),
+            .parameter(DynamicParameter(.hapticIntensityControl, value: 0.5, time: 0.3)),
+        ])
+        var losses: [ConversionLoss] = []
+        let clip = HapticClip(pattern: pattern, losses: &losses)
+        #expect(losses.map(\.kind) == ["audio-event", "envelope-parameter", "dynamic-parameter"])
+        // The continuous event is a step up and down; the transient an emphasis before it.
+        #expect(clip.amplitude.map(\.time) == [0, 0.1, 0.1, 0.5, 0.5])
+        #expect(clip.amplitude.map(\.amplitude).map { ($0 * 100).rounded() / 100 } == [0, 0, 0.64, 0.64, 0])
+        #expect(clip.amplitude[0].emphasis?.amplitude == 0.25)
+        #expect(clip.duration == 0.5)
+    }
+}
