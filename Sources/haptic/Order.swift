@@ -93,7 +93,7 @@ extension HapticCommand {
                     checkout = try EndpointCheckout(
                         url: try EndpointFlags.url(endpoint), store: orders, options: http.options)
                 } catch let error as CheckoutError {
-                    Terminal.fail(error.description)
+                    throw Terminal.failure(error.description)
                 }
             } else {
                 checkout = StoreCheckout(store: orders)

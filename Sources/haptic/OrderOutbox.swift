@@ -39,7 +39,7 @@ extension HapticCommand.OrderFlow {
                 orders = try OrderStore(directory: directory)
                 waiting = try orders.outbox()
             } catch {
-                Terminal.fail(error.description)
+                throw Terminal.failure(error.description)
             }
             guard retry else {
                 for record in waiting { printLine(Self.line(record)) }
@@ -69,9 +69,9 @@ extension HapticCommand.OrderFlow {
                     }
                 }
             } catch let error as OrderStoreError {
-                Terminal.fail(error.description)
+                throw Terminal.failure(error.description)
             } catch let error as CheckoutError {
-                Terminal.fail(error.description)
+                throw Terminal.failure(error.description)
             }
             Terminal.printError(
                 unsent == 0
