@@ -1,7 +1,7 @@
 import CupcakeCorner
 import Foundation
-import _HapticsTestSupport
 import Testing
+import _HapticsTestSupport
 
 /// The fault server of OrderEndpointTests (Tests/OrderEndpointTests/fault-server.py) on 127.0.0.1.
 final class CLIFaultServer {
