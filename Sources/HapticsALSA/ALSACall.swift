@@ -1,4 +1,5 @@
 import CAlsa
+import Foundation
 import Glibc
 import HapticsEngine
 
@@ -52,7 +53,11 @@ struct ALSACall {
     /// The error for ALSA error number `errorNumber` (positive) while doing `what`.
     func error(errorNumber: Int32, _ what: String) -> AudioOutputError {
         let says = String(cString: snd_strerror(-errorNumber))
+        // Plugins end their messages with a newline (PulseAudio's "Unable to connect: ...\n"):
+        // one line, so the error reads as one.
         let detail = String(cString: calsa_last_message())
+            .split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " ")
         calsa_clear_last_message()
         let quote = detail.isEmpty || detail == says ? "'\(says)'" : "'\(says)' (\(detail))"
         let code: AudioOutputError.Code
@@ -65,7 +70,7 @@ struct ALSACall {
             code = .deviceBusy
             message = """
                 device '\(device)' is busy: another program is using it (ALSA says \(quote)); \
-                close that program, or play through 'default', which can share the device
+                close that program\(device == "default" ? "" : ", or play through 'default', which can share the device")
                 """
         case EACCES, EPERM:
             code = .permissionDenied

@@ -15,9 +15,8 @@ extension HapticClip {
     /// - `HapticSharpnessControl` curves through sqrt(frequency) minus the carrier's sharpness at
     ///   every frequency breakpoint (the control adds to the event's value);
     /// - each emphasis a `HapticTransient` at its breakpoint, intensity sqrt(emphasis amplitude)
-    ///   and sharpness sqrt(emphasis frequency) once the controls in force there are applied
-    ///   (intensity clamped to 1, so an emphasis more than 1/sqrt(amplitude) times its breakpoint
-    ///   plays quieter).
+    ///   (as Meta's exporter writes it; Core Haptics' intensity control scales it by the envelope
+    ///   there) and sharpness sqrt(emphasis frequency) once the sharpness control there is added.
     ///
     /// Curves are chunked at ``curvePointLimit`` points.
     ///
@@ -40,8 +39,7 @@ extension HapticClip {
         let sharpness = frequency.map { (time: $0.time, value: $0.frequency.squareRoot()) }
         for point in amplitude {
             guard let emphasis = point.emphasis else { continue }
-            let control = point.amplitude.squareRoot()
-            let intensity = control > 0 ? min(1, emphasis.amplitude.squareRoot() / control) : 1
+            let intensity = emphasis.amplitude.squareRoot()
             let offset = sharpness.isEmpty ? 0 : Self.interpolate(sharpness, at: point.time) - base
             let sharp = min(1, max(0, emphasis.frequency.squareRoot() - offset))
             elements.append(

@@ -22,14 +22,22 @@ public struct PatternFile: Sendable {
     public let diagnostics: [Diagnostic]
     /// Decoded waveforms, keyed by `EventWaveformPath` as written in the file.
     public let clips: [String: AudioClip]
+    /// The Meta/Lofelt clip the pattern was mapped from, when the file is a `.haptic` clip.
+    public let clip: HapticClip?
 
-    public init(path: String, pattern: HapticPattern, diagnostics: [Diagnostic] = [], clips: [String: AudioClip] = [:])
-    {
+    public init(
+        path: String, pattern: HapticPattern, diagnostics: [Diagnostic] = [], clips: [String: AudioClip] = [:],
+        clip: HapticClip? = nil
+    ) {
         self.path = path
         self.pattern = pattern
         self.diagnostics = diagnostics
         self.clips = clips
+        self.clip = clip
     }
+
+    /// `haptic` for a Meta/Lofelt clip, else `ahap`.
+    public var format: String { clip == nil ? "ahap" : "haptic" }
 
     /// Largest waveform file an AudioCustom event may reference.
     public static let maxWaveformBytes = 64 << 20
@@ -53,12 +61,12 @@ public struct PatternFile: Sendable {
         missingWaveforms: MissingWaveforms = .fail
     ) throws(AHAPError) -> PatternFile {
         let bytes = try readFile(path, limit: limits.maxFileBytes, what: kind(path), file: path, at: .root)
-        let document = try decode(bytes, path: path, limits: limits)
+        let (document, clip) = try decodeAny(bytes, path: path, limits: limits)
         var diagnostics = document.diagnostics
         let clips = try loadWaveforms(
             of: document.pattern, file: path, folders: waveformFolders, missing: missingWaveforms,
             diagnostics: &diagnostics)
-        return PatternFile(path: path, pattern: document.pattern, diagnostics: diagnostics, clips: clips)
+        return PatternFile(path: path, pattern: document.pattern, diagnostics: diagnostics, clips: clips, clip: clip)
     }
 
     /// Every finding about the file at `path` (errors and warnings, the waveform checks included)
@@ -71,9 +79,10 @@ public struct PatternFile: Sendable {
     ) -> (findings: [Diagnostic], file: PatternFile?) {
         let bytes: [UInt8]
         let document: AHAPDocument
+        let clip: HapticClip?
         do {
             bytes = try readFile(path, limit: limits.maxFileBytes, what: kind(path), file: path, at: .root)
-            document = try decode(bytes, path: path, limits: limits)
+            (document, clip) = try decodeAny(bytes, path: path, limits: limits)
         } catch {
             return (error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics, nil)
         }
@@ -82,7 +91,8 @@ public struct PatternFile: Sendable {
             let clips = try loadWaveforms(
                 of: document.pattern, file: path, folders: waveformFolders, missing: missingWaveforms,
                 diagnostics: &diagnostics)
-            let file = PatternFile(path: path, pattern: document.pattern, diagnostics: diagnostics, clips: clips)
+            let file = PatternFile(
+                path: path, pattern: document.pattern, diagnostics: diagnostics, clips: clips, clip: clip)
             return (diagnostics, file)
         } catch {
             return (diagnostics + [error.diagnostic], nil)
@@ -108,9 +118,17 @@ public struct PatternFile: Sendable {
     public static func decode(_ bytes: [UInt8], path: String, limits: AHAPLimits = .default) throws(AHAPError)
         -> AHAPDocument
     {
-        guard isHapticClip(path: path, bytes: bytes) else { return try AHAP.decode(bytes, file: path, limits: limits) }
+        try decodeAny(bytes, path: path, limits: limits).document
+    }
+
+    static func decodeAny(_ bytes: [UInt8], path: String, limits: AHAPLimits) throws(AHAPError) -> (
+        document: AHAPDocument, clip: HapticClip?
+    ) {
+        guard isHapticClip(path: path, bytes: bytes) else {
+            return (try AHAP.decode(bytes, file: path, limits: limits), nil)
+        }
         let clip = try HapticClip.decode(bytes, file: path, limits: limits)
-        return AHAPDocument(pattern: clip.clip.pattern, diagnostics: clip.diagnostics)
+        return (AHAPDocument(pattern: clip.clip.pattern, diagnostics: clip.diagnostics), clip.clip)
     }
 
     /// Loads every waveform that `pattern`'s AudioCustom events name, from `file`'s folder or

@@ -8,7 +8,7 @@ struct HapticCommand: ParsableCommand {
         abstract: "Hear, check and review Core Haptics (AHAP) patterns on Linux.",
         version: "0.1.0",
         subcommands: [
-            Play.self, Render.self, Lint.self, Info.self, Plot.self, Review.self, Diff.self, Devices.self,
+            Play.self, Render.self, Lint.self, Info.self, Plot.self, Review.self, Diff.self, Convert.self, Devices.self,
             Feedback.self, OrderFlow.self,
         ]
     )

@@ -179,3 +179,45 @@ func longPattern(seconds: Int) -> String {
         #expect(info.status != 0 && info.stderr.contains("error[value-out-of-range]"))
     }
 }
+
+@Suite struct ConvertCommandTests {
+    let scratch: ScratchFolder
+    init() throws { scratch = try ScratchFolder() }
+
+    @Test func aClipBecomesAHAPAndComesBackWithItsLossReported() throws {
+        let input = try scratch.write("clip.haptic", HapticClipCommandTests.clip)
+        let ahap = scratch.path("clip.ahap")
+        let forward = try Haptic.run(["convert", input, "-o", ahap])
+        #expect(forward.status == 0)
+        #expect(forward.stderr.hasPrefix("\(input): lost: emphasis-scaled (1x): Core Haptics scales a transient"))
+        let back = scratch.path("back.haptic")
+        let reverse = try Haptic.run(["convert", ahap, "-o", back, "--json"])
+        #expect(reverse.status == 0 && reverse.stderr == "")
+        #expect(
+            reverse.output == """
+                {
+                  "from" : "ahap",
+                  "losses" : [
+
+                  ],
+                  "to" : "haptic"
+                }
+
+                """)
+        // The round trip renders the same audio as the original clip.
+        let a = try Haptic.run(["render", input, "-o", scratch.path("a.wav")])
+        let b = try Haptic.run(["render", back, "-o", scratch.path("b.wav")])
+        #expect(a.status == 0 && b.status == 0)
+        let first = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: scratch.path("a.wav")))))
+        let second = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: scratch.path("b.wav")))))
+        #expect(first.frameCount == second.frameCount)
+        #expect(zip(first.samples, second.samples).allSatisfy { abs($0 - $1) < 1e-3 })
+    }
+
+    @Test func anUnknownTargetIsRefused() throws {
+        let input = try scratch.write("clip.haptic", HapticClipCommandTests.clip)
+        let result = try Haptic.run(["convert", input, "-o", scratch.path("out.txt")])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("give --to ahap or --to haptic"))
+    }
+}

@@ -107,3 +107,61 @@ import Testing
         #expect(!HapticClip.looksLikeClip(Array(#"{"Pattern": [], "signals": 1}"#.utf8)))
     }
 }
+
+@Suite struct HapticClipConversionTests {
+    /// A clip with 40 frequency breakpoints (three curves), a step, emphasis and a frequency
+    /// envelope that starts and ends later than the amplitude one.
+    static let clip = HapticClip(
+        amplitude: [
+            .init(time: 0, amplitude: 0.1),
+            .init(time: 0.3, amplitude: 0.6, emphasis: .init(amplitude: 0.9, frequency: 0.7)),
+            .init(time: 0.3, amplitude: 0.2),
+            .init(time: 1.2, amplitude: 0.05, emphasis: .init(amplitude: 0.5, frequency: 1)),
+            .init(time: 2, amplitude: 0.8),
+        ],
+        frequency: (0..<40).map { .init(time: 0.05 + Double($0) * 0.06, frequency: Float($0 % 7) / 6) })
+
+    @Test func hapticToAHAPToHapticKeepsEveryBreakpointWithin1e3() throws {
+        #expect(Self.clip.ahapLosses.map(\.kind) == ["emphasis-scaled"])
+        let ahap = AHAP.encode(Self.clip.pattern)
+        var losses: [ConversionLoss] = []
+        let back = HapticClip(pattern: try AHAP.decode(ahap).pattern, losses: &losses)
+        #expect(losses.isEmpty, "\(losses)")
+        #expect(back.amplitude.count == Self.clip.amplitude.count)
+        #expect(back.frequency.count == Self.clip.frequency.count)
+        for (a, b) in zip(Self.clip.amplitude, back.amplitude) {
+            #expect(abs(a.time - b.time) < 1e-3 && abs(a.amplitude - b.amplitude) < 1e-3, "\(a) \(b)")
+            #expect((a.emphasis == nil) == (b.emphasis == nil))
+            if let ea = a.emphasis, let eb = b.emphasis {
+                #expect(
+                    abs(ea.amplitude - eb.amplitude) < 1e-3 && abs(ea.frequency - eb.frequency) < 1e-3, "\(ea) \(eb)")
+            }
+        }
+        for (a, b) in zip(Self.clip.frequency, back.frequency) {
+            #expect(abs(a.time - b.time) < 1e-3 && abs(a.frequency - b.frequency) < 1e-3, "\(a) \(b)")
+        }
+        // And the .haptic text reads back as the same clip.
+        let text = HapticClip.encode(back)
+        #expect(try HapticClip.decode(text).clip == back)
+    }
+
+    @Test func anAHAPWithAudioAndDynamicParametersSaysWhatItLoses() throws {
+        let pattern = HapticPattern(elements: [
+            .event(HapticEvent(time: 0, type: .hapticTransient, parameters: [.init(.hapticIntensity, 0.5)])),
+            .event(
+                HapticEvent(
+                    time: 0.1, type: .hapticContinuous, duration: 0.4,
+                    parameters: [.init(.hapticIntensity, 0.8), .init(.attackTime, 0.1)])),
+            .event(HapticEvent(time: 0.2, type: .audioContinuous, duration: 0.1)),
+            .parameter(DynamicParameter(.hapticIntensityControl, value: 0.5, time: 0.3)),
+        ])
+        var losses: [ConversionLoss] = []
+        let clip = HapticClip(pattern: pattern, losses: &losses)
+        #expect(losses.map(\.kind) == ["audio-event", "envelope-parameter", "dynamic-parameter"])
+        // The continuous event is a step up and down; the transient an emphasis before it.
+        #expect(clip.amplitude.map(\.time) == [0, 0.1, 0.1, 0.5, 0.5])
+        #expect(clip.amplitude.map(\.amplitude).map { ($0 * 100).rounded() / 100 } == [0, 0, 0.64, 0.64, 0])
+        #expect(clip.amplitude[0].emphasis?.amplitude == 0.25)
+        #expect(clip.duration == 0.5)
+    }
+}

@@ -1,0 +1,108 @@
+import ArgumentParser
+import Foundation
+import HapticsCore
+import HapticsEngine
+
+extension HapticCommand {
+    struct Convert: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Convert a pattern between AHAP and Meta/Lofelt .haptic, saying what the conversion loses.",
+            discussion: """
+                The target format is --to, else the output's extension (.ahap, .haptic). What the \
+                conversion cannot carry over is printed on standard error, one line per kind of loss \
+                (--json: as JSON on standard output). docs/formats.md has the mapping.
+                """)
+
+        enum Target: String, ExpressibleByArgument, CaseIterable {
+            case ahap, haptic
+        }
+
+        @Argument(help: "The pattern to convert: AHAP or .haptic.")
+        var input: String
+
+        @Option(name: [.short, .customLong("output")], help: "The file to write; - for standard output.")
+        var output: String
+
+        @Option(help: "The format to write: ahap or haptic (default: from the output's extension).")
+        var to: Target?
+
+        @Flag(help: "Print the report of what was lost as JSON on standard output.")
+        var json = false
+
+        @OptionGroup var waveforms: WaveformOptions
+
+        func validate() throws {
+            guard target != nil else {
+                throw ValidationError("cannot tell the format to write from '\(output)'; give --to ahap or --to haptic")
+            }
+            if json, output == "-" { throw ValidationError("--json prints on standard output; give -o FILE") }
+        }
+
+        var target: Target? {
+            if let to { return to }
+            let ext = URL(filePath: output).pathExtension.lowercased()
+            return Target(rawValue: ext)
+        }
+
+        func run() throws {
+            let file = try Terminal.load(input, waveforms: waveforms)
+            Terminal.report(file.diagnostics, in: file.path)
+            let conversion = PatternConversion(file, to: target ?? .ahap)
+            do {
+                if output == "-" {
+                    FileHandle.standardOutput.write(Data(conversion.bytes))
+                } else {
+                    try Data(conversion.bytes).write(to: URL(filePath: output), options: .atomic)
+                }
+            } catch {
+                throw Terminal.failure("cannot write '\(output)': \(error.localizedDescription)")
+            }
+            if json {
+                print(conversion.json())
+            } else {
+                for loss in conversion.losses { Terminal.printError("\(input): lost: \(loss)") }
+            }
+        }
+    }
+}
+
+/// One conversion: the bytes written and what they lose.
+struct PatternConversion {
+    var bytes: [UInt8]
+    var losses: [ConversionLoss]
+    var from: String
+    var to: String
+
+    init(_ file: PatternFile, to target: HapticCommand.Convert.Target) {
+        from = file.format
+        self.to = target.rawValue
+        var losses: [ConversionLoss] = []
+        switch target {
+        case .ahap:
+            if let clip = file.clip { losses = clip.ahapLosses }
+            bytes = AHAP.encode(file.pattern)
+        case .haptic:
+            let clip = file.clip ?? HapticClip(pattern: file.pattern, losses: &losses)
+            bytes = HapticClip.encode(clip)
+        }
+        self.losses = losses
+    }
+
+    func json() -> String {
+        struct Report: Encodable {
+            struct Loss: Encodable {
+                var kind: String
+                var count: Int
+                var message: String
+            }
+            var from: String
+            var to: String
+            var losses: [Loss]
+        }
+        let report = Report(
+            from: from, to: to, losses: losses.map { .init(kind: $0.kind, count: $0.count, message: $0.message) })
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        return String(decoding: (try? encoder.encode(report)) ?? Data(), as: UTF8.self)
+    }
+}
