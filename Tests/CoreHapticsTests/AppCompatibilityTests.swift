@@ -48,16 +48,19 @@ import Testing
     @Test func finishedHandlerFiresAtOnceWhenNothingPlays() throws {
         let rig = Rig()
         try rig.engine.start()
-        let finished = DispatchSemaphore(value: 0)
+        let finished = DispatchSemaphore(value: 0), stoppedOnce = DispatchSemaphore(value: 0)
         let stopped = Locked<[Int]>([])
-        rig.engine.stoppedHandler = { reason in stopped.withLock { $0.append(reason.rawValue) } }
+        rig.engine.stoppedHandler = { reason in
+            stopped.withLock { $0.append(reason.rawValue) }
+            stoppedOnce.signal()
+        }
         rig.engine.notifyWhenPlayersFinished { error in
             #expect(error == nil)
             finished.signal()
             return .stopEngine
         }
         #expect(finished.wait(timeout: .now() + 10) == .success)
-        rig.engine.engine.flushCallbacks()
+        #expect(stoppedOnce.wait(timeout: .now() + 10) == .success)
         #expect(!rig.engine.engine.isRunning)
         #expect(stopped.withLock { $0 } == [4])
     }
