@@ -14,7 +14,7 @@ extension HapticCommand {
                 """)
 
         enum Target: String, ExpressibleByArgument, CaseIterable {
-            case ahap, haptic
+            case ahap, haptic, android
         }
 
         @Argument(help: "The pattern to convert: AHAP or .haptic.")
@@ -23,8 +23,11 @@ extension HapticCommand {
         @Option(name: [.short, .customLong("output")], help: "The file to write; - for standard output.")
         var output: String
 
-        @Option(help: "The format to write: ahap or haptic (default: from the output's extension).")
+        @Option(help: "The format to write: ahap, haptic or android (default: from the output's extension).")
         var to: Target?
+
+        @Flag(help: "With --to android: write a Kotlin snippet instead of JSON.")
+        var kotlin = false
 
         @Flag(help: "Print the report of what was lost as JSON on standard output.")
         var json = false
@@ -33,8 +36,10 @@ extension HapticCommand {
 
         func validate() throws {
             guard target != nil else {
-                throw ValidationError("cannot tell the format to write from '\(output)'; give --to ahap or --to haptic")
+                throw ValidationError(
+                    "cannot tell the format to write from '\(output)'; give --to ahap, --to haptic or --to android")
             }
+            if kotlin, target != .android { throw ValidationError("--kotlin goes with --to android") }
             if json, output == "-" { throw ValidationError("--json prints on standard output; give -o FILE") }
         }
 
@@ -47,7 +52,7 @@ extension HapticCommand {
         func run() throws {
             let file = try Terminal.load(input, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
-            let conversion = PatternConversion(file, to: target ?? .ahap)
+            let conversion = PatternConversion(file, to: target ?? .ahap, kotlin: kotlin)
             do {
                 if output == "-" {
                     FileHandle.standardOutput.write(Data(conversion.bytes))
@@ -73,7 +78,7 @@ struct PatternConversion {
     var from: String
     var to: String
 
-    init(_ file: PatternFile, to target: HapticCommand.Convert.Target) {
+    init(_ file: PatternFile, to target: HapticCommand.Convert.Target, kotlin: Bool = false) {
         from = file.format
         self.to = target.rawValue
         var losses: [ConversionLoss] = []
@@ -84,6 +89,10 @@ struct PatternConversion {
         case .haptic:
             let clip = file.clip ?? HapticClip(pattern: file.pattern, losses: &losses)
             bytes = HapticClip.encode(clip)
+        case .android:
+            let effect = AndroidVibration(file.pattern)
+            losses = AndroidVibration.losses(of: file.pattern, as: effect)
+            bytes = Array((kotlin ? effect.kotlin : effect.json).utf8)
         }
         self.losses = losses
     }

@@ -218,6 +218,56 @@ func longPattern(seconds: Int) -> String {
         let input = try scratch.write("clip.haptic", HapticClipCommandTests.clip)
         let result = try Haptic.run(["convert", input, "-o", scratch.path("out.txt")])
         #expect(result.status == 64)
-        #expect(result.stderr.contains("give --to ahap or --to haptic"))
+        #expect(result.stderr.contains("give --to ahap, --to haptic or --to android"))
+    }
+}
+
+@Suite struct AndroidExportTests {
+    let scratch: ScratchFolder
+    init() throws { scratch = try ScratchFolder() }
+
+    @Test func aClipBecomesAWaveformAsLongAsItsRender() throws {
+        let input = try scratch.write("clip.haptic", HapticClipCommandTests.clip)
+        let result = try Haptic.run(["convert", input, "-o", scratch.path("a.json"), "--to", "android"])
+        #expect(result.status == 0)
+        #expect(result.stderr.contains("lost: sharpness"))
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(filePath: scratch.path("a.json"))))
+        let effect = try #require(json as? [String: Any])
+        #expect(effect["type"] as? String == "waveform" && effect["repeat"] as? Int == -1)
+        let timings = try #require(effect["timings"] as? [Int])
+        let amplitudes = try #require(effect["amplitudes"] as? [Int])
+        #expect(timings.count == amplitudes.count)
+        #expect(amplitudes.allSatisfy { (0...255).contains($0) })
+        // Amplitude 0.1 at the start is 255 x 0.1 = 25.5; the last 10 ms step starts at 1.24 s,
+        // where the intensity curve (linear in sqrt(amplitude)) is at 0.704: 255 x 0.704^2 = 126.
+        #expect(amplitudes.first == 25 || amplitudes.first == 26)
+        #expect(amplitudes.last == 126, "\(amplitudes)")
+        #expect(try Haptic.run(["render", input, "-o", scratch.path("a.wav")]).status == 0)
+        let audio = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: scratch.path("a.wav")))))
+        let rendered = Double(audio.frameCount) / Double(audio.sampleRate) * 1000
+        #expect(abs(Double(timings.reduce(0, +)) - rendered) <= 50, "\(timings.reduce(0, +)) ms vs \(rendered) ms")
+    }
+
+    @Test func transientsBecomeAComposition() throws {
+        let ahap = try scratch.write(
+            "taps.ahap",
+            #"""
+            {"Pattern": [
+              {"Event": {"Time": 0, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.9}]}},
+              {"Event": {"Time": 0.25, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.1}]}}
+            ]}
+            """#)
+        let result = try Haptic.run(["convert", ahap, "-o", "-", "--to", "android", "--kotlin"])
+        #expect(result.status == 0)
+        #expect(
+            result.output == """
+                VibrationEffect.startComposition()
+                    .addPrimitive(VibrationEffect.Composition.PRIMITIVE_CLICK, 1f, 0)
+                    .addPrimitive(VibrationEffect.Composition.PRIMITIVE_THUD, 0.5f, 250)
+                    .compose()
+
+                """)
+        let kotlinWithAHAP = try Haptic.run(["convert", ahap, "-o", "-", "--to", "ahap", "--kotlin"])
+        #expect(kotlinWithAHAP.status == 64 && kotlinWithAHAP.stderr.contains("--kotlin goes with --to android"))
     }
 }

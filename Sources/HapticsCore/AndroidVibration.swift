@@ -1,0 +1,167 @@
+/// A pattern as Android plays it: `VibrationEffect.createWaveform(timings, amplitudes, repeat)`
+/// with amplitudes 0...255, or, for a pattern made only of transients, a
+/// `VibrationEffect.Composition` of primitives (docs/formats.md).
+///
+/// ```swift
+/// let effect = AndroidVibration(pattern)
+/// print(effect.kotlin)   // VibrationEffect.createWaveform(longArrayOf(...), intArrayOf(...), -1)
+/// ```
+public enum AndroidVibration: Hashable, Sendable {
+    /// Millisecond steps and amplitudes (0 is off, 255 full), played once (`repeat` -1).
+    case waveform(timings: [Int], amplitudes: [Int])
+    /// Primitives in order.
+    case composition([Primitive])
+
+    /// One `Composition.addPrimitive(id, scale, delay)`.
+    public struct Primitive: Hashable, Sendable {
+        /// `PRIMITIVE_CLICK`, `PRIMITIVE_TICK` or `PRIMITIVE_THUD`, without the prefix.
+        public var name: String
+        /// 0...1.
+        public var scale: Float
+        /// Milliseconds after the previous primitive.
+        public var delayMilliseconds: Int
+    }
+
+    /// The waveform's step: amplitudes are sampled every 10 ms and equal runs merged.
+    public static let stepMilliseconds = 10
+
+    /// Maps `pattern`: transients only -> a composition (sharpness >= 0.7 CLICK, >= 0.3 TICK,
+    /// else THUD; scale = intensity with the controls in force); anything else -> a waveform
+    /// whose amplitude every 10 ms is round(255 x intensity^2) of the strongest haptic event
+    /// playing then (intensity with the controls applied; the square undoes the sqrt of the
+    /// .haptic mapping), a transient holding one step.
+    ///
+    /// - Complexity: O(d / 10 ms x n) for a pattern of d seconds and n events.
+    public init(_ pattern: HapticPattern) {
+        let intensity = ParameterTimeline(.hapticIntensityControl, pattern: pattern)
+        let sharpness = ParameterTimeline(.hapticSharpnessControl, pattern: pattern)
+        let haptic = pattern.events.filter(\.type.isHaptic).sorted { $0.time < $1.time }
+        if !haptic.isEmpty, haptic.allSatisfy({ $0.type == .hapticTransient }) {
+            var primitives: [Primitive] = []
+            var previous = 0.0
+            for tap in haptic {
+                let scale = intensity.modulate(tap.value(of: .hapticIntensity), at: tap.time)
+                let sharp = sharpness.modulate(tap.value(of: .hapticSharpness), at: tap.time)
+                let name = sharp >= 0.7 ? "CLICK" : sharp >= 0.3 ? "TICK" : "THUD"
+                let delay = Int(((tap.time - previous) * 1000).rounded())
+                primitives.append(Primitive(name: name, scale: scale, delayMilliseconds: delay))
+                previous = tap.time
+            }
+            self = .composition(primitives)
+            return
+        }
+        let step = Double(Self.stepMilliseconds) / 1000
+        let end = haptic.map { $0.time + ($0.type == .hapticTransient ? step : ($0.duration ?? 0)) }.max() ?? 0
+        let count = Int((end / step).rounded(.up))
+        var timings: [Int] = []
+        var amplitudes: [Int] = []
+        for i in 0..<count {
+            let t0 = Double(i) * step
+            let t1 = t0 + step
+            var level: Float = 0
+            for event in haptic {
+                let start = event.time
+                let stop = event.type == .hapticTransient ? start + step : start + (event.duration ?? 0)
+                guard start < t1, stop > t0 else { continue }
+                let at = max(start, t0)
+                level = max(level, intensity.modulate(event.value(of: .hapticIntensity), at: at))
+            }
+            let amplitude = Int((255 * level * level).rounded())
+            if let last = amplitudes.last, last == amplitude {
+                timings[timings.count - 1] += Self.stepMilliseconds
+            } else {
+                timings.append(Self.stepMilliseconds)
+                amplitudes.append(amplitude)
+            }
+        }
+        self = .waveform(timings: timings, amplitudes: amplitudes)
+    }
+
+    /// `{"type": "waveform", "timings": [...], "amplitudes": [...], "repeat": -1}` or
+    /// `{"type": "composition", "primitives": [{"primitive": "CLICK", "scale": 1, "delayMs": 0}]}`.
+    public var json: String {
+        var w = AHAPWriter()
+        switch self {
+        case .waveform(let timings, let amplitudes):
+            w.object([
+                ("type", { $0.string("waveform") }),
+                ("timings", { $0.raw("[" + timings.map(String.init).joined(separator: ", ") + "]") }),
+                ("amplitudes", { $0.raw("[" + amplitudes.map(String.init).joined(separator: ", ") + "]") }),
+                ("repeat", { $0.raw("-1") }),
+            ])
+        case .composition(let primitives):
+            w.object([
+                ("type", { $0.string("composition") }),
+                (
+                    "primitives",
+                    { w in
+                        w.array(primitives) { w, p in
+                            w.object([
+                                ("primitive", { $0.string(p.name) }),
+                                ("scale", { $0.number(p.scale) }),
+                                ("delayMs", { $0.raw("\(p.delayMilliseconds)") }),
+                            ])
+                        }
+                    }
+                ),
+            ])
+        }
+        w.raw("\n")
+        return String(decoding: w.out, as: UTF8.self)
+    }
+
+    /// The Kotlin expression that builds the effect.
+    public var kotlin: String {
+        switch self {
+        case .waveform(let timings, let amplitudes):
+            let t = timings.map { "\($0)L" }.joined(separator: ", ")
+            let a = amplitudes.map(String.init).joined(separator: ", ")
+            return "VibrationEffect.createWaveform(longArrayOf(\(t)), intArrayOf(\(a)), -1)\n"
+        case .composition(let primitives):
+            var out = "VibrationEffect.startComposition()\n"
+            for p in primitives {
+                out +=
+                    "    .addPrimitive(VibrationEffect.Composition.PRIMITIVE_\(p.name), \(NumberText.float(p.scale))f, \(p.delayMilliseconds))\n"
+            }
+            return out + "    .compose()\n"
+        }
+    }
+
+    /// The waveform's length in milliseconds (the sum of its timings), or the composition's
+    /// last onset.
+    public var milliseconds: Int {
+        switch self {
+        case .waveform(let timings, _): timings.reduce(0, +)
+        case .composition(let primitives): primitives.reduce(0) { $0 + $1.delayMilliseconds }
+        }
+    }
+}
+
+extension AndroidVibration {
+    /// What the Android effect cannot carry: sharpness (a waveform has none), audio events,
+    /// the shape inside each 10 ms step, and for a composition the exact intensities and spacing
+    /// (Android counts a delay from the end of the previous primitive, whose length the device
+    /// decides).
+    public static func losses(of pattern: HapticPattern, as effect: AndroidVibration) -> [ConversionLoss] {
+        var ledger = LossLedger()
+        for event in pattern.events where !event.type.isHaptic {
+            ledger.add("audio-event", "\(event.type.rawValue) events have no Android equivalent; left out")
+        }
+        switch effect {
+        case .waveform:
+            for event in pattern.events where event.type.isHaptic {
+                ledger.add(
+                    "sharpness",
+                    "a waveform has amplitude only: sharpness is dropped, and each transient is one 10 ms step")
+            }
+        case .composition:
+            for event in pattern.events where event.type == .hapticTransient {
+                ledger.add(
+                    "primitive",
+                    "a transient becomes the nearest primitive (CLICK, TICK or THUD by sharpness); Android counts each delay from the end of the previous primitive"
+                )
+            }
+        }
+        return ledger.entries
+    }
+}
