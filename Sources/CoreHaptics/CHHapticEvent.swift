@@ -130,8 +130,11 @@ open class CHHapticEvent {
             let value = parameter.value.isFinite ? parameter.value : id.defaultValue
             parameters.append(EventParameter(id, min(max(value, id.range.lowerBound), id.range.upperBound)))
         }
+        // A continuous event stops at Core Haptics' 30 s maximum, as on a device and as the AHAP
+        // reader has it; the pattern itself may be as long as the app likes.
+        let played = kind.requiresDuration ? min(duration, AHAPLimits.default.maxContinuousDuration) : duration
         return HapticEvent(
-            time: relativeTime, type: kind, duration: duration > 0 ? duration : nil, parameters: parameters,
+            time: relativeTime, type: kind, duration: played > 0 ? played : nil, parameters: parameters,
             waveformPath: audioResourceID.map(Self.resourcePath))
     }
 }
