@@ -2,6 +2,7 @@
 // decodes renders its first 0.25 s (44.1, 48 or 96 kHz, mono or stereo, picked by the input) to
 // finite samples within the limiter's bound, and encodes to AHAP that decodes to the same pattern.
 import FuzzSupport
+import Glibc
 import HapticsCore
 import HapticsSynthesis
 

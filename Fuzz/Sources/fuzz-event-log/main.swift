@@ -2,6 +2,7 @@
 // crash; every event has a finite, non-negative time and a known feedback (or none).
 import CupcakeCorner
 import FuzzSupport
+import Glibc
 
 let status = runFuzzer { data, count in
     let input = bytes(data, count)
@@ -11,9 +12,10 @@ let status = runFuzzer { data, count in
     for problem in result.problems { require(problem.hasPrefix("fuzz.jsonl:"), problem) }
     for event in result.events {
         require(event.t.isFinite && event.t >= 0, "event time \(event.t)")
-        require(event.feedback.map { FeedbackName.feedback(named: $0) != nil } ?? true, "feedback \(event.feedback!)")
     }
-    _ = FeedbackTimeline(events: result.events)
+    // Every event with feedback names a known preset, so each becomes a cue.
+    let cues = FeedbackTimeline(events: result.events).cues.count
+    require(cues == result.events.filter { $0.feedback != nil }.count, "\(cues) cues")
     return 0
 }
 exit(status)

@@ -2,6 +2,7 @@
 // the script; a script that parses runs against a session without a crash.
 import CupcakeCorner
 import FuzzSupport
+import Glibc
 import SensoryFeedback
 
 final class SilentSink: FeedbackSink {
@@ -23,9 +24,11 @@ let status = runFuzzer { data, count in
             if case .action(let action) = step { session.perform(action) }
         }
         require(Order.quantityRange.contains(session.order.quantity), "quantity \(session.order.quantity)")
-    } catch {
+    } catch let error as OrderScript.ParseError {
         require(error.line >= 1 && error.line <= lines, "error on line \(error.line) of \(lines)")
         require(error.description.hasPrefix("fuzz.txt:\(error.line): error: "), error.description)
+    } catch {
+        require(false, "not a ParseError: \(error)")
     }
     return 0
 }

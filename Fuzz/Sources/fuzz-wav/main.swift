@@ -1,6 +1,7 @@
 // The WAV decoder: any bytes decode or throw a WAVError, never crash; a decoded clip has 1 or 2
 // channels, whole frames, no more samples than input bytes, and finite samples.
 import FuzzSupport
+import Glibc
 import HapticsSynthesis
 
 let status = runFuzzer { data, count in
@@ -11,8 +12,10 @@ let status = runFuzzer { data, count in
         require(clip.samples.count % clip.channels == 0, "a partial frame")
         require(clip.samples.count <= input.count, "\(clip.samples.count) samples from \(input.count) bytes")
         for sample in clip.samples { require(sample.isFinite, "sample \(sample)") }
-    } catch {
+    } catch let error as WAVError {
         _ = error.description
+    } catch {
+        require(false, "not a WAVError: \(error)")
     }
     return 0
 }
