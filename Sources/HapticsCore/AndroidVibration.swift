@@ -165,3 +165,41 @@ extension AndroidVibration {
         return ledger.entries
     }
 }
+
+extension AndroidVibration {
+    /// How the effect plays, as a Core Haptics pattern (for `convert --check`): each waveform step
+    /// a continuous event of intensity sqrt(amplitude / 255), sharpness 0.5; each primitive a
+    /// transient (CLICK sharpness 1, TICK 0.5, THUD 0) of intensity `scale` at its onset.
+    public var pattern: HapticPattern {
+        var elements: [PatternElement] = []
+        switch self {
+        case .waveform(let timings, let amplitudes):
+            var t = 0
+            for (length, amplitude) in zip(timings, amplitudes) {
+                if amplitude > 0 {
+                    elements.append(
+                        .event(
+                            HapticEvent(
+                                time: Double(t) / 1000, type: .hapticContinuous, duration: Double(length) / 1000,
+                                parameters: [
+                                    .init(.hapticIntensity, (Float(amplitude) / 255).squareRoot()),
+                                    .init(.hapticSharpness, 0.5),
+                                ])))
+                }
+                t += length
+            }
+        case .composition(let primitives):
+            var t = 0
+            for p in primitives {
+                t += p.delayMilliseconds
+                let sharpness: Float = p.name == "CLICK" ? 1 : p.name == "TICK" ? 0.5 : 0
+                elements.append(
+                    .event(
+                        HapticEvent(
+                            time: Double(t) / 1000, type: .hapticTransient,
+                            parameters: [.init(.hapticIntensity, p.scale), .init(.hapticSharpness, sharpness)])))
+            }
+        }
+        return HapticPattern(elements: elements)
+    }
+}

@@ -18,16 +18,20 @@ extension HapticClip {
     ///   (as Meta's exporter writes it; Core Haptics' intensity control scales it by the envelope
     ///   there) and sharpness sqrt(emphasis frequency) once the sharpness control there is added.
     ///
-    /// Curves are chunked at ``curvePointLimit`` points.
+    /// Curves are chunked at ``curvePointLimit`` points. A clip whose amplitude is 0 throughout
+    /// is emphasis only: its transients alone, without carrier or curves.
     ///
     /// - Complexity: O(n) in the number of breakpoints (O(n log n) for the emphasis look-ups).
     public var pattern: HapticPattern {
         var elements: [PatternElement] = []
+        // A clip whose envelope is silent throughout is emphasis only: transients as they are,
+        // with no carrier and no curves (an intensity control of 0 would silence them too).
+        let silent = amplitude.allSatisfy { $0.amplitude == 0 }
         let start = amplitude.first?.time ?? 0
         let end = duration
         let base: Float = frequency.first.map { $0.frequency.squareRoot() } ?? 0.5
         var t = start
-        repeat {
+        while !silent {
             let length = min(Self.continuousLimit, end - t)
             elements.append(
                 .event(
@@ -35,8 +39,9 @@ extension HapticClip {
                         time: t, type: .hapticContinuous, duration: length,
                         parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, base)])))
             t += length
-        } while end - t > 1e-9
-        let sharpness = frequency.map { (time: $0.time, value: $0.frequency.squareRoot()) }
+            if end - t <= 1e-9 { break }
+        }
+        let sharpness = silent ? [] : frequency.map { (time: $0.time, value: $0.frequency.squareRoot()) }
         for point in amplitude {
             guard let emphasis = point.emphasis else { continue }
             let intensity = emphasis.amplitude.squareRoot()
@@ -48,10 +53,12 @@ extension HapticClip {
                         time: point.time, type: .hapticTransient,
                         parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, sharp)])))
         }
-        elements += Self.curves(
-            .hapticIntensityControl, amplitude.map { (time: $0.time, value: $0.amplitude.squareRoot()) })
-        elements += Self.curves(
-            .hapticSharpnessControl, sharpness.map { (time: $0.time, value: $0.value - base) })
+        if !silent {
+            elements += Self.curves(
+                .hapticIntensityControl, amplitude.map { (time: $0.time, value: $0.amplitude.squareRoot()) })
+            elements += Self.curves(
+                .hapticSharpnessControl, sharpness.map { (time: $0.time, value: $0.value - base) })
+        }
         return HapticPattern(version: 1, metadata: metadata, elements: elements)
     }
 

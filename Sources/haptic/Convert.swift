@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HapticsCore
 import HapticsEngine
+import HapticsSynthesis
 
 extension HapticCommand {
     struct Convert: ParsableCommand {
@@ -28,6 +29,12 @@ extension HapticCommand {
 
         @Flag(help: "With --to android: write a Kotlin snippet instead of JSON.")
         var kotlin = false
+
+        @Flag(
+            help:
+                "Render the original and the converted pattern and print how close they are: envelope correlation, onsets, loudness."
+        )
+        var check = false
 
         @Flag(help: "Print the report of what was lost as JSON on standard output.")
         var json = false
@@ -62,10 +69,12 @@ extension HapticCommand {
             } catch {
                 throw Terminal.failure("cannot write '\(output)': \(error.localizedDescription)")
             }
+            let measured = check ? ConversionCheck(original: file.pattern, converted: conversion.converted) : nil
             if json {
-                print(conversion.json())
+                print(conversion.json(check: measured))
             } else {
                 for loss in conversion.losses { Terminal.printError("\(input): lost: \(loss)") }
+                if let measured { Terminal.printError("\(input): check: \(measured.summary)") }
             }
         }
     }
@@ -74,6 +83,8 @@ extension HapticCommand {
 /// One conversion: the bytes written and what they lose.
 struct PatternConversion {
     var bytes: [UInt8]
+    /// The written pattern as it plays (for --check).
+    var converted: HapticPattern
     var losses: [ConversionLoss]
     var from: String
     var to: String
@@ -86,18 +97,29 @@ struct PatternConversion {
         case .ahap:
             if let clip = file.clip { losses = clip.ahapLosses }
             bytes = AHAP.encode(file.pattern)
+            converted = file.pattern
         case .haptic:
             let clip = file.clip ?? HapticClip(pattern: file.pattern, losses: &losses)
             bytes = HapticClip.encode(clip)
+            converted = clip.pattern
         case .android:
             let effect = AndroidVibration(file.pattern)
             losses = AndroidVibration.losses(of: file.pattern, as: effect)
             bytes = Array((kotlin ? effect.kotlin : effect.json).utf8)
+            converted = effect.pattern
         }
         self.losses = losses
     }
 
-    func json() -> String {
+    func json(check: ConversionCheck?) -> String {
+        struct Check: Encodable {
+            var envelopeCorrelation: Double?
+            var originalOnsets: Int
+            var convertedOnsets: Int
+            var maxOnsetShiftMilliseconds: Double?
+            var loudnessDifferenceDB: Double?
+            var lengthDifferenceMilliseconds: Double
+        }
         struct Report: Encodable {
             struct Loss: Encodable {
                 var kind: String
@@ -107,9 +129,18 @@ struct PatternConversion {
             var from: String
             var to: String
             var losses: [Loss]
+            var check: Check?
+        }
+        let measured = check.map {
+            Check(
+                envelopeCorrelation: $0.envelopeCorrelation, originalOnsets: $0.originalOnsets,
+                convertedOnsets: $0.convertedOnsets, maxOnsetShiftMilliseconds: $0.maxOnsetShiftMilliseconds,
+                loudnessDifferenceDB: $0.loudnessDifferenceDB.isFinite ? $0.loudnessDifferenceDB : nil,
+                lengthDifferenceMilliseconds: $0.lengthDifferenceMilliseconds)
         }
         let report = Report(
-            from: from, to: to, losses: losses.map { .init(kind: $0.kind, count: $0.count, message: $0.message) })
+            from: from, to: to, losses: losses.map { .init(kind: $0.kind, count: $0.count, message: $0.message) },
+            check: measured)
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         return String(decoding: (try? encoder.encode(report)) ?? Data(), as: UTF8.self)

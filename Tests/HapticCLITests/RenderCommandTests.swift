@@ -271,3 +271,32 @@ func longPattern(seconds: Int) -> String {
         #expect(kotlinWithAHAP.status == 64 && kotlinWithAHAP.stderr.contains("--kotlin goes with --to android"))
     }
 }
+
+@Suite struct ConvertCheckTests {
+    let scratch: ScratchFolder
+    init() throws { scratch = try ScratchFolder() }
+
+    @Test func theDay50TapsSurviveAHAPToHapticAndBackExactly() throws {
+        let input = Haptic.patterns.appending(path: "examples/rising-falling.ahap").path
+        let result = try Haptic.run(["convert", input, "-o", scratch.path("rf.haptic"), "--check"])
+        #expect(result.status == 0)
+        #expect(
+            result.stderr
+                == "\(input): check: envelope correlation 1.0, onsets 19 -> 19, largest shift 0.0 ms, loudness +0.0 dB, length +0.0 ms\n"
+        )
+    }
+
+    @Test func androidCheckIsMeasuredAndInTheJSONReport() throws {
+        let input = try scratch.write("clip.haptic", HapticClipCommandTests.clip)
+        let result = try Haptic.run([
+            "convert", input, "-o", scratch.path("a.json"), "--to", "android", "--check", "--json",
+        ])
+        #expect(result.status == 0)
+        let report = try #require(JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+        let check = try #require(report["check"] as? [String: Any])
+        let correlation = try #require(check["envelopeCorrelation"] as? Double)
+        // The waveform keeps the envelope's shape (10 ms steps); the emphasis is below the carrier.
+        #expect(correlation > 0.9, "\(correlation)")
+        #expect(abs(try #require(check["lengthDifferenceMilliseconds"] as? Double)) <= 50)
+    }
+}
