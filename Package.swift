@@ -23,6 +23,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         .target(
@@ -76,12 +79,30 @@ let package = Package(
             ]
         ),
         // Issue 5: the Cupcake Corner order flow (model, session, store, log) behind `haptic order`.
-        .target(name: "CupcakeCorner", dependencies: ["HapticsCore", "SensoryFeedback"]),
+        .target(
+            name: "CupcakeCorner",
+            dependencies: [
+                "HapticsCore", "SensoryFeedback", .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        // Issue 11: orders over HTTP(S) with AsyncHTTPClient (docs/ARCHITECTURE.md says why), store
+        // first, then send; the outbox. Its own module, so CupcakeCorner (and its fuzz build) stays
+        // free of SwiftNIO.
+        .target(
+            name: "OrderEndpoint",
+            dependencies: [
+                "CupcakeCorner",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            ]
+        ),
         .executableTarget(
             name: "haptic",
             dependencies: [
                 "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "HapticsSystem", "SensoryFeedback",
-                "CupcakeCorner", "HapticsReview",
+                "CupcakeCorner", "OrderEndpoint", "HapticsReview",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -135,7 +156,18 @@ let package = Package(
                 "SensoryFeedback", "HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTesting",
             ]
         ),
-        .testTarget(name: "CupcakeCornerTests", dependencies: ["CupcakeCorner", "SensoryFeedback", "HapticsCore"]),
+        .testTarget(
+            name: "CupcakeCornerTests",
+            dependencies: [
+                "CupcakeCorner", "SensoryFeedback", "HapticsCore",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+        .testTarget(
+            name: "OrderEndpointTests",
+            dependencies: ["OrderEndpoint", "CupcakeCorner", "SensoryFeedback"],
+            exclude: ["fault-server.py"]
+        ),
         .testTarget(
             name: "HapticCLITests",
             dependencies: ["haptic", "HapticsSynthesis", "CupcakeCorner", "_HapticsTestSupport"]),
@@ -159,4 +191,24 @@ where target.type != .system && target.name != "CMallocCounter" && target.name !
             .enableUpcomingFeature("MemberImportVisibility"),
             .enableUpcomingFeature("InternalImportsByDefault"),
         ]
+}
+
+// Fuzz targets (issue 11), only when tools/fuzz asks for them (HAPTICS_FUZZ=1): they link
+// libFuzzer, which an ordinary build does not have. See docs/reliability.md.
+if Context.environment["HAPTICS_FUZZ"] == "1" {
+    package.targets.append(
+        .target(name: "FuzzSupport", path: "Fuzz/Sources/FuzzSupport", swiftSettings: [.swiftLanguageMode(.v6)]))
+    for (name, dependencies) in [
+        ("fuzz-ahap", ["HapticsCore", "HapticsSynthesis"]),
+        ("fuzz-wav", ["HapticsSynthesis"]),
+        ("fuzz-order-script", ["CupcakeCorner", "SensoryFeedback"]),
+        ("fuzz-event-log", ["CupcakeCorner"]),
+    ] {
+        package.targets.append(
+            .executableTarget(
+                name: name, dependencies: ["FuzzSupport"] + dependencies.map { .target(name: $0) },
+                path: "Fuzz/Sources/\(name)",
+                swiftSettings: [.swiftLanguageMode(.v6)]))
+        package.products.append(.executable(name: name, targets: [name]))
+    }
 }

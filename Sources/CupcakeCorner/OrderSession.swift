@@ -42,6 +42,14 @@ public struct Receipt: Equatable, Sendable {
     /// Where the order went: the store's file or the endpoint's URL.
     public var destination: String
 
+    public init(id: String, quantity: Int, typeName: String, cost: Decimal, destination: String) {
+        self.id = id
+        self.quantity = quantity
+        self.typeName = typeName
+        self.cost = cost
+        self.destination = destination
+    }
+
     /// "Your order for 6x strawberry cupcakes is on its way!"
     public var message: String { "Your order for \(quantity)x \(typeName.lowercased()) cupcakes is on its way!" }
 }

@@ -2,6 +2,7 @@ import ArgumentParser
 import CupcakeCorner
 import Foundation
 import HapticsEngine
+import OrderEndpoint
 import SensoryFeedback
 
 extension HapticCommand {
@@ -23,8 +24,14 @@ extension HapticCommand {
 
                 Orders are appended durably to DIR/orders.jsonl (--store); every session writes \
                 its events to a log (--log, default DIR/sessions/) that `haptic order replay` plays back.
+
+                With --endpoint URL (http:// or https://) each order is stored first, as pending, then \
+                POSTed with an Idempotency-Key header (the order's ID) and marked sent or failed. \
+                The whole exchange has one deadline (--timeout, default 10 s); redirects are not \
+                followed. Unsent orders stay in the outbox: `haptic order outbox` lists them and \
+                `haptic order outbox --retry` sends them again with the same key.
                 """,
-            subcommands: [Replay.self])
+            subcommands: [Replay.self, Outbox.self])
 
         @Option(
             help: ArgumentHelp("Where orders are kept (default $XDG_DATA_HOME/swift-haptics/orders).", valueName: "dir")
@@ -45,9 +52,11 @@ extension HapticCommand {
 
         @Option(
             help: ArgumentHelp(
-                "POST orders to this http:// URL instead of the store (failures keep them in the store).",
+                "POST orders to this http:// or https:// URL (each is stored first; unsent ones stay in the outbox).",
                 valueName: "url"))
         var endpoint: String?
+
+        @OptionGroup var http: EndpointFlags
 
         @Option(help: "The customer's name.") var name: String?
         @Option(help: "Street address.") var street: String?
@@ -55,11 +64,7 @@ extension HapticCommand {
         @Option(help: "Zip code.") var zip: String?
 
         func validate() throws {
-            if let endpoint {
-                guard let url = URL(string: endpoint), url.scheme?.lowercased() == "http", url.host() != nil else {
-                    throw ValidationError("--endpoint must be an http:// URL (got \(endpoint))")
-                }
-            }
+            if let endpoint { _ = try EndpointFlags.url(endpoint) }
         }
 
         func run() throws {
@@ -82,9 +87,17 @@ extension HapticCommand {
             } catch {
                 throw Terminal.failure(error.description)
             }
-            let checkout: any OrderCheckout =
-                endpoint.flatMap { URL(string: $0) }.map { EndpointCheckout(url: $0, fallback: orders) }
-                ?? StoreCheckout(store: orders)
+            let checkout: any OrderCheckout
+            if let endpoint {
+                do {
+                    checkout = try EndpointCheckout(
+                        url: try EndpointFlags.url(endpoint), store: orders, options: http.options)
+                } catch let error as CheckoutError {
+                    throw Terminal.failure(error.description)
+                }
+            } else {
+                checkout = StoreCheckout(store: orders)
+            }
             let order = CupcakeCorner.Order()
             order.name = name ?? ""
             order.streetAddress = street ?? ""
@@ -149,6 +162,38 @@ extension HapticCommand {
             }
             return failed
         }
+    }
+}
+
+/// `--timeout` and `--ca-file`, shared by `order` and `order outbox --retry`.
+struct EndpointFlags: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "One deadline in seconds for each order's whole exchange with the endpoint.", valueName: "seconds"))
+    var timeout: Double = 10
+
+    @Option(
+        name: .customLong("ca-file"),
+        help: ArgumentHelp(
+            "Also trust the certificate authorities in this PEM file for https:// (e.g. a self-signed server).",
+            valueName: "pem"))
+    var caFile: String?
+
+    func validate() throws {
+        guard timeout > 0, timeout <= 600 else {
+            throw ValidationError("--timeout must be more than 0 and at most 600 seconds (got \(timeout))")
+        }
+    }
+
+    var options: EndpointOptions { EndpointOptions(timeoutSeconds: timeout, caFile: caFile) }
+
+    static func url(_ text: String) throws -> URL {
+        guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = url.host(), !host.isEmpty
+        else {
+            throw ValidationError("--endpoint must be an http:// or https:// URL (got \(text))")
+        }
+        return url
     }
 }
 

@@ -114,6 +114,42 @@ struct CorpusHapticClipTests {
         #expect(abs(seconds - last) <= 0.005 + 1 / Double(clip.sampleRate), "\(file): \(seconds) s for \(last) s")
     }
 
+    @Test(
+        "a valid clip comes back from AHAP with every breakpoint within 1e-3",
+        arguments: clips.filter { !URL(filePath: $0).lastPathComponent.hasPrefix("invalid") })
+    func roundTripThroughAHAP(file: String) throws {
+        let scratch = try ScratchFolder()
+        let url = Self.corpus.appending(path: file)
+        let ahap = scratch.path("clip.ahap")
+        let back = scratch.path("back.haptic")
+        #expect(try Haptic.run(["convert", url.path(percentEncoded: false), "-o", ahap]).status == 0)
+        #expect(try Haptic.run(["convert", ahap, "-o", back]).status == 0)
+        func envelopes(_ url: URL) throws -> [String: [[String: Any]]] {
+            let json = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
+            let signals = json?["signals"] as? [String: Any]
+            let continuous = signals?["continuous"] as? [String: Any]
+            return try #require(continuous?["envelopes"] as? [String: [[String: Any]]])
+        }
+        func numbers(_ point: [String: Any]) -> [Double] {
+            point.keys.sorted().flatMap { key -> [Double] in
+                if let n = point[key] as? Double { return [n] }
+                if let e = point[key] as? [String: Any] { return numbers(e) }
+                return []
+            }
+        }
+        let original = try envelopes(url)
+        let returned = try envelopes(URL(filePath: back))
+        for (name, points) in original where !points.isEmpty {
+            let again = try #require(returned[name], "\(file): \(name) lost")
+            #expect(again.count == points.count, "\(file): \(name)")
+            for (a, b) in zip(points, again) {
+                let x = numbers(a)
+                let y = numbers(b)
+                #expect(x.count == y.count && zip(x, y).allSatisfy { abs($0 - $1) < 1e-3 }, "\(file): \(a) vs \(b)")
+            }
+        }
+    }
+
     @Test func lintReadsTheClipsAndRefusesOnlyTheInvalidOnes() throws {
         let result = try Haptic.run(["lint", Self.corpus.appending(path: "haptic").path(percentEncoded: false)])
         #expect(result.status == 1)

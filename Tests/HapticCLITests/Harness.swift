@@ -98,3 +98,30 @@ final class ScratchFolder {
 
     func path(_ name: String) -> String { url.appending(path: name).path(percentEncoded: false) }
 }
+
+extension Haptic {
+    /// Runs a `/bin/sh -c` command line (for `ulimit` and signal dispositions a test needs).
+    static func runShell(_ command: String) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(filePath: "/bin/sh")
+        process.arguments = ["-c", command]
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let errorHandle = stderr.fileHandleForReading
+        let errorBytes = Mutex(Data())
+        let drained = DispatchGroup()
+        DispatchQueue.global().async(group: drained) {
+            let bytes = errorHandle.readDataToEndOfFile()
+            errorBytes.withLock { $0 = bytes }
+        }
+        let outBytes = stdout.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        drained.wait()
+        return Result(
+            status: process.terminationStatus, stdout: [UInt8](outBytes),
+            stderr: String(decoding: errorBytes.withLock { $0 }, as: UTF8.self))
+    }
+}
