@@ -4,8 +4,17 @@ import Foundation
 import HapticsEngine
 import Synchronization
 
-/// Signals for the whole command: one owner, installed once before anything plays, on dispatch
-/// signal sources (no C signal handlers anywhere in the CLI).
+/// The write end of the pipe the signal handler writes to. Set once, before the handler is
+/// installed; a signal handler may only touch plain globals and async-signal-safe calls.
+nonisolated(unsafe) private var signalPipeWrite: Int32 = -1
+
+/// Signals for the whole command: one owner, installed once before anything plays.
+///
+/// One `sigaction` handler (async-signal-safe: it writes the signal's number to a pipe) and one
+/// dispatch read source on that pipe, which runs the actions. The handler is in force as soon as
+/// `install()` returns, so a Ctrl-C that comes a moment later is never lost; a dispatch signal
+/// source would only take over once libdispatch has registered it, on another thread, and a signal
+/// in between would meet `SIG_IGN`.
 ///
 /// A stop request (Ctrl-C's SIGINT, SIGTERM from `kill`, SIGHUP from a closed terminal) is recorded
 /// and tells whatever is playing now to stop; the command then leaves through ArgumentParser with
@@ -26,41 +35,61 @@ enum Interrupts {
     private static let received = Atomic<Int32>(0)
     private static let action = Mutex<(@Sendable () -> Void)?>(nil)
     private static let resizeAction = Mutex<(@Sendable () -> Void)?>(nil)
-    // The dispatch sources must live as long as the process; they are created once, under
-    // `installed`, and never touched again.
-    nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    // The read source must live as long as the process; it is created once, under `installed`, and
+    // never touched again.
+    nonisolated(unsafe) private static var source: (any DispatchSourceRead)?
     private static let installed = Mutex(false)
 
     /// Routes the stop signals and SIGWINCH to this type from now on. Idempotent.
     static func install() {
         installed.withLock { installed in
             guard !installed else { return }
+            var fds: [Int32] = [-1, -1]
+            do {
+                try systemCall("pipe") { pipe(&fds) }
+            } catch {
+                // Without the pipe, signals keep their default actions: Ctrl-C still ends the process.
+                Terminal.printError("haptic: cannot watch for Ctrl-C: \(error)")
+                return
+            }
             installed = true
-            // A parent that spawned us from a thread blocking signals (dispatch workers do) passes the
-            // blocked mask on; Ctrl-C must still reach us.
-            var set = sigset_t()
-            sigemptyset(&set)
-            for number in stopSignals + [SIGWINCH] { sigaddset(&set, number) }
-            pthread_sigmask(SIG_UNBLOCK, &set, nil)
-            for number in stopSignals {
-                signal(number, SIG_IGN)
-                sources.append(
-                    source(for: number) {
+            for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }  // not inherited by rsvg-convert and the like
+            _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)  // a flood of signals must never block the handler
+            signalPipeWrite = fds[1]
+            let reader = DispatchSource.makeReadSource(fileDescriptor: fds[0], queue: .global(qos: .userInteractive))
+            reader.setEventHandler {
+                var numbers = [UInt8](repeating: 0, count: 64)
+                let count = read(fds[0], &numbers, numbers.count)
+                for number in numbers.prefix(max(0, count)).map(Int32.init) {
+                    if number == SIGWINCH {
+                        resizeAction.withLock { $0 }?()
+                    } else {
                         _ = received.compareExchange(expected: 0, desired: number, ordering: .acquiringAndReleasing)
                         action.withLock { $0 }?()
-                    })
+                    }
+                }
             }
-            sources.append(source(for: SIGWINCH) { resizeAction.withLock { $0 }?() })
+            reader.resume()
+            source = reader
+            var set = sigset_t()
+            sigemptyset(&set)
+            for number in stopSignals + [SIGWINCH] {
+                var handler = sigaction()
+                handler.__sigaction_handler.sa_handler = { number in
+                    let saved = errno
+                    var byte = UInt8(truncatingIfNeeded: number)
+                    _ = write(signalPipeWrite, &byte, 1)
+                    errno = saved
+                }
+                handler.sa_flags = SA_RESTART
+                sigemptyset(&handler.sa_mask)
+                sigaction(number, &handler, nil)
+                sigaddset(&set, number)
+            }
+            // A parent that spawned us from a thread blocking signals (dispatch workers do) passes the
+            // blocked mask on; Ctrl-C must still reach us.
+            pthread_sigmask(SIG_UNBLOCK, &set, nil)
         }
-    }
-
-    private static func source(for number: Int32, handler: @escaping @Sendable () -> Void)
-        -> any DispatchSourceSignal
-    {
-        let source = DispatchSource.makeSignalSource(signal: number, queue: .global(qos: .userInteractive))
-        source.setEventHandler(handler: handler)
-        source.resume()
-        return source
     }
 
     /// Whether a stop signal has come since `install()`.

@@ -63,9 +63,22 @@ import Testing
             process.executableURL = Haptic.executable
             process.arguments = ["play", "--loop", pattern, "--device", "file:FILE=\(capture),FORMAT=wav"]
             process.standardError = FileHandle.nullDevice
+            let exited = DispatchSemaphore(value: 0)
+            process.terminationHandler = { _ in exited.signal() }
             try process.run()
-            Thread.sleep(forTimeInterval: 0.4)
+            // Interrupt once the device is playing (its file has grown past the header), not after a
+            // fixed sleep that a loaded machine can outlast before `play` is even running.
+            let deadline = Date.now + 10
+            while Date.now < deadline,
+                ((try? FileManager.default.attributesOfItem(atPath: capture))?[.size] as? Int ?? 0) <= 44
+            {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
             kill(process.processIdentifier, SIGINT)
+            if exited.wait(timeout: .now() + 10) == .timedOut {
+                kill(process.processIdentifier, SIGKILL)
+                Issue.record("run \(run): still playing 10 s after Ctrl-C")
+            }
             process.waitUntilExit()
             #expect(process.terminationStatus == 130, "run \(run)")
             try expectComplete(capture, run: run)
