@@ -378,10 +378,21 @@ public final class ALSAOutput: AudioOutput {
         if stalled.load(ordering: .acquiring) { return stallError(cause: "took no frames") }
         let now = Self.now()
         let since = callSince.load(ordering: .acquiring)
-        if since != 0 && now &- since > stallNanoseconds { return stallError(cause: "did not answer") }
+        // A call or a progress note may come in on another thread after `now` was read: a time
+        // later than `now` is no time at all, never a wrapped-around eternity.
+        if since != 0 && Self.nanoseconds(from: since, to: now) > stallNanoseconds {
+            return stallError(cause: "did not answer")
+        }
         let progress = lastProgress.load(ordering: .acquiring)
-        if progress != 0 && now &- progress > stallNanoseconds { return stallError(cause: "took no frames") }
+        if progress != 0 && Self.nanoseconds(from: progress, to: now) > stallNanoseconds {
+            return stallError(cause: "took no frames")
+        }
         return nil
+    }
+
+    /// `end - start`, or 0 when `start` is later (read on another thread after `end`).
+    static func nanoseconds(from start: UInt64, to end: UInt64) -> UInt64 {
+        end > start ? end - start : 0
     }
 
     private func stallError(cause: String) -> AudioOutputError {
@@ -414,7 +425,7 @@ public final class ALSAOutput: AudioOutput {
         if position > device.position || lastProgress.load(ordering: .relaxed) == 0 {
             device.position = position
             lastProgress.store(now, ordering: .releasing)
-        } else if now &- lastProgress.load(ordering: .relaxed) > stallNanoseconds {
+        } else if Self.nanoseconds(from: lastProgress.load(ordering: .relaxed), to: now) > stallNanoseconds {
             stalled.store(true, ordering: .releasing)
             throw stallError(cause: "took no frames")
         }

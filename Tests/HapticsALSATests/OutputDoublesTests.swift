@@ -4,6 +4,8 @@ import HapticsTesting
 import Synchronization
 import Testing
 
+@testable import HapticsALSA
+
 /// The outputs that need no device: NullOutput (offline runs) and RecordingOutput (the test double).
 @Suite struct OutputDoublesTests {
     @Test func nullOutputTakesEverythingAtOnceAndCountsFrames() throws {
@@ -83,5 +85,15 @@ import Testing
         output.close()
         #expect(throws: AudioOutputError.closed(device: "recording")) { try output.start() }
         #expect(output.isClosed)
+    }
+}
+
+@Suite struct StallClockTests {
+    /// The stall watchdog reads its clock, then the time a call began on another thread: a call
+    /// that began after the read is no time at all (a wrapped subtraction once declared a healthy
+    /// device stalled under load).
+    @Test func aStartLaterThanNowIsNoTimeAtAll() {
+        #expect(ALSAOutput.nanoseconds(from: 2_000_000_000, to: 1_999_999_000) == 0)
+        #expect(ALSAOutput.nanoseconds(from: 1_000, to: 2_500_000_000) == 2_499_999_000)
     }
 }
