@@ -103,24 +103,27 @@ import Testing
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
     func sigtermRestoresTheTerminalAndExits143() throws {
         let scratch = try ScratchFolder()
-        // exec: the pane's process is haptic itself, not a shell around it.
+        // A shell runs haptic in the foreground (so it keeps the terminal) and records its exit
+        // status; tmux's own record of a pane's status proved unreliable (a zombie left unreaped).
+        let statusFile = scratch.path("status")
         let command =
-            "exec \(Haptic.executable.path(percentEncoded: false)) order --store \(scratch.path("store")) --log \(scratch.path("log.jsonl")) --device null"
+            "\(Haptic.executable.path(percentEncoded: false)) order --store \(scratch.path("store")) --log \(scratch.path("log.jsonl")) --device null; echo $? > \(statusFile)"
         try tmux(["new-session", "-d", "-s", "order", "-x", "100", "-y", "30", command])
         defer { _ = try? tmux(["kill-server"]) }
         _ = try tmux(["set-option", "-t", "order", "remain-on-exit", "on"])
         _ = try screen { $0.contains("Number of cakes: 3") }
         #expect(try tmux(["display-message", "-p", "-t", "order", "#{alternate_on}"]).output == "1\n")
-        let pid = try #require(
+        let shell = try #require(
             Int32(try tmux(["display-message", "-p", "-t", "order", "#{pane_pid}"]).output.dropLast()))
+        // haptic is the shell's only child.
+        let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
+        let pid = try #require(children.split(separator: " ").first.flatMap { Int32($0) }, "no child of \(shell)")
         kill(pid, SIGTERM)
-        // tmux marks the pane dead when the terminal closes and records the status when it reaps the
-        // process: wait for the status.
         var status = ""
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
-            status = try tmux(["display-message", "-p", "-t", "order", "#{pane_dead_status}"]).output
-            if status != "\n" { break }
+            status = (try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? ""
+            if status.hasSuffix("\n") { break }
             usleep(20_000)
         }
         #expect(status == "143\n")
