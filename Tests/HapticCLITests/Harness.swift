@@ -51,7 +51,18 @@ struct Haptic {
                 if process.isRunning { kill(pid, SIGKILL) }
             }
         }
-        // Drain standard error on another thread so a chatty child never blocks on a full pipe.
+        return try collect(process, stdout: stdout, stderr: stderr) {
+            if !input.isEmpty { stdin.fileHandleForWriting.write(Data(input)) }
+            try stdin.fileHandleForWriting.close()
+        }
+    }
+
+    /// Reads a started process's two streams to their ends and waits for it. Standard error is
+    /// drained on another thread, so a chatty child never blocks on a full pipe while standard
+    /// output is read; `feed` runs once the drain has started (to write standard input).
+    private static func collect(
+        _ process: Process, stdout: Pipe, stderr: Pipe, feed: () throws -> Void = {}
+    ) throws -> Result {
         let errorHandle = stderr.fileHandleForReading
         let errorBytes = Mutex(Data())
         let drained = DispatchGroup()
@@ -59,8 +70,7 @@ struct Haptic {
             let bytes = errorHandle.readDataToEndOfFile()
             errorBytes.withLock { $0 = bytes }
         }
-        if !input.isEmpty { stdin.fileHandleForWriting.write(Data(input)) }
-        try stdin.fileHandleForWriting.close()
+        try feed()
         let outBytes = stdout.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         drained.wait()
@@ -110,18 +120,6 @@ extension Haptic {
         process.standardError = stderr
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let errorHandle = stderr.fileHandleForReading
-        let errorBytes = Mutex(Data())
-        let drained = DispatchGroup()
-        DispatchQueue.global().async(group: drained) {
-            let bytes = errorHandle.readDataToEndOfFile()
-            errorBytes.withLock { $0 = bytes }
-        }
-        let outBytes = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        drained.wait()
-        return Result(
-            status: process.terminationStatus, stdout: [UInt8](outBytes),
-            stderr: String(decoding: errorBytes.withLock { $0 }, as: UTF8.self))
+        return try collect(process, stdout: stdout, stderr: stderr)
     }
 }
