@@ -117,7 +117,14 @@ extension Diagnostic {
         // MARK: .haptic clips
 
         public static let clipVersion = Code(
-            "clip-version", .error, "a .haptic clip whose version is not 1 (v0 beta clips are not read)")
+            "clip-version", .error, "a .haptic clip whose version is not 1 (or a v0 VIJ clip)")
+        public static let clipUpgraded = Code(
+            "clip-upgraded", .note, "a v0 (VIJ) clip, read through Lofelt's upgrade to data model v1")
+        public static let transientMismatch = Code(
+            "transient-mismatch", .error, "v0 transients whose amplitude and frequency lists do not pair up")
+        public static let transientUnmatched = Code(
+            "transient-unmatched", .warning,
+            "a v0 transient at no amplitude breakpoint's time (Lofelt's upgrade drops it; kept as an impulse)")
         public static let emptyEnvelope = Code(
             "empty-envelope", .error, "a .haptic clip whose amplitude envelope has no breakpoints")
         public static let breakpointOrder = Code(
@@ -146,7 +153,8 @@ extension Diagnostic {
             .waveformPath, .waveformUnreadable,
             .valueClamped, .unknownParameterID, .missingValue, .booleanValue, .sustainedNotBoolean,
             .parameterNotApplicable, .emptyCurve, .tooManyControlPoints, .curveUnsorted, .curveStartNotZero,
-            .clipVersion, .emptyEnvelope, .breakpointOrder, .zeroLengthClip, .valueOutOfRange,
+            .clipVersion, .clipUpgraded, .transientMismatch, .transientUnmatched, .emptyEnvelope, .breakpointOrder,
+            .zeroLengthClip, .valueOutOfRange,
             .fileNotFound, .fileUnreadable, .fileTooLarge, .orderLogLine,
         ]
 

@@ -22,16 +22,21 @@ public struct HapticClip: Hashable, Sendable {
     public var amplitude: [AmplitudeBreakpoint]
     /// `signals.continuous.envelopes.frequency`, in ascending time; may be empty.
     public var frequency: [FrequencyBreakpoint]
+    /// `signals.impulses`, the beta data model's stand-alone taps (time, amplitude, frequency), in
+    /// ascending time; usually empty. Lofelt's v1 reader accepts the key and ignores it; here each
+    /// impulse plays as a transient, like an emphasis that needs no breakpoint.
+    public var impulses: [Impulse]
 
     public init(
         version: Version = Version(major: 1, minor: 0, patch: 0),
         metadata: OrderedDictionary<String, JSONValue> = [:],
-        amplitude: [AmplitudeBreakpoint], frequency: [FrequencyBreakpoint] = []
+        amplitude: [AmplitudeBreakpoint], frequency: [FrequencyBreakpoint] = [], impulses: [Impulse] = []
     ) {
         self.version = version
         self.metadata = metadata
         self.amplitude = amplitude
         self.frequency = frequency
+        self.impulses = impulses
     }
 
     public struct Version: Hashable, Sendable {
@@ -81,9 +86,22 @@ public struct HapticClip: Hashable, Sendable {
         }
     }
 
-    /// The clip's length: the time of its last breakpoint, amplitude or frequency.
+    /// A stand-alone tap of the beta data model (`signals.impulses`).
+    public struct Impulse: Hashable, Sendable {
+        public var time: Double
+        public var amplitude: Float
+        public var frequency: Float
+
+        public init(time: Double, amplitude: Float, frequency: Float) {
+            self.time = time
+            self.amplitude = amplitude
+            self.frequency = frequency
+        }
+    }
+
+    /// The clip's length: the time of its last breakpoint (amplitude or frequency) or impulse.
     public var duration: Double {
-        max(amplitude.last?.time ?? 0, frequency.last?.time ?? 0)
+        max(amplitude.last?.time ?? 0, frequency.last?.time ?? 0, impulses.last?.time ?? 0)
     }
 }
 
@@ -118,8 +136,8 @@ extension HapticClip {
         HapticClipDecoder.run(bytes, limits: limits).diagnostics
     }
 
-    /// Whether `bytes` look like a `.haptic` clip rather than AHAP: a top-level `"signals"`
-    /// key and no `"Pattern"` key. Used when a file's name does not say.
+    /// Whether `bytes` look like a `.haptic` clip rather than AHAP: a `"signals"` key (v1) or a
+    /// `"voices"` key (v0, VIJ) and no `"Pattern"` key. Used when a file's name does not say.
     ///
     /// - Complexity: O(n), without parsing.
     public static func looksLikeClip(_ bytes: [UInt8]) -> Bool {
@@ -133,7 +151,7 @@ extension HapticClip {
             }
             return false
         }
-        return contains("\"signals\"") && !contains("\"Pattern\"")
+        return (contains("\"signals\"") || contains("\"voices\"")) && !contains("\"Pattern\"")
     }
 }
 
@@ -227,6 +245,11 @@ struct HapticClipDecoder {
     }
 
     mutating func decodeTop(_ root: JSONNode) -> HapticClip? {
+        if case .object(let members) = root.kind, members.contains(where: { $0.key == "voices" }),
+            !members.contains(where: { $0.key == "signals" })
+        {
+            return decodeV0(root)
+        }
         guard
             let members = object(
                 root, name: "the top level", known: ["version", "metadata", "signals"])
@@ -258,8 +281,8 @@ struct HapticClipDecoder {
                 if parts[0] != 1, let major = fields.last(where: { $0.key == "major" }) {
                     let what =
                         parts[0] == 0
-                        ? "the beta data model (v0, with impulses) is not read yet; re-export the clip from Haptics Studio as v1"
-                        : "only version 1 is known"
+                        ? "version 0 is the VIJ data model, whose haptic data is under \"voices\", not \"signals\""
+                        : "only versions 0 (VIJ) and 1 are known"
                     d.at(.key("major")) { d in
                         d.report(
                             .clipVersion, "version \(parts[0]).\(parts[1]).\(parts[2]): \(what)",
@@ -283,9 +306,12 @@ struct HapticClipDecoder {
             return nil
         }
         return at(.key("signals")) { d -> HapticClip? in
-            guard let fields = d.object(signals, name: "signals", known: ["continuous"]),
+            guard let fields = d.object(signals, name: "signals", known: ["continuous", "impulses"]),
                 let continuous = d.required("continuous", in: fields, of: "signals", at: signals.location)
             else { return nil }
+            if let impulses = fields.last(where: { $0.key == "impulses" }), impulses.value.kind != .null {
+                clip.impulses = d.at(.key("impulses")) { $0.impulseList(impulses.value) }
+            }
             return d.at(.key("continuous")) { d -> HapticClip? in
                 guard let fields = d.object(continuous, name: "continuous", known: ["envelopes"]),
                     let envelopes = d.required("envelopes", in: fields, of: "continuous", at: continuous.location)
@@ -298,7 +324,7 @@ struct HapticClipDecoder {
                     if let frequency = fields.last(where: { $0.key == "frequency" }), frequency.value.kind != .null {
                         clip.frequency = d.at(.key("frequency")) { $0.frequencyEnvelope(frequency.value) }
                     }
-                    if clip.duration <= 0, !clip.amplitude.isEmpty,
+                    if clip.duration <= 0, !clip.amplitude.isEmpty, clip.impulses.isEmpty,
                         !d.diagnostics.contains(where: { $0.severity == .error })
                     {
                         d.report(
@@ -314,8 +340,8 @@ struct HapticClipDecoder {
 
     /// The breakpoints of one envelope, checked for order; `read` decodes one breakpoint's fields.
     mutating func envelope<B>(
-        _ node: JSONNode, name: String, _ read: (inout HapticClipDecoder, [JSONNode.Member], JSONNode, Double) -> B?,
-        time: (B) -> Double
+        _ node: JSONNode, name: String, known: [String]? = nil,
+        _ read: (inout HapticClipDecoder, [JSONNode.Member], JSONNode, Double) -> B?, time: (B) -> Double
     ) -> [B] {
         guard case .array(let items) = node.kind else {
             report(
@@ -337,8 +363,8 @@ struct HapticClipDecoder {
                 guard
                     let fields = d.object(
                         item, name: "a breakpoint",
-                        known: name == "amplitude"
-                            ? ["time", "amplitude", "emphasis"] : ["time", "frequency"]),
+                        known: known
+                            ?? (name == "amplitude" ? ["time", "amplitude", "emphasis"] : ["time", "frequency"])),
                     let timeNode = d.required("time", in: fields, of: "the breakpoint", at: item.location),
                     let t = d.at(.key("time"), { $0.time(timeNode) })
                 else { return }
@@ -397,6 +423,20 @@ struct HapticClipDecoder {
                     let f = d.at(.key("frequency"), { $0.unit(valueNode, name: "frequency") })
                 else { return nil }
                 return HapticClip.FrequencyBreakpoint(time: t, frequency: f)
+            }, time: \.time)
+    }
+
+    /// `signals.impulses`: taps with a time, an amplitude and a frequency, in ascending time.
+    mutating func impulseList(_ node: JSONNode) -> [HapticClip.Impulse] {
+        envelope(
+            node, name: "impulses", known: ["time", "amplitude", "frequency"],
+            { d, fields, item, t -> HapticClip.Impulse? in
+                guard let an = d.required("amplitude", in: fields, of: "the impulse", at: item.location),
+                    let fn = d.required("frequency", in: fields, of: "the impulse", at: item.location),
+                    let a = d.at(.key("amplitude"), { $0.unit(an, name: "amplitude") }),
+                    let f = d.at(.key("frequency"), { $0.unit(fn, name: "frequency") })
+                else { return nil }
+                return HapticClip.Impulse(time: t, amplitude: a, frequency: f)
             }, time: \.time)
     }
 }

@@ -180,7 +180,7 @@ extension HapticClip {
             (
                 "signals",
                 { w in
-                    w.object([
+                    var signals: [(String, (inout AHAPWriter) -> Void)] = [
                         (
                             "continuous",
                             { w in
@@ -201,7 +201,11 @@ extension HapticClip {
                                 ])
                             }
                         )
-                    ])
+                    ]
+                    if !clip.impulses.isEmpty {
+                        signals.append(("impulses", { w in w.array(clip.impulses, writeImpulse) }))
+                    }
+                    w.object(signals)
                 }
             ),
         ])
@@ -227,6 +231,13 @@ extension HapticClip {
                 ))
         }
         w.object(members)
+    }
+
+    static func writeImpulse(_ w: inout AHAPWriter, _ impulse: Impulse) {
+        w.object([
+            ("time", { $0.number(impulse.time) }), ("amplitude", { $0.number(impulse.amplitude) }),
+            ("frequency", { $0.number(impulse.frequency) }),
+        ])
     }
 
     static func writeFrequency(_ w: inout AHAPWriter, _ point: FrequencyBreakpoint) {
@@ -259,6 +270,12 @@ extension HapticClip {
                         "an emphasis frequency the sharpness curve pushes outside 0...1 is clamped")
                 }
             }
+        }
+        if !impulses.isEmpty, amplitude.contains(where: { $0.amplitude < 1 && $0.amplitude > 0 }) {
+            ledger.add(
+                "impulse-scaled",
+                "Core Haptics scales a transient by the intensity control in force, so an impulse under a quiet envelope plays quieter than on a Meta/Lofelt player"
+            )
         }
         return ledger.entries
     }

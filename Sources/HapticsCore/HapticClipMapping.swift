@@ -14,6 +14,8 @@ extension HapticClip {
     /// - `HapticIntensityControl` curves through sqrt(amplitude) at every amplitude breakpoint;
     /// - `HapticSharpnessControl` curves through sqrt(frequency) minus the carrier's sharpness at
     ///   every frequency breakpoint (the control adds to the event's value);
+    /// - each impulse (`signals.impulses`, the beta data model's taps) a `HapticTransient` at its
+    ///   time, mapped as an emphasis is;
     /// - each emphasis a `HapticTransient` at its breakpoint, intensity sqrt(emphasis amplitude)
     ///   (as Meta's exporter writes it; Core Haptics' intensity control scales it by the envelope
     ///   there) and sharpness sqrt(emphasis frequency) once the sharpness control there is added.
@@ -52,6 +54,19 @@ extension HapticClip {
                     HapticEvent(
                         time: point.time, type: .hapticTransient,
                         parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, sharp)])))
+        }
+        // Impulses (the beta data model's taps) are transients like emphasis, without a breakpoint.
+        for impulse in impulses {
+            let offset = sharpness.isEmpty ? 0 : Self.interpolate(sharpness, at: impulse.time) - base
+            let sharp = min(1, max(0, impulse.frequency.squareRoot() - offset))
+            elements.append(
+                .event(
+                    HapticEvent(
+                        time: impulse.time, type: .hapticTransient,
+                        parameters: [
+                            .init(.hapticIntensity, impulse.amplitude.squareRoot()), .init(.hapticSharpness, sharp),
+                        ]
+                    )))
         }
         if !silent {
             elements += Self.curves(

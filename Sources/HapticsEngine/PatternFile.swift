@@ -101,14 +101,15 @@ public struct PatternFile: Sendable {
 
     /// What messages call the file at `path`.
     static func kind(_ path: String) -> String {
-        path.lowercased().hasSuffix(".haptic") ? ".haptic file" : "AHAP file"
+        let lower = path.lowercased()
+        return lower.hasSuffix(".haptic") ? ".haptic file" : lower.hasSuffix(".vij") ? "v0 clip (.vij)" : "AHAP file"
     }
 
-    /// Whether the file at `path` with content `bytes` is a Meta/Lofelt `.haptic` clip: by its
-    /// extension, else (for any other name) by its content.
+    /// Whether the file at `path` with content `bytes` is a Meta/Lofelt `.haptic` clip (or a v0
+    /// `.vij` clip): by its extension, else (for any other name) by its content.
     public static func isHapticClip(path: String, bytes: [UInt8]) -> Bool {
         let lower = path.lowercased()
-        if lower.hasSuffix(".haptic") { return true }
+        if lower.hasSuffix(".haptic") || lower.hasSuffix(".vij") { return true }
         if lower.hasSuffix(".ahap") { return false }
         return HapticClip.looksLikeClip(bytes)
     }

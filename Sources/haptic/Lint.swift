@@ -215,7 +215,7 @@ struct LintReport {
         let prefix = path.hasSuffix("/") ? path : path + "/"
         let found =
             (FileManager.default.subpaths(atPath: path) ?? [])
-            .filter { ["ahap", "haptic"].contains(URL(filePath: $0).pathExtension.lowercased()) }
+            .filter { ["ahap", "haptic", "vij"].contains(URL(filePath: $0).pathExtension.lowercased()) }
             .sorted()
             .map { prefix + $0 }
         return found

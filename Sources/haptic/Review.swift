@@ -92,7 +92,7 @@ struct ReviewSource: Hashable {
         var found: [ReviewSource] = []
         for argument in arguments {
             if isFolder(argument) {
-                found += files(under: argument, extensions: ["ahap", "haptic", "jsonl"]).map {
+                found += files(under: argument, extensions: ["ahap", "haptic", "vij", "jsonl"]).map {
                     ReviewSource(path: $0, kind: kind(of: $0))
                 }
             } else {

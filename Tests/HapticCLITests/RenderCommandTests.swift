@@ -164,6 +164,34 @@ func longPattern(seconds: Int) -> String {
         #expect(AudioAnalysis.peak(audio.samples) > 0.05)
     }
 
+    @Test func aV0VIJClipRendersForItsDurationAndLintsWithItsNotes() throws {
+        let input = try scratch.write(
+            "old.vij",
+            #"""
+            {"metadata": {"editor": "hand", "duration": 0.8},
+             "voices": {"envelopes": [[{"time": 0, "amplitude": 0.3}, {"time": 0.5, "amplitude": 0.6}]],
+                        "transients": [[{"time": 0.5, "amplitude": 1}, {"time": 0.65, "amplitude": 1}],
+                                       [{"time": 0.5, "amplitude": 0.5}, {"time": 0.65, "amplitude": 0.5}]]}}
+            """#)
+        let out = scratch.path("old.wav")
+        let result = try Haptic.run(["render", input, "-o", out])
+        #expect(result.status == 0, "\(result.stderr)")
+        let audio = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: out))))
+        let seconds = Double(audio.frameCount) / Double(audio.sampleRate)
+        #expect(seconds >= 0.8 && seconds <= 0.805 + 1 / Double(audio.sampleRate), "\(seconds)")
+        #expect(AudioAnalysis.peak(audio.samples) > 0.05)
+        // The unmatched transient at 0.65 s is heard: a burst well above the carrier just before.
+        func peak(_ from: Double, _ to: Double) -> Float {
+            let rate = Double(audio.sampleRate)
+            return AudioAnalysis.peak(Array(audio.samples[Int(from * rate)..<Int(to * rate)]))
+        }
+        #expect(peak(0.65, 0.67) > 1.5 * peak(0.6, 0.64), "\(peak(0.65, 0.67)) against \(peak(0.6, 0.64))")
+        let lint = try Haptic.run(["lint", input])
+        #expect(lint.status == 0, "\(lint.output)")
+        let finding = "\(input):voices.transients[0][1]: warning[transient-unmatched]"
+        #expect(lint.output.contains(finding), "\(lint.output)")
+    }
+
     @Test func anInvalidClipIsRefusedWithItsPlaceByEveryReader() throws {
         let input = try scratch.write(
             "bad.haptic", Self.clip.replacingOccurrences(of: #""amplitude": 0.5"#, with: #""amplitude": 5"#))

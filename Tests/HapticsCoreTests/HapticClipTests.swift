@@ -1,3 +1,4 @@
+import Foundation
 import HapticsCore
 import OrderedCollections
 import Testing
@@ -83,7 +84,9 @@ import Testing
         #expect(try Self.refusal(Self.clip(amplitude: "[]")).contains("amplitude: error[empty-envelope]"))
         #expect(
             try Self.refusal(Self.clip(amplitude: #"[{"time": 1, "amplitude": 1}]"#, version: #"{"major": 0}"#))
-                .contains("version.major: error[clip-version]: version 0.0.0: the beta data model (v0"))
+                .contains(
+                    #"version.major: error[clip-version]: version 0.0.0: version 0 is the VIJ data model, whose haptic data is under "voices", not "signals""#
+                ))
         #expect(
             try Self.refusal(#"{"version": {"major": 1}, "signals": {"continuous": {"envelopes": {}}}}"#)
                 == #"c.haptic:signals.continuous.envelopes: error[missing-key]: envelopes has no "amplitude" (line 1, column 67)"#
@@ -105,6 +108,101 @@ import Testing
         #expect(document.clip.metadata["editor"] == .string("hand"))
         #expect(HapticClip.looksLikeClip(Array(text.utf8)))
         #expect(!HapticClip.looksLikeClip(Array(#"{"Pattern": [], "signals": 1}"#.utf8)))
+    }
+}
+
+/// The two older shapes of Lofelt's data model: the beta `signals.impulses` list in a v1 clip, and
+/// the v0.2 "VIJ" clip (`voices`), read through Lofelt's upgrade to v1. Hand-written clips.
+@Suite struct HapticClipOlderModelTests {
+    static let beta = #"""
+        {"version": {"major": 1, "minor": 0, "patch": 0},
+         "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": 0}, {"time": 1, "amplitude": 0}]}},
+                     "impulses": [{"time": 0.25, "amplitude": 0.64, "frequency": 0.36},
+                                  {"time": 0.75, "amplitude": 1, "frequency": 1}]}}
+        """#
+
+    static let v0 = #"""
+        {"metadata": {"editor": "hand", "format": "additive", "duration": 2},
+         "variation": {"total gain": 1, "partials": 0},
+         "voices": {"envelopes": [[{"time": 0, "amplitude": 0.25}, {"time": 0.5, "amplitude": 0.5}, {"time": 1, "amplitude": 0.16}],
+                                  [{"time": 0, "amplitude": 0.49}, {"time": 1.5, "amplitude": 0.81}]],
+                    "bands": [],
+                    "transients": [[{"time": 0.5, "amplitude": 0.9}, {"time": 0.7, "amplitude": 0.8}],
+                                   [{"time": 0.5, "amplitude": 0.4}, {"time": 0.7, "amplitude": 0.6}]]}}
+        """#
+
+    @Test func betaImpulsesAreReadPlayedAsTransientsAndWrittenBack() throws {
+        let document = try HapticClip.decode(Array(Self.beta.utf8), file: "b.haptic")
+        #expect(document.diagnostics.isEmpty, "\(document.diagnostics)")
+        let clip = document.clip
+        #expect(
+            clip.impulses == [
+                .init(time: 0.25, amplitude: 0.64, frequency: 0.36), .init(time: 0.75, amplitude: 1, frequency: 1),
+            ])
+        #expect(clip.duration == 1)
+        // A silent envelope: the impulses alone, as transients at sqrt(amplitude), sqrt(frequency).
+        let taps = clip.pattern.events
+        #expect(taps.map(\.type) == [.hapticTransient, .hapticTransient])
+        #expect(taps.map(\.time) == [0.25, 0.75])
+        #expect(abs(taps[0].value(of: .hapticIntensity) - 0.8) < 1e-6)
+        #expect(abs(taps[0].value(of: .hapticSharpness) - 0.6) < 1e-6)
+        let again = try HapticClip.decode(HapticClip.encode(clip)).clip
+        #expect(again == clip)
+    }
+
+    @Test func aV0ClipIsUpgradedAsLofeltDoesAndKeepsAnUnmatchedTransient() throws {
+        let document = try HapticClip.decode(Array(Self.v0.utf8), file: "old.vij")
+        #expect(document.diagnostics.map(\.code) == [.clipUpgraded, .transientUnmatched])
+        #expect(document.diagnostics[1].location?.line == 6)
+        #expect(
+            document.diagnostics[1].description
+                == "voices.transients[0][1]: warning[transient-unmatched]: the transient at 0.7 s is at no amplitude breakpoint's time; Lofelt's upgrade drops it, here it plays as an impulse"
+        )
+        let clip = document.clip
+        // The amplitude envelope is held to metadata.duration; the transient at 0.5 s is that
+        // breakpoint's emphasis.
+        #expect(clip.amplitude.map(\.time) == [0, 0.5, 1, 2])
+        #expect(clip.amplitude.map(\.amplitude) == [0.25, 0.5, 0.16, 0.16])
+        #expect(clip.amplitude[1].emphasis == .init(amplitude: 0.9, frequency: 0.4))
+        #expect(clip.frequency.map(\.frequency) == [0.49, 0.81])
+        #expect(clip.impulses == [.init(time: 0.7, amplitude: 0.8, frequency: 0.6)])
+        #expect(clip.metadata == ["editor": .string("hand")])
+        #expect(clip.version == .init(major: 1, minor: 0, patch: 0))
+        #expect(clip.duration == 2)
+        #expect(HapticClip.looksLikeClip(Array(Self.v0.utf8)))
+        let transients = clip.pattern.events.filter { $0.type == .hapticTransient }.map(\.time)
+        #expect(transients == [0.5, 0.7])
+    }
+
+    @Test func invalidV0ClipsAreRefusedAtTheirPlace() throws {
+        func refusal(_ text: String) throws -> String {
+            do { _ = try HapticClip.decode(Array(text.utf8), file: "old.vij") } catch { return error.description }
+            Issue.record("accepted: \(text)")
+            return ""
+        }
+        let unpaired = Self.v0.replacingOccurrences(of: #", {"time": 0.7, "amplitude": 0.6}"#, with: "")
+        #expect(
+            try refusal(unpaired).contains(
+                "old.vij:voices.transients: error[transient-mismatch]: transients has 2 amplitudes and 1 frequencies; they must pair up"
+            ))
+        let shifted = Self.v0.replacingOccurrences(
+            of: #"{"time": 0.7, "amplitude": 0.6}"#, with: #"{"time": 0.71, "amplitude": 0.6}"#)
+        #expect(
+            try refusal(shifted).contains(
+                "old.vij:voices.transients[1][1]: error[transient-mismatch]: transient 1's frequency is at 0.71 s but its amplitude at 0.7 s"
+            ))
+        let loud = Self.v0.replacingOccurrences(of: #""amplitude": 0.16}"#, with: #""amplitude": 1.16}"#)
+        #expect(
+            try refusal(loud).hasPrefix(
+                "old.vij:voices.envelopes[0][2].amplitude: error[value-out-of-range]: amplitude is 1.16; it must be between 0 and 1 (line 3"
+            ))
+        let short = Self.v0.replacingOccurrences(of: #""duration": 2"#, with: #""duration": 1.2"#)
+        #expect(
+            try refusal(short).contains(
+                "old.vij:voices.envelopes[1]: error[breakpoint-order]: a breakpoint at 1.5 s is after metadata.duration (1.2 s)"
+            ))
+        let empty = #"{"metadata": {"duration": 1}, "voices": {"envelopes": [[]]}}"#
+        #expect(try refusal(empty).contains("old.vij:voices.envelopes: error[empty-envelope]"))
     }
 }
 
