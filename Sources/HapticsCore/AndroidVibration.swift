@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A pattern as Android plays it: `VibrationEffect.createWaveform(timings, amplitudes, repeat)`
 /// with amplitudes 0...255, or, for a pattern made only of transients, a
 /// `VibrationEffect.Composition` of primitives (docs/formats.md).
@@ -64,7 +70,8 @@ public enum AndroidVibration: Hashable, Sendable {
                 let stop = event.type == .hapticTransient ? start + step : start + (event.duration ?? 0)
                 guard start < t1, stop > t0 else { continue }
                 let at = max(start, t0)
-                level = max(level, intensity.modulate(event.value(of: .hapticIntensity), at: at))
+                let played = intensity.modulate(event.value(of: .hapticIntensity), at: at)
+                level = max(level, played * Self.decay(of: event, at: at - start).squareRoot())
             }
             let amplitude = Int((255 * level * level).rounded())
             if let last = amplitudes.last, last == amplitude {
@@ -74,7 +81,28 @@ public enum AndroidVibration: Hashable, Sendable {
                 amplitudes.append(amplitude)
             }
         }
+        // Steps of 0 at the end (an event that faded out before its EventDuration) are no
+        // vibration: the waveform ends with the last one that moves the motor.
+        while amplitudes.count > 1, amplitudes.last == 0 {
+            amplitudes.removeLast()
+            timings.removeLast()
+        }
         self = .waveform(timings: timings, amplitudes: amplitudes)
+    }
+
+    /// How much of a continuous event's level is left `elapsed` seconds after its onset: 1 for a
+    /// sustained event; for one with `Sustained` 0, the synthesizer's fall after the attack
+    /// (docs/voicing.md: an exponential over DecayTime seconds, at least 20 ms, aimed 1 % below
+    /// zero so that it ends at 0), so a waveform fades where the event fades.
+    static func decay(of event: HapticEvent, at elapsed: Double) -> Float {
+        guard event.type == .hapticContinuous, event.value(of: .sustained) < 0.5 else { return 1 }
+        let attack = max(Double(event.value(of: .attackTime)), 0.002)
+        let length = max(Double(event.value(of: .decayTime)), 0.020)
+        let f = (elapsed - attack) / length
+        guard f > 0 else { return 1 }
+        guard f < 1 else { return 0 }
+        let overshoot = 0.01
+        return Float(max(0, (1 + overshoot) * pow(overshoot / (1 + overshoot), f) - overshoot))
     }
 
     /// `{"type": "waveform", "timings": [...], "amplitudes": [...], "repeat": -1}` or

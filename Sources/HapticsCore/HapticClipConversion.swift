@@ -100,8 +100,25 @@ extension HapticClip {
         }
         var frequency: [FrequencyBreakpoint]
         if !sharpness.isEmpty {
-            frequency = sharpness.map {
-                FrequencyBreakpoint(time: $0.time, frequency: Self.unit(carrierSharpness + $0.value).squared)
+            // The played sharpness is the carrier's plus the control, clamped to 0...1: where a
+            // segment crosses 0 or 1 the clamp bends it, so a breakpoint goes there too (Apple's
+            // Inflate sweeps -0.3 to 1.3; without the bends the clip's sweep is a straight line).
+            frequency = []
+            for (i, point) in sharpness.enumerated() {
+                if i > 0 {
+                    let previous = sharpness[i - 1]
+                    let (a, b) = (carrierSharpness + previous.value, carrierSharpness + point.value)
+                    let crossings = [Float(0), 1].compactMap { edge -> Double? in
+                        guard (a - edge) * (b - edge) < 0 else { return nil }
+                        return previous.time + (point.time - previous.time) * Double((edge - a) / (b - a))
+                    }
+                    for t in crossings.sorted() {
+                        let level = Self.unit(a + (b - a) * Float((t - previous.time) / (point.time - previous.time)))
+                        frequency.append(FrequencyBreakpoint(time: t, frequency: level.squared))
+                    }
+                }
+                frequency.append(
+                    FrequencyBreakpoint(time: point.time, frequency: Self.unit(carrierSharpness + point.value).squared))
             }
         } else {
             frequency = []
@@ -130,6 +147,19 @@ extension HapticClip {
                 amplitude.insert(
                     AmplitudeBreakpoint(time: tap.time, amplitude: inside ? level : 0, emphasis: emphasis), at: at)
             }
+        }
+        // An opening hit whose carrier starts ``emphasisLeadIn`` later (what ``pattern`` writes
+        // for a clip that opens on an emphasis at amplitude 0): the lead-in breakpoint lies on the
+        // ramp from the hit's breakpoint to the next one, so it goes, and the clip comes back as
+        // it was.
+        if amplitude.count > 2, amplitude[0].amplitude == 0, amplitude[0].emphasis != nil,
+            amplitude[1].emphasis == nil, amplitude[1].time - amplitude[0].time <= Self.emphasisLeadIn + 1e-9
+        {
+            // On the ramp as the intensity curve draws it: linear in sqrt(amplitude).
+            let (a, b, c) = (amplitude[0], amplitude[1], amplitude[2])
+            let (ra, rc) = (a.amplitude.squareRoot(), c.amplitude.squareRoot())
+            let onRamp = ra + (rc - ra) * Float((b.time - a.time) / (c.time - a.time))
+            if c.time > a.time, abs(onRamp - b.amplitude.squareRoot()) < 1e-3 { amplitude.remove(at: 1) }
         }
         // The clip lasts as long as the pattern.
         if let last = amplitude.last, pattern.duration > max(last.time, frequency.last?.time ?? 0) + 1e-9 {

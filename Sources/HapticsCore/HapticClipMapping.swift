@@ -5,6 +5,9 @@ extension HapticClip {
     /// The longest continuous event the mapping writes (Core Haptics stops one at 30 s); a longer
     /// carrier becomes consecutive events.
     public static let continuousLimit = 30.0
+    /// How much later than an opening emphasis the carrier and its intensity curve start, when the
+    /// clip opens on a breakpoint of amplitude 0 that carries it (a hit before the buzz).
+    public static let emphasisLeadIn = 0.0005
 
     /// The clip as a Core Haptics pattern (docs/formats.md):
     ///
@@ -29,7 +32,16 @@ extension HapticClip {
         // A clip whose envelope is silent throughout is emphasis only: transients as they are,
         // with no carrier and no curves (an intensity control of 0 would silence them too).
         let silent = amplitude.allSatisfy { $0.amplitude == 0 }
-        let start = amplitude.first?.time ?? 0
+        var envelope = amplitude.map { (time: $0.time, value: $0.amplitude.squareRoot()) }
+        // Core Haptics scales a transient by the intensity control in force, and at an opening
+        // breakpoint of amplitude 0 that is 0: the hit would be silent. So the carrier and its
+        // intensity curve start ``emphasisLeadIn`` later (on the envelope's own ramp), and the
+        // hit plays before the control is in force, at its own intensity.
+        if let first = amplitude.first, first.amplitude == 0, first.emphasis != nil, amplitude.count > 1 {
+            let t = first.time + min(Self.emphasisLeadIn, (amplitude[1].time - first.time) / 2)
+            if t > first.time { envelope[0] = (time: t, value: Self.interpolate(envelope, at: t)) }
+        }
+        let start = envelope.first?.time ?? 0
         let end = duration
         let base: Float = frequency.first.map { $0.frequency.squareRoot() } ?? 0.5
         var t = start
@@ -69,8 +81,7 @@ extension HapticClip {
                     )))
         }
         if !silent {
-            elements += Self.curves(
-                .hapticIntensityControl, amplitude.map { (time: $0.time, value: $0.amplitude.squareRoot()) })
+            elements += Self.curves(.hapticIntensityControl, envelope)
             elements += Self.curves(
                 .hapticSharpnessControl, sharpness.map { (time: $0.time, value: $0.value - base) })
         }

@@ -1,5 +1,11 @@
 public import HapticsCore
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// How close a converted pattern sounds to its original: both rendered (mono, 48 kHz, standard
 /// voicing) and compared by their loudness envelopes, onsets and overall level.
 ///
@@ -8,8 +14,9 @@ public import HapticsCore
 /// print(check.envelopeCorrelation, check.maxOnsetShiftMilliseconds ?? 0, check.loudnessDifferenceDB)
 /// ```
 public struct ConversionCheck: Hashable, Sendable {
-    /// Pearson correlation of the two RMS envelopes (5 ms windows, the shorter padded with
-    /// silence); 1 for identical shapes. Nil when either render is silent throughout.
+    /// Pearson correlation of the two amplitude envelopes (Hann-weighted RMS over ``window``,
+    /// every ``hop``, the shorter padded with silence); 1 for identical shapes. Nil when either
+    /// render is silent throughout.
     public var envelopeCorrelation: Double?
     /// Onsets (bursts after 10 ms of silence) in each render.
     public var originalOnsets: Int
@@ -19,19 +26,27 @@ public struct ConversionCheck: Hashable, Sendable {
     public var maxOnsetShiftMilliseconds: Double?
     /// Converted minus original RMS level, dB.
     public var loudnessDifferenceDB: Double
-    /// Converted minus original rendered length, ms.
+    /// Converted minus original audible length, ms: each render up to its last sample louder
+    /// than -60 dBFS (the onsets' threshold). A release tail of silence (a carrier whose curve has
+    /// already faded it out) is no length a user feels.
     public var lengthDifferenceMilliseconds: Double
 
-    /// The RMS window of the envelopes, seconds.
-    public static let window = 0.005
+    /// The RMS window of the envelopes, seconds: longer than one period of the lowest carrier
+    /// (70 Hz, 14.3 ms), so the envelope follows the amplitude, not the waveform. A 5 ms window,
+    /// used before, held 0.35 to 1.4 cycles: its RMS rose and fell with the carrier's phase, and
+    /// two renders with the same flat envelope correlated at 0.64 (BENCHMARKS.md, issue 13).
+    public static let window = 0.020
+    /// How often the envelope is sampled, seconds.
+    public static let hop = 0.005
 
     public init(original: HapticPattern, converted: HapticPattern, sampleRate: Int = 48_000) {
         let format = AudioFormat(sampleRate: sampleRate, channels: 1)
         let a = PatternRenderer.render(original, format: format)
         let b = PatternRenderer.render(converted, format: format)
         let size = max(1, Int(Self.window * Double(sampleRate)))
-        let ea = Self.envelope(a, window: size)
-        let eb = Self.envelope(b, window: size)
+        let hop = max(1, Int(Self.hop * Double(sampleRate)))
+        let ea = Self.envelope(a, window: size, hop: hop)
+        let eb = Self.envelope(b, window: size, hop: hop)
         let count = max(ea.count, eb.count)
         envelopeCorrelation = Self.correlation(
             ea + [Double](repeating: 0, count: count - ea.count), eb + [Double](repeating: 0, count: count - eb.count))
@@ -47,15 +62,28 @@ public struct ConversionCheck: Hashable, Sendable {
             maxOnsetShiftMilliseconds = Double(shift) * 1000 / Double(sampleRate)
         }
         loudnessDifferenceDB = AudioAnalysis.rmsDBFS(b) - AudioAnalysis.rmsDBFS(a)
-        lengthDifferenceMilliseconds = Double(b.count - a.count) * 1000 / Double(sampleRate)
+        lengthDifferenceMilliseconds =
+            Double(Self.audibleLength(b) - Self.audibleLength(a)) * 1000 / Double(sampleRate)
     }
 
-    /// RMS of each `window`-sample block.
-    static func envelope(_ samples: [Float], window: Int) -> [Double] {
-        stride(from: 0, to: samples.count, by: window).map { start in
-            let block = samples[start..<min(samples.count, start + window)]
-            let sum = block.reduce(0.0) { $0 + Double($1) * Double($1) }
-            return (sum / Double(block.count)).squareRoot()
+    /// Samples up to and including the last one louder than -60 dBFS.
+    static func audibleLength(_ samples: [Float]) -> Int {
+        (samples.lastIndex { abs($0) > 1e-3 } ?? -1) + 1
+    }
+
+    /// Hann-weighted RMS of the `window` samples starting every `hop` samples.
+    static func envelope(_ samples: [Float], window: Int, hop: Int) -> [Double] {
+        let weights = (0..<window).map { 0.5 - 0.5 * cos(2 * Double.pi * (Double($0) + 0.5) / Double(window)) }
+        return stride(from: 0, to: samples.count, by: hop).map { start in
+            let end = min(samples.count, start + window)
+            var sum = 0.0
+            var weight = 0.0
+            for i in start..<end {
+                let x = Double(samples[i])
+                sum += weights[i - start] * x * x
+                weight += weights[i - start]
+            }
+            return weight > 0 ? (sum / weight).squareRoot() : 0
         }
     }
 

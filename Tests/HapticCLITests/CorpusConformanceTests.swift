@@ -34,6 +34,33 @@ struct CorpusConformanceTests {
         #expect(AudioAnalysis.peak(clip.samples) > 0.05, "\(file) renders silence")
     }
 
+    /// Issue 13's numbers on every corpus AHAP: through `.haptic` and back (files without
+    /// AudioCustom), the rendered envelope correlates at 0.9 or more and every onset lands within
+    /// 1 ms; as an Android waveform or composition, the audible length is within 50 ms.
+    @Test("AHAP -> .haptic -> AHAP and -> Android sound like the original", arguments: ahapFiles)
+    func conversionsKeepTheSound(file: String) throws {
+        let scratch = try ScratchFolder()
+        let input = Self.corpus.appending(path: file).path(percentEncoded: false)
+        let audio = try String(contentsOfFile: input, encoding: .utf8).contains("AudioCustom")
+        func check(_ target: String) throws -> [String: Any] {
+            let result = try Haptic.run(
+                ["convert", input, "-o", scratch.path("out.\(target)"), "--to", target, "--check", "--json"])
+            #expect(result.status == 0, "\(file): \(result.stderr)")
+            let json = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any]
+            return try #require(json?["check"] as? [String: Any], "\(file): \(result.output)")
+        }
+        let haptic = try check("haptic")
+        if !audio {
+            let correlation = try #require(haptic["envelopeCorrelation"] as? Double)
+            #expect(correlation >= 0.9, "\(file): correlation \(correlation)")
+            let shift = try #require(haptic["maxOnsetShiftMilliseconds"] as? Double)
+            #expect(shift <= 1, "\(file): onset shift \(shift) ms")
+        }
+        let android = try check("android")
+        let length = try #require(android["lengthDifferenceMilliseconds"] as? Double)
+        #expect(abs(length) <= 50, "\(file): Android length \(length) ms")
+    }
+
     @Test func lintFindsNoErrorAndFoldsRepeats() throws {
         let result = try Haptic.run(["lint", Self.corpus.appending(path: "ahap").path(percentEncoded: false)])
         #expect(result.status == 0, "\(result.output)")

@@ -276,6 +276,33 @@ func longPattern(seconds: Int) -> String {
         #expect(abs(Double(timings.reduce(0, +)) - rendered) <= 50, "\(timings.reduce(0, +)) ms vs \(rendered) ms")
     }
 
+    @Test func aNonSustainedEventFadesInTheWaveformAndItEndsWithTheFade() throws {
+        // Sustained 0, DecayTime 0.5: the event fades out over 0.5 s of its 1 s.
+        let ahap = try scratch.write(
+            "fade.ahap",
+            #"""
+            {"Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 1,
+              "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1},
+                                  {"ParameterID": "DecayTime", "ParameterValue": 0.5},
+                                  {"ParameterID": "Sustained", "ParameterValue": 0}]}}]}
+            """#)
+        let result = try Haptic.run(["convert", ahap, "-o", scratch.path("f.json"), "--to", "android", "--check"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(filePath: scratch.path("f.json"))))
+        let effect = try #require(json as? [String: Any])
+        let amplitudes = try #require(effect["amplitudes"] as? [Int])
+        let timings = try #require(effect["timings"] as? [Int])
+        #expect(amplitudes.first == 255)
+        #expect(zip(amplitudes, amplitudes.dropFirst()).allSatisfy { $0 > $1 }, "\(amplitudes)")
+        #expect(amplitudes.last.map { $0 > 0 } == true)
+        // No vibration after the fade: the waveform ends with it, well before EventDuration.
+        let total = timings.reduce(0, +)
+        #expect(total <= 510 && total >= 400, "\(total) ms")
+        // The rendered fade and the waveform's end within 50 ms of each other.
+        let length = try #require(result.stderr.firstMatch(of: /length ([+-]+[0-9.]+) ms/)?.1)
+        #expect(abs(Double(length.replacingOccurrences(of: "+", with: "")) ?? 99) < 50, "\(result.stderr)")
+    }
+
     @Test func transientsBecomeAComposition() throws {
         let ahap = try scratch.write(
             "taps.ahap",

@@ -219,6 +219,52 @@ import Testing
         ],
         frequency: (0..<40).map { .init(time: 0.05 + Double($0) * 0.06, frequency: Float($0 % 7) / 6) })
 
+    @Test func anOpeningHitOnSilenceStillPlaysAndComesBackAsItWas() throws {
+        // AHAP -> .haptic puts a transient before the carrier on a breakpoint of amplitude 0.
+        let clip = HapticClip(amplitude: [
+            .init(time: 0, amplitude: 0, emphasis: .init(amplitude: 0.64, frequency: 0.16)),
+            .init(time: 0.015, amplitude: 0.64), .init(time: 0.265, amplitude: 0),
+        ])
+        let pattern = clip.pattern
+        // The carrier and its intensity curve start half a millisecond in, so the control (0 at
+        // the breakpoint) is not yet in force when the hit plays.
+        let carrier = try #require(pattern.events.first { $0.type == .hapticContinuous })
+        #expect(carrier.time == HapticClip.emphasisLeadIn)
+        let curve = try #require(pattern.parameterCurves.first { $0.id == .hapticIntensityControl })
+        #expect(curve.time == HapticClip.emphasisLeadIn)
+        #expect(abs(curve.controlPoints[0].value - 0.8 * Float(0.0005 / 0.015)) < 1e-4)
+        let hit = try #require(pattern.events.first { $0.type == .hapticTransient })
+        #expect(hit.time == 0 && abs(hit.value(of: .hapticIntensity) - 0.8) < 1e-6)
+        var losses: [ConversionLoss] = []
+        let back = HapticClip(pattern: pattern, losses: &losses)
+        #expect(back.amplitude.map(\.time) == clip.amplitude.map(\.time))
+        for (a, b) in zip(back.amplitude, clip.amplitude) {
+            #expect(abs(a.amplitude - b.amplitude) < 1e-3 && (a.emphasis == nil) == (b.emphasis == nil))
+        }
+        #expect(back.amplitude[0].emphasis.map { abs($0.amplitude - 0.64) < 1e-3 } == true)
+    }
+
+    @Test func aSharpnessSweepClampedAt0And1KeepsItsBends() throws {
+        // Apple's Inflate: carrier sharpness 0.5, control -0.8 to +0.8 over 1.7 s: the played
+        // sharpness is 0 until 0.31875 s, then rises to 1 at 1.38125 s and holds.
+        let pattern = HapticPattern(elements: [
+            .event(
+                HapticEvent(
+                    time: 0, type: .hapticContinuous, duration: 1.7,
+                    parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, 0.5)])),
+            .curve(
+                ParameterCurve(
+                    .hapticSharpnessControl, time: 0,
+                    controlPoints: [.init(time: 0, value: -0.8), .init(time: 1.7, value: 0.8)])),
+        ])
+        var losses: [ConversionLoss] = []
+        let clip = HapticClip(pattern: pattern, losses: &losses)
+        let times = clip.frequency.map(\.time)
+        #expect(times.count == 4)
+        #expect(abs(times[1] - 0.31875) < 1e-6 && abs(times[2] - 1.38125) < 1e-6, "\(times)")
+        #expect(zip(clip.frequency.map(\.frequency), [0, 0, 1, 1] as [Float]).allSatisfy { abs($0 - $1) < 1e-6 })
+    }
+
     @Test func hapticToAHAPToHapticKeepsEveryBreakpointWithin1e3() throws {
         #expect(Self.clip.ahapLosses.map(\.kind) == ["emphasis-scaled"])
         let ahap = AHAP.encode(Self.clip.pattern)

@@ -8,7 +8,7 @@ folder="$1"
 haptic="${2:-.build/release/haptic}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
-find "$folder" -name '*.ahap' -o -name '*.haptic' | sort | while read -r file; do
+find "$folder" -name '*.ahap' -o -name '*.haptic' -o -name '*.vij' | sort | while read -r file; do
 	for target in ahap haptic android; do
 		line="$("$haptic" convert "$file" -o "$work/out" --to "$target" --check 2>&1 | grep 'check:' | sed 's/.*check: //')" || true
 		echo "$(basename "$file") -> $target: ${line:-refused}"

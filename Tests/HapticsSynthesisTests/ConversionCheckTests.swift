@@ -1,0 +1,44 @@
+import HapticsCore
+import HapticsSynthesis
+import Testing
+
+/// `convert --check`'s figures measure the sound, not the waveform's phase.
+@Suite struct ConversionCheckTests {
+    static func buzz(sharpness: Float, tap: Bool = false) -> HapticPattern {
+        var elements: [PatternElement] = [
+            .event(
+                HapticEvent(
+                    time: 0.05, type: .hapticContinuous, duration: 1,
+                    parameters: [.init(.hapticIntensity, 0.7), .init(.hapticSharpness, sharpness)]))
+        ]
+        if tap {
+            elements.append(
+                .event(
+                    HapticEvent(
+                        time: 1.4, type: .hapticTransient,
+                        parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, 1)])))
+        }
+        return HapticPattern(elements: elements)
+    }
+
+    @Test func theSameFlatEnvelopeAtAnotherPitchCorrelatesFully() {
+        // 70 Hz against about 110 Hz: a 5 ms RMS window (what the check used before) follows each
+        // waveform's phase and correlated these at chance level.
+        let check = ConversionCheck(original: Self.buzz(sharpness: 0), converted: Self.buzz(sharpness: 0.3))
+        let correlation = check.envelopeCorrelation ?? 0
+        #expect(correlation > 0.95, "\(correlation)")
+        #expect(check.maxOnsetShiftMilliseconds == 0)
+        // The last audible sample: within a cycle of the lower pitch.
+        #expect(abs(check.lengthDifferenceMilliseconds) < 1000 / 70, "\(check.lengthDifferenceMilliseconds)")
+    }
+
+    @Test func aLostHitAfterTheBuzzShowsInEveryFigure() {
+        let check = ConversionCheck(
+            original: Self.buzz(sharpness: 0.3, tap: true), converted: Self.buzz(sharpness: 0.3))
+        #expect((check.originalOnsets, check.convertedOnsets) == (2, 1))
+        #expect(check.maxOnsetShiftMilliseconds.map { $0 > 300 } == true)
+        #expect(check.lengthDifferenceMilliseconds < -300)
+        let correlation = check.envelopeCorrelation ?? 1
+        #expect(correlation < 0.99, "\(correlation)")
+    }
+}
