@@ -326,26 +326,42 @@ public struct Synthesizer: ~Copyable {
     }
 
     /// Soft limiter, memoryless: |x| <= T passes; above, `T + (1 - T) * u / (1 + u)` with
-    /// `u = (|x| - T) / (1 - T)`, which is smooth at T and never reaches 1.
+    /// `u = (|x| - T) / (1 - T)`, which is smooth at T and never reaches 1 (an infinite sample
+    /// becomes ±1; NaN passes, for the encoders to map to 0).
     @inlinable
     static func limit(_ samples: UnsafeMutablePointer<Float>, count: Int) {
         let threshold = limiterThreshold
-        // Most blocks never reach the threshold: one vectorisable max-abs pass decides.
-        // Compared as bit patterns (sign cleared), which order like the magnitudes they encode
-        // and let the loop vectorise, unlike Float's NaN-aware max.
-        var loudest: UInt32 = 0
-        samples.withMemoryRebound(to: UInt32.self, capacity: count) { bits in
-            for i in 0..<count { loudest = Swift.max(loudest, bits[i] & 0x7FFF_FFFF) }
+        // Eight lanes at a time: most stretches never reach the threshold, and those cost a masked
+        // compare and no store. Loud lanes take the same operations as the scalar tail, lane by
+        // lane (so the same bits). NaN fails `>`, as in the scalar tail, and passes unchanged.
+        var i = 0
+        let raw = UnsafeMutableRawPointer(samples)
+        while i &+ 8 <= count {
+            let x = raw.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            let bits = SIMD8<UInt32>(truncatingIfNeeded: unsafeBitCast(x, to: SIMD8<Int32>.self))
+            let magnitude = unsafeBitCast(bits & 0x7FFF_FFFF, to: SIMD8<Float>.self)
+            let over = magnitude .> threshold
+            if any(over) {
+                let u = (magnitude - threshold) / (1 - threshold)
+                // An infinite sample gives inf / inf here: `.<` is false for it, so it becomes 1.
+                let limited = (threshold + (1 - threshold) * (u / (1 + u))).replacing(
+                    with: 1, where: .!(u .< .infinity))
+                var y = unsafeBitCast(pointwiseMin(limited, SIMD8(repeating: 1)), to: SIMD8<UInt32>.self)
+                y |= bits & 0x8000_0000
+                let result = unsafeBitCast(y, to: SIMD8<Float>.self).replacing(with: x, where: .!over)
+                raw.storeBytes(of: result, toByteOffset: i &* 4, as: SIMD8<Float>.self)
+            }
+            i &+= 8
         }
-        guard loudest > threshold.bitPattern else { return }
-        for i in 0..<count {
+        while i < count {
             let x = samples[i]
             let magnitude = x.magnitude
             if magnitude > threshold {
                 let u = (magnitude - threshold) / (1 - threshold)
-                let y = min(threshold + (1 - threshold) * (u / (1 + u)), 1)
+                let y = u < .infinity ? min(threshold + (1 - threshold) * (u / (1 + u)), 1) : 1
                 samples[i] = x < 0 ? -y : y
             }
+            i &+= 1
         }
     }
 
