@@ -70,11 +70,15 @@ let package = Package(
             resources: [.embedInCode("Presets")]),
         // Core Haptics' two engine enums as Apple declares them: open C enums (docs/corehaptics.md).
         .target(name: "CoreHapticsEnums"),
+        // A stand-in for AVFAudio's AVAudioSession (Linux only), so `import AVFoundation` and session
+        // set-up in app code compile (docs/corehaptics.md). Apple's platforms have the real one.
+        .target(name: "AVFoundation"),
         // Apple's Core Haptics API on the engine: app code compiles unchanged.
         .target(
             name: "CoreHaptics",
             dependencies: [
                 "CoreHapticsEnums", "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsSystem",
+                .target(name: "AVFoundation", condition: .when(platforms: [.linux])),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),

@@ -1,3 +1,5 @@
+// The AVAudioSession stand-in (Linux only): `import CoreHaptics` shows it, as Apple's does.
+@_exported public import AVFoundation
 @_exported public import CoreHapticsEnums
 @_exported public import Foundation
 import Glibc
@@ -353,17 +355,6 @@ public final class CHHapticEngine: Sendable {
 struct AppHandler<Function>: @unchecked Sendable {
     let function: Function
     init(_ function: Function) { self.function = function }
-}
-
-/// A stand-in for AVFAudio's `AVAudioSession`, so `CHHapticEngine(audioSession: .sharedInstance())`
-/// compiles unchanged. Linux has no audio sessions: the engine accepts it and ignores it, and it
-/// offers nothing beyond `sharedInstance()`.
-public final class AVAudioSession: Sendable {
-    private static let shared = AVAudioSession()
-    private init() {}
-
-    /// The process's one session.
-    public class func sharedInstance() -> AVAudioSession { shared }
 }
 
 /// Options of ``CHHapticEngine/registerAudioResource(_:options:)``, with Apple's raw strings.

@@ -7,6 +7,8 @@ func run() async throws {
     guard CHHapticEngine.capabilitiesForHardware().supportsHaptics else {
         throw CHHapticError(.notSupported)
     }
+    // The session set-up of audio apps, then that engine released again.
+    _ = try AudioSessionSetup.makeEngine()
     let controller = try HapticsController()
     do {
         try controller.engine.makePlayer(with: CHHapticPattern(events: [], parameters: []))
