@@ -56,29 +56,22 @@ extension HapticClip {
             if end - t <= 1e-9 { break }
         }
         let sharpness = silent ? [] : frequency.map { (time: $0.time, value: $0.frequency.squareRoot()) }
+        // A tap (an emphasis on its breakpoint, or an impulse of the beta data model) is a
+        // transient at sqrt(amplitude), its sharpness net of the sharpness control in force there.
+        func tap(at time: Double, amplitude: Float, frequency: Float) -> PatternElement {
+            let offset = sharpness.isEmpty ? 0 : Self.interpolate(sharpness, at: time) - base
+            let sharp = min(1, max(0, frequency.squareRoot() - offset))
+            return .event(
+                HapticEvent(
+                    time: time, type: .hapticTransient,
+                    parameters: [.init(.hapticIntensity, amplitude.squareRoot()), .init(.hapticSharpness, sharp)]))
+        }
         for point in amplitude {
             guard let emphasis = point.emphasis else { continue }
-            let intensity = emphasis.amplitude.squareRoot()
-            let offset = sharpness.isEmpty ? 0 : Self.interpolate(sharpness, at: point.time) - base
-            let sharp = min(1, max(0, emphasis.frequency.squareRoot() - offset))
-            elements.append(
-                .event(
-                    HapticEvent(
-                        time: point.time, type: .hapticTransient,
-                        parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, sharp)])))
+            elements.append(tap(at: point.time, amplitude: emphasis.amplitude, frequency: emphasis.frequency))
         }
-        // Impulses (the beta data model's taps) are transients like emphasis, without a breakpoint.
         for impulse in impulses {
-            let offset = sharpness.isEmpty ? 0 : Self.interpolate(sharpness, at: impulse.time) - base
-            let sharp = min(1, max(0, impulse.frequency.squareRoot() - offset))
-            elements.append(
-                .event(
-                    HapticEvent(
-                        time: impulse.time, type: .hapticTransient,
-                        parameters: [
-                            .init(.hapticIntensity, impulse.amplitude.squareRoot()), .init(.hapticSharpness, sharp),
-                        ]
-                    )))
+            elements.append(tap(at: impulse.time, amplitude: impulse.amplitude, frequency: impulse.frequency))
         }
         if !silent {
             elements += Self.curves(.hapticIntensityControl, envelope)

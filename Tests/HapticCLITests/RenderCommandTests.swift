@@ -153,15 +153,22 @@ func longPattern(seconds: Int) -> String {
 
     @Test(arguments: ["clip.haptic", "clip.json"])
     func aClipRendersAudiblyForItsOwnLengthByExtensionOrContent(name: String) throws {
-        let input = try scratch.write(name, Self.clip)
+        // The last breakpoint is at 1.25 s; the carrier's release adds at most 5 ms.
+        try renderAudibly(try scratch.write(name, Self.clip), lasting: 1.25)
+    }
+
+    /// Renders `input`, expects it audible and `seconds` long plus at most the carrier's 5 ms
+    /// release; returns the audio.
+    @discardableResult
+    func renderAudibly(_ input: String, lasting seconds: Double) throws -> AudioClip {
         let out = scratch.path("out.wav")
         let result = try Haptic.run(["render", input, "-o", out])
         #expect(result.status == 0, "\(result.stderr)")
         let audio = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: out))))
-        let seconds = Double(audio.frameCount) / Double(audio.sampleRate)
-        // The last breakpoint is at 1.25 s; the carrier's release adds at most 5 ms.
-        #expect(seconds >= 1.25 && seconds <= 1.255 + 1 / Double(audio.sampleRate), "\(seconds)")
+        let rendered = Double(audio.frameCount) / Double(audio.sampleRate)
+        #expect(rendered >= seconds && rendered <= seconds + 0.005 + 1 / Double(audio.sampleRate), "\(rendered)")
         #expect(AudioAnalysis.peak(audio.samples) > 0.05)
+        return audio
     }
 
     @Test func aV0VIJClipRendersForItsDurationAndLintsWithItsNotes() throws {
@@ -173,13 +180,7 @@ func longPattern(seconds: Int) -> String {
                         "transients": [[{"time": 0.5, "amplitude": 1}, {"time": 0.65, "amplitude": 1}],
                                        [{"time": 0.5, "amplitude": 0.5}, {"time": 0.65, "amplitude": 0.5}]]}}
             """#)
-        let out = scratch.path("old.wav")
-        let result = try Haptic.run(["render", input, "-o", out])
-        #expect(result.status == 0, "\(result.stderr)")
-        let audio = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: out))))
-        let seconds = Double(audio.frameCount) / Double(audio.sampleRate)
-        #expect(seconds >= 0.8 && seconds <= 0.805 + 1 / Double(audio.sampleRate), "\(seconds)")
-        #expect(AudioAnalysis.peak(audio.samples) > 0.05)
+        let audio = try renderAudibly(input, lasting: 0.8)
         // The unmatched transient at 0.65 s is heard: a burst well above the carrier just before.
         func peak(_ from: Double, _ to: Double) -> Float {
             let rate = Double(audio.sampleRate)
