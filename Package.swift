@@ -26,6 +26,10 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(
@@ -54,7 +58,12 @@ let package = Package(
         .target(name: "HapticsTesting", dependencies: ["HapticsEngine", "HapticsSynthesis"]),
         // This repository's own test machinery (audio rig, headless browser, CPU load, PRNG): no product.
         .target(
-            name: "_HapticsTestSupport", dependencies: ["HapticsEngine", "HapticsSynthesis"],
+            name: "_HapticsTestSupport",
+            dependencies: [
+                "HapticsEngine", "HapticsSynthesis",
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/_HapticsTestSupport"),
         .target(
             name: "HapticsReview",
@@ -102,11 +111,26 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
             ]
         ),
+        // Issue 15: `haptic studio`, a local web app (Hummingbird 2 and its WebSocket upgrade; the page
+        // in Web, embedded). Not a product: it is the CLI's, and its HTTP API is the page's, not an app's.
+        .target(
+            name: "HapticsStudio",
+            dependencies: [
+                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsSystem", "HapticsReview",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            resources: [.embedInCode("Web")]
+        ),
         .executableTarget(
             name: "haptic",
             dependencies: [
                 "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "HapticsSystem", "SensoryFeedback",
-                "CupcakeCorner", "OrderEndpoint", "HapticsReview",
+                "CupcakeCorner", "OrderEndpoint", "HapticsReview", "HapticsStudio",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
@@ -175,6 +199,12 @@ let package = Package(
         .testTarget(
             name: "HapticCLITests",
             dependencies: ["haptic", "HapticsSynthesis", "CupcakeCorner", "_HapticsTestSupport"]),
+        .testTarget(
+            name: "HapticsStudioTests",
+            dependencies: [
+                "HapticsStudio", "HapticsCore", "HapticsEngine", "HapticsSynthesis", "_HapticsTestSupport",
+            ]
+        ),
         .testTarget(
             name: "HapticsReviewTests",
             dependencies: [

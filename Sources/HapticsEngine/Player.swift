@@ -25,6 +25,7 @@ public final class Player: Sendable {
         var isMuted = false
         var loopEnabled = false
         var loopEnd = 0.0
+        var loopStart = 0.0
         var playbackRate: Float = 1
         var completionHandler: (@Sendable ((any Error)?) -> Void)?
     }
@@ -163,6 +164,13 @@ public final class Player: Sendable {
         set { update { $0.loopEnd = max(0, newValue.isFinite ? newValue : 0) } }
     }
 
+    /// Where a loop starts again, in pattern seconds (0, the default, is the beginning): with
+    /// ``loopEnd`` it loops a selection. Ignored unless it is before the loop's end.
+    public var loopStart: Double {
+        get { state.withLock { $0.loopStart } }
+        set { update { $0.loopStart = max(0, newValue.isFinite ? newValue : 0) } }
+    }
+
     /// Speed: scales event times and continuous durations (not pitch). Values <= 0 are ignored.
     public var playbackRate: Float {
         get { state.withLock { $0.playbackRate } }
@@ -198,8 +206,10 @@ public final class Player: Sendable {
     private func loopSpec(_ state: State) -> LoopSpec? {
         guard isAdvanced, state.loopEnabled else { return nil }
         let end = state.loopEnd > 0 ? state.loopEnd : state.pattern.duration
-        let seconds = end / Double(state.playbackRate)
-        return LoopSpec(lengthFrames: max(1, engine.format.frame(at: seconds)))
+        let rate = Double(state.playbackRate)
+        let endFrames = max(1, engine.format.frame(at: end / rate))
+        let startFrames = state.loopStart < end ? engine.format.frame(at: state.loopStart / rate) : 0
+        return LoopSpec(startFrames: min(startFrames, endFrames - 1), endFrames: endFrames)
     }
 }
 

@@ -40,9 +40,14 @@ enum CommandTime: Comparable, Sendable {
     }
 }
 
-/// How a looping layer repeats: every `lengthFrames` it starts again from the beginning.
+/// How a looping layer repeats: on reaching `endFrames` into the pattern it starts again from
+/// `startFrames` into it (0: the beginning), one iteration every `endFrames - startFrames` frames.
 struct LoopSpec: Sendable {
-    var lengthFrames: Int64
+    var startFrames: Int64 = 0
+    var endFrames: Int64
+
+    /// Frames per iteration (at least 1).
+    var lengthFrames: Int64 { max(1, endFrames - startFrames) }
 }
 
 /// What the tick knows about one player's layer.
@@ -155,7 +160,8 @@ struct RenderState: ~Copyable {
             layers[layer].pattern = pattern
             layers[layer].loop = loop
             if layers[layer].active, let loop {
-                layers[layer].nextLoopFrame = layers[layer].startFrame + loop.lengthFrames
+                let into = Int64((layers[layer].startOffset * Double(synthesizer.format.sampleRate)).rounded())
+                layers[layer].nextLoopFrame = layers[layer].startFrame + max(1, loop.endFrames - into)
             } else if loop == nil {
                 layers[layer].nextLoopFrame = .max
             }
@@ -181,7 +187,7 @@ struct RenderState: ~Copyable {
         layers[layer].startFrame = frame
         layers[layer].startOffset = offset
         if let loop = layers[layer].loop {
-            let first = max(1, loop.lengthFrames - Int64((offset * rate).rounded()))
+            let first = max(1, loop.endFrames - Int64((offset * rate).rounded()))
             layers[layer].nextLoopFrame = frame + first
             layers[layer].endFrame = .max
         } else {
@@ -222,10 +228,11 @@ struct RenderState: ~Copyable {
             while layers[layer].nextLoopFrame < end, let loop = layers[layer].loop, let pattern = layers[layer].pattern
             {
                 let at = layers[layer].nextLoopFrame
-                synthesizer.start(pattern, layer: layer, atFrame: at, offset: 0)
+                let offset = Double(loop.startFrames) / Double(synthesizer.format.sampleRate)
+                synthesizer.start(pattern, layer: layer, atFrame: at, offset: offset)
                 layers[layer].startFrame = at
-                layers[layer].startOffset = 0
-                layers[layer].nextLoopFrame = at + max(1, loop.lengthFrames)
+                layers[layer].startOffset = offset
+                layers[layer].nextLoopFrame = at + loop.lengthFrames
             }
         }
     }

@@ -9,7 +9,7 @@ struct HapticCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [
             Play.self, Render.self, Lint.self, Info.self, Plot.self, Review.self, Diff.self, Convert.self, Devices.self,
-            Feedback.self, OrderFlow.self,
+            Feedback.self, OrderFlow.self, StudioCommand.self,
         ]
     )
 }

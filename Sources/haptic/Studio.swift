@@ -1,0 +1,109 @@
+import ArgumentParser
+import Dispatch
+import Foundation
+import HapticsEngine
+import HapticsStudio
+import HapticsSystem
+import Synchronization
+
+extension HapticCommand {
+    struct StudioCommand: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "studio",
+            abstract: "Serve a local web studio to see, hear, edit and compare the patterns under some folders.",
+            discussion: """
+                Listens on 127.0.0.1 only and prints one address with a secret token (open it in a \
+                browser on this machine; --open does). Requests without the token, or from another site \
+                or host name, are refused. Plays through --device, else HAPTIC_OUTPUT / HAPTIC_DEVICE / \
+                ALSA's default; the page can also play in the browser. Ctrl-C stops the server. \
+                docs/studio.md describes the page and its API.
+                """)
+
+        @Argument(help: "Folders to serve (default: the current folder).")
+        var folders: [String] = []
+
+        @Option(help: "Port on 127.0.0.1 (0: any free port).")
+        var port: Int = 0
+
+        @Flag(help: "Open the address in the desktop's browser (xdg-open).")
+        var open = false
+
+        @Option(help: "ALSA playback device for the engine (default: HAPTIC_OUTPUT, HAPTIC_DEVICE, else \"default\").")
+        var device: String?
+
+        @Option(help: ArgumentHelp("Output latency in milliseconds.", valueName: "ms"))
+        var latency: Int = 20
+
+        func validate() throws {
+            guard (0...65_535).contains(port) else { throw ValidationError("--port must be 0 to 65535 (got \(port))") }
+            guard (2...2_000).contains(latency) else {
+                throw ValidationError("--latency must be 2 to 2000 ms (got \(latency))")
+            }
+        }
+
+        func run() throws {
+            Interrupts.install()
+            var selection = OutputSelection(environment: ProcessInfo.processInfo.environment)
+            if let device { selection = OutputSelection(destination: .device(device)) }
+            selection.latencyMilliseconds = latency
+            let chosen = selection
+            let studio: Studio
+            do {
+                studio = try Studio(
+                    folders: folders.isEmpty ? ["."] : folders, port: port,
+                    playback: StudioPlayback { try chosen.open() })
+            } catch {
+                throw Terminal.failure(error.description)
+            }
+            let count = studio.files.list().files.count
+            let labels = studio.files.roots.map(\.label).joined(separator: ", ")
+            let open = open
+            let failure = Failure()
+            let done = DispatchSemaphore(value: 0)
+            let server = Task {
+                do {
+                    try await studio.run { url in
+                        let files = "\(count) pattern\(count == 1 ? "" : "s")"
+                        let text =
+                            "haptic studio: serving \(files) under \(labels); plays through \(chosen)\n  \(url)\n"
+                        FileHandle.standardOutput.write(Data(text.utf8))
+                        if open { Self.openBrowser(url) }
+                    }
+                } catch is CancellationError {
+                } catch {
+                    failure.set("\(error)")
+                }
+                done.signal()
+            }
+            Interrupts.onInterrupt { server.cancel() }
+            done.wait()
+            Interrupts.onInterrupt(nil)
+            if let message = failure.message {
+                throw Terminal.failure(
+                    message.contains("Address already in use") ? "port \(port) is in use; try --port 0" : message)
+            }
+            if Interrupts.wasRequested { throw Interrupts.exitCode }
+        }
+
+        /// Hands the address to the desktop; says so when there is no desktop to hand it to.
+        static func openBrowser(_ url: String) {
+            let process = Process()
+            process.executableURL = URL(filePath: "/usr/bin/env")
+            process.arguments = ["xdg-open", url]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            do {
+                try process.run()
+            } catch {
+                Terminal.printError("haptic: cannot open a browser (xdg-open: \(error)); open the address above")
+            }
+        }
+    }
+}
+
+/// The server task's error, read after it ended.
+private final class Failure: Sendable {
+    private let stored = Mutex<String?>(nil)
+    func set(_ message: String) { stored.withLock { $0 = message } }
+    var message: String? { stored.withLock { $0 } }
+}

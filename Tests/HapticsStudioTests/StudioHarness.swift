@@ -1,0 +1,268 @@
+import Foundation
+import HapticsEngine
+import HapticsStudio
+import HapticsSynthesis
+import Synchronization
+import Testing
+import _HapticsTestSupport
+
+/// A studio on a free port over a temporary folder of patterns, its engine writing to a WAV file
+/// paced to real time: what `haptic studio` runs, in the test's process.
+final class StudioHarness: Sendable {
+    let folder: URL
+    let studio: Studio
+    let capture: URL
+    private let server: Task<Void, any Error>
+
+    /// The folder holds `Patterns/examples/*.ahap` (label "pats") plus `files`.
+    init(files: [String: String] = [:]) async throws {
+        folder = FileManager.default.temporaryDirectory.appending(path: "studio-\(UUID().uuidString)/pats")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for name in ["rising-falling.ahap", "sharp-tap.ahap"] {
+            try FileManager.default.copyItem(
+                at: TestFiles.packageRoot.appending(path: "Patterns/examples/\(name)"), to: folder.appending(path: name)
+            )
+        }
+        for (name, text) in files {
+            let url = folder.appending(path: name)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        let capture = folder.deletingLastPathComponent().appending(path: "engine.wav")
+        self.capture = capture
+        let playback = StudioPlayback {
+            let format = AudioFormat(sampleRate: 48_000, channels: 1)
+            let file = try WAVFileOutput(path: capture.path(percentEncoded: false), format: format, sampleFormat: .f32)
+            return PacedOutput(file, bufferFrames: 960)
+        }
+        let studio = try Studio(folders: [folder.path(percentEncoded: false)], playback: playback)
+        self.studio = studio
+        let ready = AsyncStream<String>.makeStream()
+        server = Task { try await studio.run { ready.continuation.yield($0) } }
+        var iterator = ready.stream.makeAsyncIterator()
+        _ = await iterator.next()
+    }
+
+    var port: Int { studio.port }
+    var token: String { studio.token }
+    var origin: String { "http://127.0.0.1:\(port)" }
+
+    func path(_ name: String) -> String { "pats/" + name }
+    func url(_ name: String) -> URL { folder.appending(path: name) }
+
+    func stop() async {
+        server.cancel()
+        _ = try? await server.value
+        try? FileManager.default.removeItem(at: folder.deletingLastPathComponent())
+    }
+
+    /// A request as the page sends it: the token, the right Host, and (for changes) the Origin.
+    func call(_ method: String, _ target: String, json: String? = nil) async throws -> RawHTTP.Response {
+        var headers = [("Host", "127.0.0.1:\(port)"), ("X-Studio-Token", token)]
+        if method != "GET" { headers.append(("Origin", origin)) }
+        if json != nil { headers.append(("Content-Type", "application/json")) }
+        return try await RawHTTP.request(
+            port: port, method: method, target: target, headers: headers, body: json.map { Array($0.utf8) })
+    }
+
+    /// The JSON body of a successful call.
+    func object(_ method: String, _ target: String, json: String? = nil) async throws -> [String: Any] {
+        let response = try await call(method, target, json: json)
+        #expect(response.status == 200, "\(method) \(target): \(response.text)")
+        return try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+    }
+}
+
+/// HTTP/1.1 over a plain socket, so a test controls every byte: a forged Host, a foreign Origin,
+/// no token at all. One request per connection.
+enum RawHTTP {
+    struct Response {
+        var status: Int
+        var headers: [(String, String)]
+        var body: [UInt8]
+
+        var text: String { String(decoding: body, as: UTF8.self) }
+
+        func header(_ name: String) -> String? {
+            headers.first { $0.0.lowercased() == name.lowercased() }?.1
+        }
+
+        func headers(_ name: String) -> [String] {
+            headers.filter { $0.0.lowercased() == name.lowercased() }.map(\.1)
+        }
+    }
+
+    struct Failure: Error, CustomStringConvertible { var description: String }
+
+    /// ``send(port:method:target:headers:body:)`` on a thread of its own: the socket calls block,
+    /// and blocking the test's cooperative threads would starve the server's handlers, which run
+    /// on the same pool.
+    static func request(
+        port: Int, method: String, target: String, headers: [(String, String)], body: [UInt8]? = nil
+    ) async throws -> Response {
+        try await offPool { try send(port: port, method: method, target: target, headers: headers, body: body) }
+    }
+
+    static func send(
+        port: Int, method: String, target: String, headers: [(String, String)], body: [UInt8]? = nil
+    ) throws -> Response {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 30, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw Failure(description: "connect to \(port): \(errno)") }
+        var request = "\(method) \(target) HTTP/1.1\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        if let body { request += "Content-Length: \(body.count)\r\n" }
+        if !headers.contains(where: { $0.0.lowercased() == "connection" }) { request += "Connection: close\r\n" }
+        request += "\r\n"
+        let bytes = Array(request.utf8) + (body ?? [])
+        var sent = 0
+        while sent < bytes.count {
+            let n = bytes[sent...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+            guard n > 0 else { throw Failure(description: "send: \(errno)") }
+            sent += n
+        }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = recv(fd, &chunk, chunk.count, 0)
+            if n <= 0 { break }
+            received.append(contentsOf: chunk[0..<n])
+        }
+        return try parse(received)
+    }
+
+    static func parse(_ bytes: [UInt8]) throws -> Response {
+        let separator: [UInt8] = [13, 10, 13, 10]
+        guard let end = (0..<max(0, bytes.count - 3)).first(where: { Array(bytes[$0..<$0 + 4]) == separator }) else {
+            throw Failure(description: "no HTTP response (\(bytes.count) bytes)")
+        }
+        let head = String(decoding: bytes[0..<end], as: UTF8.self).components(separatedBy: "\r\n")
+        let status = Int(head[0].split(separator: " ")[1]) ?? 0
+        let headers = head.dropFirst().compactMap { line -> (String, String)? in
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            return (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        var body = Array(bytes[(end + 4)...])
+        if headers.contains(where: { $0.0.lowercased() == "transfer-encoding" && $0.1.lowercased() == "chunked" }) {
+            body = dechunk(body)
+        }
+        return Response(status: status, headers: headers, body: body)
+    }
+
+    static func dechunk(_ bytes: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var i = 0
+        while i < bytes.count {
+            guard let lineEnd = (i..<bytes.count - 1).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 }) else {
+                break
+            }
+            let size = Int(String(decoding: bytes[i..<lineEnd], as: UTF8.self), radix: 16) ?? 0
+            if size == 0 { break }
+            out.append(contentsOf: bytes[(lineEnd + 2)..<min(bytes.count, lineEnd + 2 + size)])
+            i = lineEnd + 2 + size + 2
+        }
+        return out
+    }
+}
+
+/// The page's WebSocket as a browser opens it (one Origin, the page's), reading the server's text
+/// frames. Client libraries add their own `Origin` (hummingbird-websocket's client sends
+/// `ws://HOST` as well as any given), which the studio rightly refuses; this client sends exactly
+/// the headers a browser sends.
+final class RawWebSocket: @unchecked Sendable {
+    // @unchecked: used by one thread at a time (the test hands it from the opening call to the reading one).
+
+    let fd: Int32
+    var buffer: [UInt8] = []
+
+    init(port: Int, headers: [(String, String)]) throws {
+        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw RawHTTP.Failure(description: "connect: \(errno)") }
+        var request = "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        request += "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
+        for (name, value) in headers { request += "\(name): \(value)\r\n" }
+        request += "\r\n"
+        _ = Array(request.utf8).withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, 0) }
+        while true {
+            if let end = (0..<max(0, buffer.count - 3)).first(where: {
+                buffer[$0..<$0 + 4].elementsEqual([13, 10, 13, 10])
+            }) {
+                let head = String(decoding: buffer[0..<end], as: UTF8.self)
+                buffer.removeFirst(end + 4)
+                guard head.hasPrefix("HTTP/1.1 101") else {
+                    throw RawHTTP.Failure(description: "upgrade refused: \(head.prefix(40))")
+                }
+                return
+            }
+            guard try fill() else { throw RawHTTP.Failure(description: "closed during the upgrade") }
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Reads more bytes; false at the end of the stream or a timeout.
+    func fill() throws -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 65_536)
+        let n = recv(fd, &chunk, chunk.count, 0)
+        guard n > 0 else { return false }
+        buffer.append(contentsOf: chunk[0..<n])
+        return true
+    }
+
+    /// The next text message, or nil when the socket closed or 10 s passed without one.
+    func next() throws -> String? {
+        while true {
+            if buffer.count >= 2 {
+                let opcode = buffer[0] & 0x0F
+                var length = Int(buffer[1] & 0x7F)
+                var offset = 2
+                if length == 126, buffer.count >= 4 {
+                    length = Int(buffer[2]) << 8 | Int(buffer[3])
+                    offset = 4
+                } else if length == 127, buffer.count >= 10 {
+                    length = buffer[2..<10].reduce(0) { $0 << 8 | Int($1) }
+                    offset = 10
+                }
+                if length < 126 || offset > 2, buffer.count >= offset + length {
+                    let payload = Array(buffer[offset..<offset + length])
+                    buffer.removeFirst(offset + length)
+                    if opcode == 0x8 { return nil }
+                    if opcode == 0x1 { return String(decoding: payload, as: UTF8.self) }
+                    continue
+                }
+            }
+            guard try fill() else { return nil }
+        }
+    }
+}
+
+/// Runs blocking work on a Dispatch thread, off Swift's cooperative pool (which the server shares).
+func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    try await withCheckedThrowingContinuation { continuation in
+        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
+    }
+}
