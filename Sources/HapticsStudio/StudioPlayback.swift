@@ -114,7 +114,9 @@ public final class StudioPlayback: Sendable {
     public func position() -> Position? {
         guard let playing = state.withLock({ $0.current }) else { return nil }
         let now = playing.engine.currentTime
-        let elapsed = max(0, now - playing.startEngineTime) * playing.rate
+        // Before the start is heard (the device buffer and a margin after the request) the time is
+        // below `from`, so a page extrapolating between messages starts its head on the right frame.
+        let elapsed = (now - playing.startEngineTime) * playing.rate
         var time = playing.from + elapsed
         var finished = false
         if playing.loop {

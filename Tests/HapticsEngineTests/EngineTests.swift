@@ -214,6 +214,24 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
         #expect(onsets(rig.samples) == expected)
     }
 
+    @Test func aSelectionLoopsFromItsStartOnExactFrames() throws {
+        let rig = ManualEngineDriver()
+        try rig.engine.start()
+        let player = try rig.engine.makeAdvancedPlayer(
+            HapticPattern(elements: [tap(0), tap(0.1), tap(0.2), tap(0.3), tap(0.4)]))
+        // Loop 0.15 ..< 0.35 (the taps at 0.2 and 0.3), starting there: what the studio's
+        // "loop selection" asks for.
+        player.loopEnabled = true
+        player.loopStart = 0.15
+        player.loopEnd = 0.35
+        try player.seek(toOffset: 0.15)
+        try player.start(atTime: 0.05)
+        rig.advance(by: .seconds(0.75))
+        // From 0.05: taps 0.05 s and 0.15 s in, then the same every 0.2 s (never the taps outside).
+        let expected = [0.10, 0.20, 0.30, 0.40, 0.50, 0.60, 0.70].map { Int(($0 * 48_000).rounded()) }
+        #expect(onsets(rig.samples) == expected)
+    }
+
     @Test func aFasterRateScalesTimesNotPitch() throws {
         let rig = ManualEngineDriver()
         try rig.engine.start()

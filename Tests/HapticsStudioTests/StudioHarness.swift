@@ -44,6 +44,19 @@ final class StudioHarness: Sendable {
         _ = await iterator.next()
     }
 
+    /// Runs `body` with a fresh studio and stops it afterwards, whatever `body` does.
+    static func with<T>(files: [String: String] = [:], _ body: (StudioHarness) async throws -> T) async throws -> T {
+        let studio = try await StudioHarness(files: files)
+        do {
+            let result = try await body(studio)
+            await studio.stop()
+            return result
+        } catch {
+            await studio.stop()
+            throw error
+        }
+    }
+
     var port: Int { studio.port }
     var token: String { studio.token }
     var origin: String { "http://127.0.0.1:\(port)" }

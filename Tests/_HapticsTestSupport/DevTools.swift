@@ -94,6 +94,9 @@ public final class DevToolsPage: Sendable {
             switch value {
             case let nested as [String: Any]: return sendable(nested)
             case let list as [Any]: return list.map { "\($0)" }
+            // Foundation on Linux gives JSON's true and false as __NSCFBoolean, which also casts to
+            // Bool from any NSNumber; its class name is what tells them apart.
+            case let number as NSNumber where "\(type(of: number))" == "__NSCFBoolean": return number.boolValue
             case let number as NSNumber: return number.doubleValue
             case let string as String: return string
             default: return "\(value)"
@@ -134,8 +137,13 @@ public final class DevToolsPage: Sendable {
     public func waitFor(_ condition: String, timeout: Double = 10) async throws {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while ContinuousClock.now < deadline {
-            if let value = try? await evaluate("!!(\(condition))") as? Bool, value { return }
-            try await Task.sleep(for: .milliseconds(20))
+            if let value = try? await number("(\(condition)) ? 1 : 0"), value == 1 { return }
+            do {
+                try await Task.sleep(for: .milliseconds(20))
+            } catch {
+                let log = console.withLock { $0.suffix(10).joined(separator: "\n") }
+                throw Failure(description: "cancelled while waiting for \(condition)\n\(log)")
+            }
         }
         let log = console.withLock { $0.suffix(10).joined(separator: "\n") }
         throw Failure(
@@ -282,9 +290,25 @@ public enum DevTools {
                 log: "no DevToolsActivePort within 10 s")
         }
         let url = "ws://127.0.0.1:\(lines[0])\(lines[1])"
-        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let outcome = Outcome<T>()
         var logger = Logger(label: "devtools")
         logger.logLevel = .critical
+        // The client may report the closing of a connection the test was done with (a
+        // CancellationError from its close handshake); once the body has an outcome that is not news.
+        do {
+            try await connect(url: url, size: size, logger: logger, outcome: outcome, body)
+        } catch  where outcome.result != nil {
+        }
+        guard let result = outcome.result else {
+            throw DevToolsPage.Failure(description: "the DevTools connection closed before the test ran")
+        }
+        return try result.get()
+    }
+
+    static func connect<T: Sendable>(
+        url: String, size: (width: Int, height: Int), logger: Logger, outcome: Outcome<T>,
+        _ body: @escaping @Sendable (DevToolsPage) async throws -> T
+    ) async throws {
         try await WebSocketClient.connect(
             url: url, configuration: .init(maxFrameSize: 1 << 26), logger: logger
         ) { inbound, outbound, _ in
@@ -295,8 +319,10 @@ public enum DevTools {
                     while let message = try await messages.next() {
                         if case .text(let text) = message { page.receive(text) }
                     }
+                    page.console.withLock { $0.append("devtools: inbound ended") }
                     page.failAll(DevToolsPage.Failure(description: "Chromium closed the DevTools connection"))
                 } catch {
+                    page.console.withLock { $0.append("devtools: inbound failed: \(error)") }
                     page.failAll(error)
                 }
             }
@@ -312,16 +338,22 @@ public enum DevTools {
                     "Emulation.setDeviceMetricsOverride",
                     ["width": size.width, "height": size.height, "deviceScaleFactor": 1, "mobile": false])
                 let value = try await body(page)
-                outcome.withLock { $0 = .success(value) }
+                outcome.set(.success(value))
+            } catch is CancellationError {
+                let log = page.consoleMessages.suffix(10).joined(separator: "\n")
+                outcome.set(.failure(DevToolsPage.Failure(description: "cancelled\n\(log)")))
             } catch {
-                outcome.withLock { $0 = .failure(error) }
+                outcome.set(.failure(error))
             }
             // Returning from the handler closes the connection.
             reader.cancel()
         }
-        guard let result = outcome.withLock({ $0 }) else {
-            throw DevToolsPage.Failure(description: "the DevTools connection closed before the test ran")
-        }
-        return try result.get()
     }
+}
+
+/// How the test body ended, shared with the connection's handler.
+final class Outcome<T: Sendable>: Sendable {
+    private let stored = Mutex<Result<T, any Error>?>(nil)
+    var result: Result<T, any Error>? { stored.withLock { $0 } }
+    func set(_ result: Result<T, any Error>) { stored.withLock { $0 = result } }
 }

@@ -483,8 +483,10 @@ async function playEngine(fromTime) {
   if (fromTime !== undefined) options.from = fromTime;
   try {
     const result = await api("POST", "/api/play", { path: state.path, ahap: playSource(), ...options });
+    const source = playSource() === state.ahap ? state.view : state.compare.view;
     state.playhead = { mode: "engine", id: result.id, time: options.from, at: performance.now(), rate: options.rate,
-      from: options.from, to: options.to, loop: options.loop, playing: true, messages: 0 };
+      from: options.from, to: options.to, end: options.to ?? source?.duration ?? Infinity, loop: options.loop,
+      playing: true, messages: 0 };
     status(`playing through the engine${options.loop ? " (looping)" : ""}`);
     animate();
   } catch (error) {
@@ -543,7 +545,7 @@ function playheadTime() {
   // Between the engine's messages (about every 16 ms) the head moves on at the play rate.
   let t = p.time + (performance.now() - p.at) / 1000 * p.rate;
   if (p.loop && p.to !== undefined && t >= p.to) t = p.from + ((t - p.to) % Math.max(1e-6, p.to - p.from));
-  return t;
+  return Math.max(p.from, p.loop ? t : Math.min(t, p.end));
 }
 
 function animate() {
@@ -1018,5 +1020,8 @@ async function start() {
   }
   draw();
 }
+
+// For tests and the benchmark: where things are drawn, and where the head is.
+Object.assign(window.studio, { x, laneY, timeAt, playheadTime, LANES, LEFT });
 
 start();
