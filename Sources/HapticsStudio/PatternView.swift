@@ -29,13 +29,16 @@ package enum PatternView {
     /// pattern, or (when it did not decode) `fallback`, the JSON the page sent, so an edit that
     /// broke the pattern is shown with its findings rather than lost.
     package static func make(
-        path: String, file: (version: String, text: String)?, analysis: Analysis, fallback: JSONValue? = nil,
+        path: String, file: (version: String, text: String?)?, analysis: Analysis, fallback: JSONValue? = nil,
         locatesLines: Bool, milliseconds: Double
     ) -> JSONValue {
         var view: OrderedDictionary<String, JSONValue> = [
             "path": .string(path), "format": .string(StudioFiles.format(of: path)),
-            "version": file.map { .string($0.version) } ?? .null, "text": file.map { .string($0.text) } ?? .null,
+            "version": file.map { .string($0.version) } ?? .null,
         ]
+        // The file's text is asked for (`text=1`): for a 1,000-event file it is half a megabyte the
+        // page does not need to draw or edit.
+        if let text = file?.text { view["text"] = .string(text) }
         if let pattern = analysis.pattern {
             let written = AHAP.encode(pattern)
             view["ahap"] = (try? JSONParser.parse(written).root.value) ?? .null

@@ -106,7 +106,8 @@ public final class Studio: Sendable {
             let path = try Self.query(request, "path")
             let bytes = try files.read(path)
             watcher.watch(path, version: StudioFiles.version(of: bytes))
-            return Self.json(view(path: path, fileBytes: bytes, edited: nil))
+            let withText = request.uri.queryParameters.get("text") == "1"
+            return Self.json(view(path: path, fileBytes: bytes, edited: nil, withText: withText))
         }
         router.post("/api/analyze") { [self] request, _ in
             let body = try await Self.body(request)
@@ -164,7 +165,7 @@ public final class Studio: Sendable {
     }
 
     /// The view of the file at `path`, or of an edit of it (`edited`, the page's AHAP JSON).
-    func view(path: String, fileBytes: [UInt8]?, edited: JSONValue?) -> JSONValue {
+    func view(path: String, fileBytes: [UInt8]?, edited: JSONValue?, withText: Bool = false) -> JSONValue {
         let started = ContinuousClock.now
         let bytes = edited.map { Array($0.jsonText.utf8) } ?? fileBytes ?? []
         // An edit is always AHAP JSON, whatever the file's format.
@@ -172,16 +173,17 @@ public final class Studio: Sendable {
         let elapsed = ContinuousClock.now - started
         return view(
             path: path, fileBytes: fileBytes, edited: edited, analysis: analysis, locatesLines: edited == nil,
+            withText: withText,
             milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
     }
 
     func view(
         path: String, fileBytes: [UInt8]?, edited: JSONValue?, analysis: PatternView.Analysis, locatesLines: Bool,
-        milliseconds: Double = 0
+        withText: Bool = false, milliseconds: Double = 0
     ) -> JSONValue {
         PatternView.make(
             path: path,
-            file: fileBytes.map { (StudioFiles.version(of: $0), String(decoding: $0, as: UTF8.self)) },
+            file: fileBytes.map { (StudioFiles.version(of: $0), withText ? String(decoding: $0, as: UTF8.self) : nil) },
             analysis: analysis, fallback: edited, locatesLines: locatesLines, milliseconds: milliseconds)
     }
 

@@ -16,9 +16,11 @@ import _HapticsTestSupport
 struct Bench: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "haptic-bench",
-        abstract: "Measure the real-time engine: timer lateness, start latency, CPU, many players, feedback latency.",
+        abstract:
+            "Measure the real-time engine (timer lateness, start latency, CPU, many players, feedback latency) and the studio.",
         subcommands: [
             Ticks.self, StartLatency.self, CPU.self, Players.self, FeedbackLatency.self, Controls.self, Idle.self,
+            StudioFigures.self,
         ])
 }
 

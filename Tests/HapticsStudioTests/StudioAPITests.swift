@@ -32,7 +32,9 @@ import Testing
             #expect((effective["times"]?.count ?? 0) > 380, "every 5 ms over 1.9 s, plus the events")
             #expect((view["diagnostics"] as? [Any])?.isEmpty == true)
             let bytes = try Data(contentsOf: studio.url("rising-falling.ahap"))
-            #expect(view["text"] as? String == String(decoding: bytes, as: UTF8.self))
+            #expect(view["text"] == nil, "the text only when asked for")
+            let withText = try await studio.object("GET", "/api/pattern?path=pats/rising-falling.ahap&text=1")
+            #expect(withText["text"] as? String == String(decoding: bytes, as: UTF8.self))
             #expect((view["version"] as? String)?.hasSuffix("-\(bytes.count)") == true)
 
             let bad = try await studio.object("GET", "/api/pattern?path=pats/broken.ahap")

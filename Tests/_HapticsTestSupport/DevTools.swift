@@ -114,6 +114,7 @@ public final class DevToolsPage: Sendable {
 
     /// The value of a JavaScript expression (awaited when it is a promise), as JSON gives it back:
     /// Double, String, Bool, or JSON text for objects and arrays (`JSON.stringify` them yourself).
+    @discardableResult
     public func evaluate(_ expression: String) async throws -> (any Sendable)? {
         let result = try await send(
             "Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])

@@ -542,8 +542,9 @@ function playheadTime() {
     return Math.min(t, p.to);
   }
   if (!p.playing) return p.time;
-  // Between the engine's messages (about every 16 ms) the head moves on at the play rate.
-  let t = p.time + (performance.now() - p.at) / 1000 * p.rate;
+  // Between the engine's messages (about every 16 ms) the head follows the engine's clock.
+  let t = p.startEngine === undefined ? p.from
+    : p.from + (performance.now() / 1000 - p.offset - p.startEngine) * p.rate;
   if (p.loop && p.to !== undefined && t >= p.to) t = p.from + ((t - p.to) % Math.max(1e-6, p.to - p.from));
   return Math.max(p.from, p.loop ? t : Math.min(t, p.end));
 }
@@ -567,6 +568,12 @@ function connectSocket() {
     if (data.type === "playhead") {
       const p = state.playhead;
       if (p && p.mode === "engine" && p.id === data.id) {
+        // The engine clock, mapped to this page's: the smallest (arrival - engineTime) seen is the
+        // offset with the least delay in it, so a message held up in a busy page does not pull
+        // the head back.
+        const offset = performance.now() / 1000 - data.engineTime;
+        p.offset = p.offset === undefined ? offset : Math.min(p.offset, offset);
+        p.startEngine = data.engineTime - (data.time - p.from) / p.rate;
         p.time = data.time;
         p.at = performance.now();
         p.playing = data.playing;
