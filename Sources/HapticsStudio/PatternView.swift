@@ -2,6 +2,7 @@ import Foundation
 package import HapticsCore
 import HapticsEngine
 import HapticsReview
+import HapticsSynthesis
 import OrderedCollections
 
 /// What the page draws for one pattern: the pattern as the project's AHAP writer writes it, its
@@ -49,6 +50,7 @@ package enum PatternView {
             view["parameters"] = .array(parameters)
             view["curves"] = .array(curves)
             view["effective"] = effective(pattern)
+            view["waveform"] = waveform(pattern)
         } else {
             view["ahap"] = fallback ?? .null
             view["duration"] = .number(0)
@@ -57,6 +59,7 @@ package enum PatternView {
             view["parameters"] = .array([])
             view["curves"] = .array([])
             view["effective"] = .object(["times": .array([]), "intensity": .array([]), "sharpness": .array([])])
+            view["waveform"] = .object(["seconds": .number(0), "min": .array([]), "max": .array([])])
         }
         view["diagnostics"] = .array(
             analysis.findings.map { finding(for: $0, in: analysis.pattern, locatesLines: locatesLines) })
@@ -131,6 +134,45 @@ package enum PatternView {
             "times": .array(samples.map { rounded($0.time, 1e6) }),
             "intensity": .array(samples.map { rounded(Double($0.intensity), 1e4) }),
             "sharpness": .array(samples.map { rounded(Double($0.sharpness), 1e4) }),
+        ])
+    }
+
+    /// Columns of the rendered waveform the page draws (as `haptic plot` draws it).
+    static let waveformColumns = 2_000
+    /// Longest stretch rendered for the drawing; the page says when a pattern is longer.
+    static let waveformSeconds = 300.0
+
+    /// The pattern rendered (default voice, 48 kHz) as the minimum and maximum of each of up to
+    /// ``waveformColumns`` equal stretches: what every edit's re-render gives the page to draw.
+    static func waveform(_ pattern: HapticPattern) -> JSONValue {
+        let format = AudioFormat(sampleRate: 48_000, channels: 1)
+        var renderer = PatternRenderer(pattern: pattern, format: format)
+        let frames = Int(min(renderer.frameCount, Int64(waveformSeconds * 48_000)))
+        guard frames > 0 else { return .object(["seconds": .number(0), "min": .array([]), "max": .array([])]) }
+        let columns = min(waveformColumns, frames)
+        var low = [Float](repeating: .infinity, count: columns)
+        var high = [Float](repeating: -.infinity, count: columns)
+        var block = [Float](repeating: 0, count: 8_192)
+        var done = 0
+        block.withUnsafeMutableBufferPointer { block in
+            while done < frames {
+                let count = renderer.render(
+                    into: UnsafeMutableBufferPointer(rebasing: block[..<min(block.count, frames - done)]))
+                guard count > 0 else { break }
+                for i in 0..<count {
+                    let column = (done + i) * columns / frames
+                    low[column] = min(low[column], block[i])
+                    high[column] = max(high[column], block[i])
+                }
+                done += count
+            }
+        }
+        func rounded(_ values: [Float]) -> JSONValue {
+            .array(values.map { .number($0.isFinite ? (Double($0) * 1000).rounded() / 1000 : 0) })
+        }
+        return .object([
+            "seconds": .number(Double(frames) / 48_000), "min": rounded(low), "max": rounded(high),
+            "truncated": .bool(Int64(frames) < renderer.frameCount),
         ])
     }
 

@@ -101,9 +101,20 @@ import _HapticsTestSupport
                 seen.append(try await page.number(count) ?? -1)
                 try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
                 seen.append(try await page.number("studio.state.view.events.length") ?? -1)
+                // A double-click in the curves lane starts an intensity curve there; one more adds a point.
+                let lane =
+                    try await page.string(
+                        "(() => { const r = document.getElementById('timeline').getBoundingClientRect(); return JSON.stringify([r.left + studio.x(0.5), r.top + (studio.LANES.curves[0] + studio.LANES.curves[1]) / 2]); })()"
+                    ) ?? "[0,0]"
+                let point = try #require(try JSONSerialization.jsonObject(with: Data(lane.utf8)) as? [Double])
+                try await page.click(point[0], point[1], count: 2)
+                try await page.click(point[0] + 30, point[1] - 10, count: 2)
+                try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
+                seen.append(try await page.number("studio.state.view.curves.length") ?? -1)
+                seen.append(try await page.number("studio.state.view.curves[0].points.length") ?? -1)
                 return seen
             }
-            #expect(counts == [19, 20, 19, 20, 20])
+            #expect(counts == [19, 20, 19, 20, 20, 1, 3])
         }
     }
 

@@ -20,7 +20,13 @@ import Testing
                 ("GET", "/api/files", [host], nil),
                 ("GET", "/api/pattern?path=pats/sharp-tap.ahap", [host], nil),
                 ("GET", "/?token=0000", [host], nil),
-                ("GET", "/api/files", [host, ("X-Studio-Token", String(studio.token.dropLast()) + "0")], nil),
+                (
+                    "GET", "/api/files",
+                    [
+                        host,
+                        ("X-Studio-Token", String(studio.token.dropLast()) + (studio.token.hasSuffix("0") ? "1" : "0")),
+                    ], nil
+                ),
                 ("GET", "/api/files", [host, ("Cookie", "haptic-studio=\(String(repeating: "a", count: 64))")], nil),
                 (
                     "PUT", "/api/pattern?path=pats/sharp-tap.ahap", [host, origin],

@@ -5,7 +5,7 @@
 
 const $ = (id) => document.getElementById(id);
 const LEFT = 44; // pixels for the lane labels
-const LANES = { intensity: [10, 150], sharpness: [166, 276], curves: [292, 346], axis: [350, 380] };
+const LANES = { intensity: [10, 130], sharpness: [142, 226], waveform: [238, 292], curves: [304, 346], axis: [350, 380] };
 const MULTIPLICATIVE = new Set(["HapticIntensityControl", "AudioVolumeControl"]);
 const DEFAULTS = { HapticIntensity: 1, HapticSharpness: 0.5, AudioVolume: 0.75 };
 
@@ -653,7 +653,7 @@ function draw() {
   for (const [name, [top, bottom]] of Object.entries(LANES)) {
     if (name === "axis") continue;
     g.strokeRect(LEFT + 0.5, top + 0.5, w - LEFT - 8, bottom - top);
-    g.fillText(name === "curves" ? "curves" : name.slice(0, 9), 4, top + 12);
+    g.fillText(name, 4, top + 12);
   }
   const step = niceStep(t1 - t0);
   g.textAlign = "center";
@@ -691,6 +691,25 @@ function draw() {
     drawSeries(other.times, other.intensity, "intensity", "#cfe6ff", false, t0, t1);
     drawSeries(other.times, other.sharpness, "sharpness", "#ffe0b8", false, t0, t1);
     g.setLineDash([]);
+  }
+
+  // The rendered waveform (each edit is rendered again by the server), min and max per column.
+  const wave = state.view?.waveform;
+  if (wave && wave.min.length) {
+    const [top, bottom] = LANES.waveform;
+    const mid = (top + bottom) / 2, half = (bottom - top) / 2;
+    const perColumn = wave.seconds / wave.min.length;
+    g.strokeStyle = "#7fd1a0";
+    g.lineWidth = 1;
+    g.beginPath();
+    const first = Math.max(0, Math.floor(t0 / perColumn)), last = Math.min(wave.min.length - 1, Math.ceil(t1 / perColumn));
+    for (let i = first; i <= last; i += 1) {
+      const px = Math.round(x(i * perColumn)) + 0.5;
+      g.moveTo(px, mid - clamp(wave.max[i], -1, 1) * half);
+      g.lineTo(px, mid - clamp(wave.min[i], -1, 1) * half + 0.5);
+    }
+    g.stroke();
+    if (wave.truncated) { g.fillStyle = color("--muted"); g.fillText(`waveform: first ${wave.seconds} s`, LEFT + 6, top + 12); }
   }
 
   // Events from the local AHAP (so an edit shows before the server has answered).
@@ -940,8 +959,43 @@ canvas.addEventListener("wheel", (event) => {
 
 canvas.addEventListener("dblclick", (event) => {
   const { px, py } = pointer(event);
-  if (laneAt(py) === "intensity" && !hitTest(px, py)) addEvent(event.altKey ? "HapticContinuous" : "HapticTransient", timeAt(px));
+  const lane = laneAt(py);
+  if (lane === "intensity" && !hitTest(px, py)) addEvent(event.altKey ? "HapticContinuous" : "HapticTransient", timeAt(px));
+  if (lane === "curves" && !hitTest(px, py)) addCurvePoint(timeAt(px), py);
 });
+
+// A double-click in the curves lane adds a control point to the curve whose span is there (or
+// the nearest one), else starts a HapticIntensityControl curve at that time.
+function addCurvePoint(time, py) {
+  const t = Math.max(0, round(time));
+  const curves = model(state.ahap).curves;
+  let target = curves.find((c) => c.points.length && c.points[0].time <= t && c.points[c.points.length - 1].time >= t);
+  if (!target && curves.length) {
+    target = curves.reduce((best, c) => {
+      const d = Math.min(...c.points.map((p) => Math.abs(p.time - t)));
+      return !best || d < best.d ? { c, d } : best;
+    }, null).c;
+  }
+  edit((ahap) => {
+    if (target) {
+      const curve = ahap.Pattern[target.index].ParameterCurve;
+      const [lo, hi] = curveRange(curve.ParameterID);
+      const points = curve.ParameterCurveControlPoints;
+      const relative = round(Math.max(0, t - (+curve.Time || 0)));
+      const at = points.findIndex((p) => p.Time > relative);
+      const point = { Time: relative, ParameterValue: round(clamp(laneValue("curves", py, lo, hi), lo, hi), 3) };
+      if (at < 0) points.push(point); else points.splice(at, 0, point);
+      state.selection = { kind: "point", index: target.index, point: at < 0 ? points.length - 1 : at };
+    } else {
+      const value = round(clamp(laneValue("curves", py, 0, 1), 0, 1), 3);
+      ahap.Pattern = ahap.Pattern || [];
+      ahap.Pattern.push({ ParameterCurve: { ParameterID: "HapticIntensityControl", Time: t,
+        ParameterCurveControlPoints: [{ Time: 0, ParameterValue: value }, { Time: 0.1, ParameterValue: value }] } });
+      state.selection = { kind: "point", index: ahap.Pattern.length - 1, point: 0 };
+    }
+  });
+  renderInspector();
+}
 
 window.addEventListener("keydown", (event) => {
   const typing = event.target instanceof HTMLInputElement || event.target instanceof HTMLSelectElement;
