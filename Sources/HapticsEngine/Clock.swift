@@ -126,6 +126,177 @@ public final class DispatchTickSource: TickSource {
     private static let onQueueKey = DispatchSpecificKey<Bool>()
 }
 
+/// The engine's default tick source: a thread of its own that sleeps until the next tick on a
+/// condition variable (an absolute `CLOCK_MONOTONIC` deadline) and runs each tick with
+/// `queue.sync`, which libdispatch runs inline on the calling thread when the queue is free.
+///
+/// One wake-up per tick. A `DispatchSourceTimer` costs two (libdispatch's manager thread wakes on
+/// the timer, then hands the handler to a worker), which measured about 1% of a core at 5 ms
+/// ticks on a virtual machine, with the engine's own work adding nothing measurable
+/// (BENCHMARKS.md, "CPU while playing"). Suspended, the thread waits on the condition with no
+/// deadline: no wake-ups at all until ``resume()``, ``kick()`` or ``stop()``.
+///
+/// ```swift
+/// let ticks = ThreadTickSource()
+/// ticks.start(intervalNanoseconds: 5_000_000) { render() }   // on `ticks.queue`
+/// ticks.kick()      // once more, now, in order with the ticks
+/// ticks.stop()      // no call running or to come once it returns
+/// ```
+public final class ThreadTickSource: TickSource {
+    /// The serial queue every tick runs on (inline, on the tick thread); the engine's render
+    /// state belongs to it.
+    public let queue: DispatchQueue
+    private let label: String
+    // A pthread mutex and condition variable (not Swift's Mutex: the condition needs the mutex),
+    // allocated once so their addresses never move; they are thread-safe by construction.
+    nonisolated(unsafe) private let lock: UnsafeMutablePointer<pthread_mutex_t>
+    nonisolated(unsafe) private let wake: UnsafeMutablePointer<pthread_cond_t>
+    // Guarded by `lock`.
+    nonisolated(unsafe) private var shared = Shared()
+
+    private struct Shared {
+        var handler: (@Sendable () -> Void)?
+        var interval: UInt64 = 0
+        var next: UInt64 = 0
+        var suspended = false
+        var kicks = 0
+        /// Which thread may run: a thread leaves its loop once this is no longer its own.
+        var generation = 0
+        var thread: ThreadBox?
+    }
+
+    public init(label: String = "swift-haptics.engine") {
+        self.label = label
+        queue = DispatchQueue(label: label, qos: .userInteractive)
+        queue.setSpecific(key: Self.onQueueKey, value: true)
+        lock = .allocate(capacity: 1)
+        pthread_mutex_init(lock, nil)
+        wake = .allocate(capacity: 1)
+        var attributes = pthread_condattr_t()
+        pthread_condattr_init(&attributes)
+        pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
+        pthread_cond_init(wake, &attributes)
+        pthread_condattr_destroy(&attributes)
+    }
+
+    deinit {
+        stop()
+        pthread_cond_destroy(wake)
+        pthread_mutex_destroy(lock)
+        wake.deallocate()
+        lock.deallocate()
+    }
+
+    private func locked<T>(_ body: (inout Shared) -> T) -> T {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return body(&shared)
+    }
+
+    public func start(intervalNanoseconds: UInt64, handler: @escaping @Sendable () -> Void) {
+        let box = ThreadBox()
+        let generation = locked { shared -> Int? in
+            shared.handler = handler
+            shared.interval = max(1, intervalNanoseconds)
+            shared.next = MonotonicClock().nanoseconds
+            shared.suspended = false
+            pthread_cond_broadcast(wake)
+            guard shared.thread == nil else { return nil }
+            shared.generation += 1
+            shared.thread = box
+            return shared.generation
+        }
+        guard let generation else { return }
+        let thread = Thread { [self] in
+            run(generation)
+            box.finished.signal()
+        }
+        thread.name = label + ".tick"
+        thread.qualityOfService = .userInteractive
+        thread.start()
+    }
+
+    /// The tick thread's loop: a pending kick, else the next deadline, else wait.
+    private func run(_ generation: Int) {
+        pthread_mutex_lock(lock)
+        while shared.generation == generation {
+            guard let handler = shared.handler else {
+                pthread_cond_wait(wake, lock)
+                continue
+            }
+            let now = MonotonicClock().nanoseconds
+            if shared.kicks > 0 || (!shared.suspended && now >= shared.next) {
+                if shared.kicks > 0 {
+                    shared.kicks -= 1
+                } else {
+                    // Late by more than a period (the thread was starved): start counting again
+                    // from now rather than firing the missed ticks back to back.
+                    shared.next =
+                        now &- shared.next >= shared.interval ? now &+ shared.interval : shared.next &+ shared.interval
+                }
+                pthread_mutex_unlock(lock)
+                queue.sync { handler() }
+                pthread_mutex_lock(lock)
+                continue
+            }
+            if shared.suspended {
+                pthread_cond_wait(wake, lock)
+            } else {
+                var deadline = timespec(
+                    tv_sec: Int(shared.next / 1_000_000_000), tv_nsec: Int(shared.next % 1_000_000_000))
+                pthread_cond_timedwait(wake, lock, &deadline)
+            }
+        }
+        pthread_mutex_unlock(lock)
+    }
+
+    public func kick() {
+        locked { shared in
+            guard shared.handler != nil else { return }
+            shared.kicks += 1
+            pthread_cond_broadcast(wake)
+        }
+    }
+
+    /// No wake-ups until ``resume()`` (a ``kick()`` still runs the handler once).
+    public func suspend() {
+        locked { $0.suspended = true }
+    }
+
+    public func resume() {
+        locked { shared in
+            guard shared.suspended else { return }
+            shared.suspended = false
+            shared.next = MonotonicClock().nanoseconds
+            pthread_cond_broadcast(wake)
+        }
+    }
+
+    public func stop() {
+        let thread = locked { shared -> ThreadBox? in
+            defer {
+                shared.thread = nil
+                shared.handler = nil
+                shared.kicks = 0
+            }
+            shared.generation += 1
+            pthread_cond_broadcast(wake)
+            return shared.thread
+        }
+        // From inside a tick the thread ends when the tick returns; from anywhere else, wait for it
+        // (and so for a tick running right now).
+        guard let thread, DispatchQueue.getSpecific(key: Self.onQueueKey) == nil else { return }
+        thread.finished.wait()
+    }
+
+    private static let onQueueKey = DispatchSpecificKey<Bool>()
+}
+
+/// Signals when the tick thread has left its loop.
+private final class ThreadBox: Sendable {
+    let finished = DispatchSemaphore(value: 0)
+}
+
 /// Holds the timer so it can live in a `Mutex`.
 // @unchecked: the DispatchSourceTimer is only made, cancelled and replaced through this box,
 // under the Mutex.

@@ -58,6 +58,21 @@ struct DeviceArguments: ParsableArguments {
     @Option(help: "Busy-loop processes to run meanwhile (2 = both cores busy).")
     var load = 0
 
+    @Option(
+        help:
+            "What drives the engine's ticks: thread (the default, ThreadTickSource) or dispatch (a DispatchSourceTimer)."
+    )
+    var timer = "thread"
+
+    func validate() throws {
+        guard ["thread", "dispatch"].contains(timer) else { throw ValidationError("--timer is thread or dispatch") }
+    }
+
+    /// The tick source `--timer` names.
+    func tickSource(label: String) -> any TickSource {
+        timer == "dispatch" ? DispatchTickSource(label: label) : ThreadTickSource(label: label)
+    }
+
     func open() throws -> any AudioOutput {
         if device == "paced-null" {
             let format = AudioFormat()
@@ -78,12 +93,14 @@ struct DeviceArguments: ParsableArguments {
 extension Bench {
     struct Ticks: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Lateness of DispatchTickSource ticks (actual - scheduled): p50, p99, max.")
+            abstract: "Lateness of engine ticks (actual - scheduled): p50, p99, max.")
 
         @Option(help: "How long to measure.") var seconds = 20.0
         @Option(help: ArgumentHelp("Tick interval.", valueName: "ms")) var tick = 4.0
         @Option(help: "Busy-loop processes to run meanwhile.") var load = 0
         @Flag(help: "Ask for SCHED_FIFO on the timer's thread (needs root or CAP_SYS_NICE).") var fifo = false
+        @Option(help: "thread (ThreadTickSource, the engine's default) or dispatch (DispatchTickSource).")
+        var timer = "thread"
 
         func run() throws {
             let interval = UInt64(tick * 1e6)
@@ -94,7 +111,9 @@ extension Bench {
             let wantFIFO = fifo
             let load = try BusyLoops(count: self.load)
             defer { load.stop() }
-            let source = DispatchTickSource(label: "haptic-bench.ticks")
+            let source: any TickSource =
+                timer == "dispatch"
+                ? DispatchTickSource(label: "haptic-bench.ticks") : ThreadTickSource(label: "haptic-bench.ticks")
             let done = DispatchSemaphore(value: 0)
             let start = now()
             source.start(intervalNanoseconds: interval) {
@@ -264,7 +283,8 @@ func loopPlayers(
     _ pattern: String, count: Int, seconds: Double, device: DeviceArguments
 ) throws -> (cpu: Double, wall: Double, underruns: Int) {
     let file = try PatternFile.load(pattern)
-    let engine = HapticEngine(output: try device.open(), configuration: device.configuration)
+    let engine = HapticEngine(
+        output: try device.open(), configuration: device.configuration, ticks: device.tickSource(label: "haptic-bench"))
     let players = try (0..<count).map { _ in try engine.makeAdvancedPlayer(file.pattern, clips: file.clips) }
     try engine.start()
     for (k, player) in players.enumerated() {

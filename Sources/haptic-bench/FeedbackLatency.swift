@@ -17,7 +17,7 @@ extension Bench {
             abstract: "Latency from an observed value's change to the first sample handed to the output.",
             discussion: """
                 A FeedbackTrigger watches an @Observable value; each iteration changes it, runs the \
-                update pass at once, and times until the engine (real DispatchTickSource, output paced \
+                update pass at once, and times until the engine (its real tick source, output paced \
                 to real time, no device) writes the first audible sample of the selection preset.
                 """)
 

@@ -18,7 +18,7 @@ extension Bench {
         @Option(help: "How long to count once the engine is idle.") var seconds = 10.0
 
         func run() throws {
-            let ticks = CountingTicks(DispatchTickSource(label: "haptic-bench.idle"))
+            let ticks = CountingTicks(device.tickSource(label: "haptic-bench.idle"))
             let engine = HapticEngine(output: try device.open(), configuration: device.configuration, ticks: ticks)
             try engine.start()
             let tap = HapticPattern(elements: [.event(HapticEvent(time: 0, type: .hapticTransient))])
