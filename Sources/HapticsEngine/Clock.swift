@@ -126,7 +126,7 @@ public final class DispatchTickSource: TickSource {
     private static let onQueueKey = DispatchSpecificKey<Bool>()
 }
 
-/// The engine's default tick source: a thread of its own that sleeps until the next tick on a
+/// A tick source on a thread of its own, which sleeps until the next tick on a
 /// condition variable (an absolute `CLOCK_MONOTONIC` deadline) and runs each tick with
 /// `queue.sync`, which libdispatch runs inline on the calling thread when the queue is free.
 ///
@@ -135,6 +135,10 @@ public final class DispatchTickSource: TickSource {
 /// ticks on a virtual machine, with the engine's own work adding nothing measurable
 /// (BENCHMARKS.md, "CPU while playing"). Suspended, the thread waits on the condition with no
 /// deadline: no wake-ups at all until ``resume()``, ``kick()`` or ``stop()``.
+///
+/// Not yet the engine's default (`DispatchTickSource` is): through the PulseAudio rig it cut the
+/// CPU of a looping player from 3.6% to 2.7% of a core, but the architecture's Dispatch timer
+/// stays until the real-time suites have soaked it (BENCHMARKS.md, "CPU while playing").
 ///
 /// ```swift
 /// let ticks = ThreadTickSource()
@@ -229,10 +233,10 @@ public final class ThreadTickSource: TickSource {
                 if shared.kicks > 0 {
                     shared.kicks -= 1
                 } else {
-                    // Late by more than a period (the thread was starved): start counting again
-                    // from now rather than firing the missed ticks back to back.
-                    shared.next =
-                        now &- shared.next >= shared.interval ? now &+ shared.interval : shared.next &+ shared.interval
+                    // Late by more than a period (the thread was starved): skip the missed ticks
+                    // rather than firing them back to back, keeping the phase.
+                    let missed = (now &- shared.next) / shared.interval
+                    shared.next &+= (missed &+ 1) &* shared.interval
                 }
                 pthread_mutex_unlock(lock)
                 queue.sync { handler() }

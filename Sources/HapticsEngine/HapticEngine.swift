@@ -112,7 +112,7 @@ public final class HapticEngine: Sendable {
     ///   - ticks: what drives rendering (a `ManualTickSource` in tests).
     public init(
         output: any AudioOutput, configuration: Configuration = Configuration(),
-        clock: any EngineClock = MonotonicClock(), ticks: any TickSource = ThreadTickSource()
+        clock: any EngineClock = MonotonicClock(), ticks: any TickSource = DispatchTickSource()
     ) {
         self.output = output
         self.configuration = configuration

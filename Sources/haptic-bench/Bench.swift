@@ -99,8 +99,8 @@ extension Bench {
         @Option(help: ArgumentHelp("Tick interval.", valueName: "ms")) var tick = 4.0
         @Option(help: "Busy-loop processes to run meanwhile.") var load = 0
         @Flag(help: "Ask for SCHED_FIFO on the timer's thread (needs root or CAP_SYS_NICE).") var fifo = false
-        @Option(help: "thread (ThreadTickSource, the engine's default) or dispatch (DispatchTickSource).")
-        var timer = "thread"
+        @Option(help: "dispatch (DispatchTickSource, the engine's default) or thread (ThreadTickSource).")
+        var timer = "dispatch"
 
         func run() throws {
             let interval = UInt64(tick * 1e6)
