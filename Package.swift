@@ -202,7 +202,8 @@ let package = Package(
         .testTarget(
             name: "HapticsStudioTests",
             dependencies: [
-                "HapticsStudio", "HapticsCore", "HapticsEngine", "HapticsSynthesis", "_HapticsTestSupport",
+                "HapticsStudio", "HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsSystem",
+                "_HapticsTestSupport",
             ]
         ),
         .testTarget(

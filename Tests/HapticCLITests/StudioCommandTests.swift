@@ -1,10 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
-
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
+import _HapticsTestSupport
 
 /// `haptic studio` as a user runs it: one address on standard output, the files served behind
 /// the token, Ctrl-C ends it with 130; a missing folder and a taken port are said in one line.
@@ -60,11 +57,15 @@ import Testing
         }
     }
 
+    // The waits below block (a pipe, a child's exit), so they run off Swift's cooperative pool,
+    // which every other test in the process shares.
+
     @Test(.timeLimit(.minutes(1))) func printsOneAddressServesBehindTheTokenAndStopsOnCtrlC() async throws {
         let scratch = try ScratchFolder()
         _ = try scratch.write("tap.ahap", PlayWatchTests.valid)
         let studio = try Running([scratch.url.path(percentEncoded: false), "--device", "null"])
-        let address = try #require(studio.address(), "no address in: \(studio.text)")
+        let found = try await offPool { studio.address() }
+        let address = try #require(found, "no address in: \(studio.text)")
         #expect(
             studio.text.hasPrefix(
                 "haptic studio: serving 1 pattern under \(scratch.url.lastPathComponent); plays through ALSA device null\n"
@@ -72,32 +73,31 @@ import Testing
         #expect(address.host() == "127.0.0.1")
         let token = try #require(address.query()?.replacingOccurrences(of: "token=", with: ""))
         #expect(token.count == 64)
-
-        var files = URLRequest(url: URL(string: "http://127.0.0.1:\(address.port ?? 0)/api/files")!)
-        let (refused, refusedResponse) = try await URLSession.shared.data(for: files)
-        #expect((refusedResponse as? HTTPURLResponse)?.statusCode == 403)
-        #expect(String(decoding: refused, as: UTF8.self).contains("refused"))
-        files.setValue(token, forHTTPHeaderField: "X-Studio-Token")
-        let (listed, response) = try await URLSession.shared.data(for: files)
-        #expect((response as? HTTPURLResponse)?.statusCode == 200)
-        #expect(String(decoding: listed, as: UTF8.self).contains("/tap.ahap\""))
-
-        #expect(studio.stop() == 130)
+        let port = address.port ?? 0
+        let host = ("Host", "127.0.0.1:\(port)")
+        let refused = try await RawHTTP.request(port: port, method: "GET", target: "/api/files", headers: [host])
+        #expect(refused.status == 403)
+        #expect(refused.text.contains("refused"))
+        let listed = try await RawHTTP.request(
+            port: port, method: "GET", target: "/api/files", headers: [host, ("X-Studio-Token", token)])
+        #expect(listed.status == 200)
+        #expect(listed.text.contains("/tap.ahap\""))
+        #expect(try await offPool { studio.stop() } == 130)
     }
 
-    @Test(.timeLimit(.minutes(1))) func aMissingFolderAndATakenPortAreSaidInOneLine() throws {
+    @Test(.timeLimit(.minutes(1))) func aMissingFolderAndATakenPortAreSaidInOneLine() async throws {
         let missing = try Running(["/no/such/folder"])
-        missing.process.waitUntilExit()
+        try await offPool { missing.process.waitUntilExit() }
         #expect(missing.process.terminationStatus == 1)
         #expect(missing.text.contains("/no/such/folder: no such folder"), "\(missing.text)")
 
         let scratch = try ScratchFolder()
         let first = try Running([scratch.url.path(percentEncoded: false), "--device", "null"])
-        let port = try #require(first.address()?.port)
+        let port = try #require(try await offPool { first.address()?.port })
         let second = try Running([scratch.url.path(percentEncoded: false), "--port", "\(port)", "--device", "null"])
-        second.process.waitUntilExit()
+        try await offPool { second.process.waitUntilExit() }
         #expect(second.process.terminationStatus == 1)
         #expect(second.text.contains("port \(port) is in use; try --port 0"), "\(second.text)")
-        #expect(first.stop(SIGTERM) == 143)
+        #expect(try await offPool { first.stop(SIGTERM) } == 143)
     }
 }

@@ -3,6 +3,7 @@ import HapticsCore
 import HapticsStudio
 import HapticsSynthesis
 import Testing
+import _HapticsTestSupport
 
 /// The server's side of docs/studio.md: views, edits, saves and their conflicts, audio, git,
 /// diffs, and the WebSocket's playhead and file-changed messages, checked on real files.
@@ -131,6 +132,26 @@ import Testing
             #expect(invalid.status == 422, "\(invalid.text)")
             #expect(invalid.text.contains("Pattern[0].Event.Time"))
             #expect(try [UInt8](Data(contentsOf: studio.url("sharp-tap.ahap"))) == onDisk)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aHapticClipIsEditedAsAHAPAndSavedAsAClip() async throws {
+        let clip =
+            #"{"version": {"major": 1}, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": 0.5}, {"time": 0.4, "amplitude": 0.5}]}}}}"#
+        try await StudioHarness.with(files: ["buzz.haptic": clip]) { studio in
+            let view = try await studio.object("GET", "/api/pattern?path=pats/buzz.haptic")
+            #expect(view["format"] as? String == "haptic")
+            let ahap = try #require(view["ahap"] as? [String: Any])
+            #expect((view["duration"] as? Double).map { abs($0 - 0.4) < 0.01 } == true, "\(view["duration"] ?? "")")
+            let body = try JSONSerialization.data(withJSONObject: ["ahap": ahap, "baseVersion": view["version"] ?? ""])
+            let saved = try await studio.object(
+                "PUT", "/api/pattern?path=pats/buzz.haptic", json: String(decoding: body, as: UTF8.self))
+            #expect(saved["losses"] is [Any])
+            // The file is still a clip (not AHAP), and reads back with the same envelope.
+            let written = try [UInt8](Data(contentsOf: studio.url("buzz.haptic")))
+            let decoded = try HapticClip.decode(written, file: "buzz.haptic")
+            #expect(abs(decoded.clip.pattern.duration - 0.4) < 0.01)
+            #expect(String(decoding: written, as: UTF8.self).contains("\"signals\""))
         }
     }
 

@@ -174,4 +174,76 @@ import _HapticsTestSupport
             #expect(saved.events[3].time == 0.31, "the page's edit won after the user chose it")
         }
     }
+
+    @Test(.timeLimit(.minutes(2))) func hoverReadsValuesZoomKeepsThePointAndCompareShowsTheCommit() async throws {
+        try await StudioHarness.with { studio in
+            let folder = studio.folder.path(percentEncoded: false)
+            for command in [
+                ["init", "-q"], ["add", "rising-falling.ahap"],
+                ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"],
+            ] {
+                let git = Process()
+                git.executableURL = URL(filePath: "/usr/bin/env")
+                git.arguments = ["git", "-C", folder] + command
+                try git.run()
+                git.waitUntilExit()
+            }
+            let result = try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                // Hover the loudest tap: the readout gives its time and the effective values there.
+                let (x, y) = try await Self.handle(of: 10, page)
+                try await page.send("Input.dispatchMouseEvent", ["type": "mouseMoved", "x": x, "y": y + 40])
+                let readout = try await page.string("document.getElementById('readout').textContent") ?? ""
+                // Zoom in around the pointer: the time under it stays put.
+                let before =
+                    try await page.number(
+                        "studio.timeAt(\(x) - document.getElementById('timeline').getBoundingClientRect().left)") ?? -1
+                let sppBefore = try await page.number("studio.state.viewport.spp") ?? 0
+                try await page.send(
+                    "Input.dispatchMouseEvent",
+                    ["type": "mouseWheel", "x": x, "y": y + 40, "deltaX": 0, "deltaY": -100])
+                let spp = try await page.number("studio.state.viewport.spp") ?? 0
+                let after =
+                    try await page.number(
+                        "studio.timeAt(\(x) - document.getElementById('timeline').getBoundingClientRect().left)") ?? -1
+                // Move a tap, then compare with the last commit: one difference, listed and shaded.
+                try await page.click(x, y)
+                try await page.press("ArrowRight", modifiers: DevToolsPage.shift)
+                try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
+                try await page.evaluate(
+                    "(() => { const s = document.getElementById('compare'); s.value = 'git'; s.dispatchEvent(new Event('change')); })()"
+                )
+                try await page.waitFor("!document.getElementById('diff-panel').hidden")
+                let diff = try await page.string("document.getElementById('diff').textContent") ?? ""
+                let summary = try await page.string("document.getElementById('diff-summary').textContent") ?? ""
+                return (readout, before, after, spp / sppBefore, diff, summary)
+            }
+            // The readout: the time under the pointer (one pixel is about 2 ms here), the effective
+            // values there, and the element under it.
+            let time = Double(result.0.prefix { $0 != " " }) ?? -1
+            #expect(abs(time - 1.0) < 0.004, "\(result.0)")
+            #expect(result.0.contains(" · intensity ") && result.0.contains(" · sharpness "), "\(result.0)")
+            #expect(result.0.hasSuffix("HapticTransient #10"), "\(result.0)")
+            #expect(
+                abs(result.1 - result.2) < 0.002, "zoom keeps the time under the pointer: \(result.1) -> \(result.2)")
+            #expect(abs(result.3 - 0.8) < 1e-9, "one wheel step zooms in by 0.8: \(result.3)")
+            #expect(result.5 == "— 1 against last commit", "\(result.5)")
+            #expect(result.4.contains("1"), "\(result.4)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func theBrowserPlaysTheRenderWithItsOwnPlayhead() async throws {
+        try await StudioHarness.with { studio in
+            let heads = try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                try await page.press("b")
+                try await page.waitFor("studio.state.playhead && studio.state.playhead.mode === 'browser'")
+                let first = try await page.number("studio.playheadTime()") ?? -1
+                try await Task.sleep(for: .milliseconds(400))
+                let later = try await page.number("studio.playheadTime()") ?? -1
+                return (first, later)
+            }
+            #expect(heads.1 > heads.0 + 0.2, "the head moves with the browser's audio clock: \(heads)")
+        }
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _HapticsTestSupport
 
 /// docs/studio.md, "Security": every way in without the token, from a foreign Origin or Host, or
 /// to a path outside the served folder is refused with 403, serves nothing and changes nothing.
