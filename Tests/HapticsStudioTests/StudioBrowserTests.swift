@@ -177,17 +177,7 @@ import _HapticsTestSupport
 
     @Test(.timeLimit(.minutes(2))) func hoverReadsValuesZoomKeepsThePointAndCompareShowsTheCommit() async throws {
         try await StudioHarness.with { studio in
-            let folder = studio.folder.path(percentEncoded: false)
-            for command in [
-                ["init", "-q"], ["add", "rising-falling.ahap"],
-                ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"],
-            ] {
-                let git = Process()
-                git.executableURL = URL(filePath: "/usr/bin/env")
-                git.arguments = ["git", "-C", folder] + command
-                try git.run()
-                git.waitUntilExit()
-            }
+            try studio.commit(["rising-falling.ahap"])
             let result = try await DevTools.withPage { page in
                 try await Self.open(studio, page)
                 // Hover the loudest tap: the readout gives its time and the effective values there.

@@ -58,6 +58,24 @@ final class StudioHarness: Sendable {
     }
 
     var port: Int { studio.port }
+
+    /// Makes the served folder a git repository with `files` committed.
+    func commit(_ files: [String]) throws {
+        let folder = self.folder.path(percentEncoded: false)
+        for command in [
+            ["init", "-q"], ["add"] + files, ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"],
+        ] {
+            let git = Process()
+            git.executableURL = URL(filePath: "/usr/bin/env")
+            git.arguments = ["git", "-C", folder] + command
+            try git.run()
+            git.waitUntilExit()
+            guard git.terminationStatus == 0 else {
+                throw RawHTTP.Failure(
+                    description: "git \(command.joined(separator: " ")) exited \(git.terminationStatus)")
+            }
+        }
+    }
     var token: String { studio.token }
     var origin: String { "http://127.0.0.1:\(port)" }
 
@@ -98,19 +116,7 @@ final class RawWebSocket: @unchecked Sendable {
     var buffer: [UInt8] = []
 
     init(port: Int, headers: [(String, String)]) throws {
-        fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw RawHTTP.Failure(description: "connect: \(errno)") }
+        fd = try RawHTTP.connect(port: port, timeoutSeconds: 10)
         var request = "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         request += "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }

@@ -36,21 +36,8 @@ public enum RawHTTP {
     public static func send(
         port: Int, method: String, target: String, headers: [(String, String)], body: [UInt8]? = nil
     ) throws -> Response {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
+        let fd = try connect(port: port, timeoutSeconds: 30)
         defer { close(fd) }
-        var timeout = timeval(tv_sec: 30, tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-            }
-        }
-        guard connected == 0 else { throw Failure(description: "connect to \(port): \(errno)") }
         var request = "\(method) \(target) HTTP/1.1\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         if let body { request += "Content-Length: \(body.count)\r\n" }
@@ -71,6 +58,28 @@ public enum RawHTTP {
             received.append(contentsOf: chunk[0..<n])
         }
         return try parse(received)
+    }
+
+    /// A TCP connection to 127.0.0.1:`port` whose reads give up after `timeoutSeconds`.
+    public static func connect(port: Int, timeoutSeconds: Int) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
+        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else {
+            close(fd)
+            throw Failure(description: "connect to \(port): \(errno)")
+        }
+        return fd
     }
 
     static func parse(_ bytes: [UInt8]) throws -> Response {

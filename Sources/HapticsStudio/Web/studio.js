@@ -203,25 +203,19 @@ function setEventParameter(event, id, value) {
   else event.EventParameters.push({ ParameterID: id, ParameterValue: value });
 }
 
-function undo() {
-  if (!state.undo.length) return;
-  state.redo.push(JSON.stringify(state.ahap));
-  state.ahap = JSON.parse(state.undo.pop());
+// Undo and redo: the current pattern goes on one stack, the other stack's top comes back.
+function travel(from, to) {
+  if (!from.length) return;
+  to.push(JSON.stringify(state.ahap));
+  state.ahap = JSON.parse(from.pop());
   state.selection = null;
   setDirty(true);
   draw();
   analyze();
 }
 
-function redo() {
-  if (!state.redo.length) return;
-  state.undo.push(JSON.stringify(state.ahap));
-  state.ahap = JSON.parse(state.redo.pop());
-  state.selection = null;
-  setDirty(true);
-  draw();
-  analyze();
-}
+function undo() { travel(state.undo, state.redo); }
+function redo() { travel(state.redo, state.undo); }
 
 function addEvent(type, time) {
   edit((ahap) => {
