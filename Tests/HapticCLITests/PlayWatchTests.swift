@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 
 /// A running `haptic` whose standard error is read as it arrives.
-final class LiveHaptic {
+final class LiveHaptic: Sendable {
     /// Standard error so far, appended to by the pipe's reader thread.
     final class Collected: Sendable {
         let text = Mutex("")
@@ -13,12 +13,14 @@ final class LiveHaptic {
     private let stderr = Collected()
     private let arrived = DispatchSemaphore(value: 0)
 
-    init(_ arguments: [String]) throws {
+    /// Starts `haptic arguments`; with `standardOutputToo`, standard output is collected with
+    /// standard error (`haptic studio` prints its address there).
+    init(_ arguments: [String], standardOutputToo: Bool = false) throws {
         process.executableURL = Haptic.executable
         process.arguments = arguments
         let pipe = Pipe()
         process.standardError = pipe
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = standardOutputToo ? pipe : FileHandle.nullDevice
         pipe.fileHandleForReading.readabilityHandler = { [stderr, arrived] handle in
             let data = handle.availableData
             guard !data.isEmpty else {
