@@ -19,7 +19,8 @@ extension HapticCommand {
                 docs/studio.md describes the page and its API.
                 """)
 
-        @Argument(help: "Folders to serve (default: the current folder).")
+        @Argument(
+            help: "Folders to serve (default: the current folder); a pattern file serves its folder and opens first.")
         var folders: [String] = []
 
         @Option(help: "Port on 127.0.0.1 (0: any free port).")
@@ -47,14 +48,19 @@ extension HapticCommand {
             if let device { selection = OutputSelection(destination: .device(device)) }
             selection.latencyMilliseconds = latency
             let chosen = selection
+            let (served, opening) = Self.folders(for: folders.isEmpty ? ["."] : folders)
             let studio: Studio
             do {
-                studio = try Studio(
-                    folders: folders.isEmpty ? ["."] : folders, port: port,
-                    playback: StudioPlayback { try chosen.open() })
+                studio = try Studio(folders: served, port: port, playback: StudioPlayback { try chosen.open() })
             } catch {
                 throw Terminal.failure(error.description)
             }
+            // A file named on the command line opens first: the page reads the path after `#`.
+            let fragment =
+                opening.map { index, name in
+                    "#" + (studio.files.roots[index].label + "/" + name).addingPercentEncoding(
+                        withAllowedCharacters: Self.unreserved)!
+                } ?? ""
             let count = studio.files.list().files.count
             let labels = studio.files.roots.map(\.label).joined(separator: ", ")
             let open = open
@@ -62,7 +68,8 @@ extension HapticCommand {
             let done = DispatchSemaphore(value: 0)
             let server = Task {
                 do {
-                    try await studio.run { url in
+                    try await studio.run { address in
+                        let url = address + fragment
                         let files = "\(count) pattern\(count == 1 ? "" : "s")"
                         let text =
                             "haptic studio: serving \(files) under \(labels); plays through \(chosen)\n  \(url)\n"
@@ -83,6 +90,31 @@ extension HapticCommand {
                     message.contains("Address already in use") ? "port \(port) is in use; try --port 0" : message)
             }
             if Interrupts.wasRequested { throw Interrupts.exitCode }
+        }
+
+        /// What a URL fragment may hold unescaped (RFC 3986's unreserved characters).
+        static let unreserved = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
+
+        /// The folders to serve: each folder given, and the folder of each pattern file given (once);
+        /// and the first file given, as the index of its folder and its name.
+        static func folders(for paths: [String]) -> (folders: [String], opening: (Int, String)?) {
+            var folders: [String] = []
+            var opening: (Int, String)?
+            for path in paths {
+                var isFolder: ObjCBool = false
+                let url = URL(filePath: path)
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
+                    StudioFiles.extensions.contains(url.pathExtension.lowercased())
+                else {
+                    folders.append(path)
+                    continue
+                }
+                let folder = url.deletingLastPathComponent().path(percentEncoded: false)
+                let index = folders.firstIndex(of: folder) ?? folders.count
+                if index == folders.count { folders.append(folder) }
+                if opening == nil { opening = (index, url.lastPathComponent) }
+            }
+            return (folders, opening)
         }
 
         /// Hands the address to the desktop; says so when there is no desktop to hand it to.

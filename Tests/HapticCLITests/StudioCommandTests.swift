@@ -38,6 +38,18 @@ import _HapticsTestSupport
         #expect(try await offPool { studio.interrupt() } == 130)
     }
 
+    @Test(.timeLimit(.minutes(1))) func aFileServesItsFolderAndOpensFirst() async throws {
+        let scratch = try ScratchFolder()
+        _ = try scratch.write("a.ahap", PlayWatchTests.valid)
+        let file = try scratch.write("tap.ahap", PlayWatchTests.valid)
+        let studio = try Self.studio([file, "--device", "null"])
+        let found = try await offPool { studio.address() }
+        let address = try #require(found, "no address in: \(studio.text)")
+        #expect(address.fragment(percentEncoded: false) == "\(scratch.url.lastPathComponent)/tap.ahap")
+        #expect(studio.text.contains("serving 2 patterns under \(scratch.url.lastPathComponent);"))
+        #expect(try await offPool { studio.interrupt() } == 130)
+    }
+
     @Test(.timeLimit(.minutes(1))) func aMissingFolderAndATakenPortAreSaidInOneLine() async throws {
         let missing = try Self.studio(["/no/such/folder"])
         try await offPool { missing.process.waitUntilExit() }
