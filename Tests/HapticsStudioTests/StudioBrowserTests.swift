@@ -127,6 +127,8 @@ import _HapticsTestSupport
                 let early = try await page.number("studio.playheadTime()") ?? -1
                 try await page.waitFor("studio.state.playhead.playing === false", timeout: 10)
                 let last = try await page.number("studio.playheadTime()") ?? -1
+                // The head is drawn at the end once the last message has come.
+                try await page.waitFor("document.getElementById('timeline').dataset.playhead === '1.9000'", timeout: 5)
                 let drawn = try await page.string("document.getElementById('timeline').dataset.playhead")
                 return (early, last, drawn)
             }

@@ -573,7 +573,7 @@ function connectSocket() {
         p.playing = data.playing;
         p.messages += 1;
         p.engineTime = data.engineTime;
-        if (!data.playing) status("played to the end");
+        if (!data.playing) { status("played to the end"); draw(); }
       }
     } else if (data.type === "changed" && data.path === state.path) {
       if (data.version === state.base) return; // our own save
