@@ -79,9 +79,11 @@ let package = Package(
             resources: [.embedInCode("Presets")]),
         // Core Haptics' two engine enums as Apple declares them: open C enums (docs/corehaptics.md).
         .target(name: "CoreHapticsEnums"),
-        // A stand-in for AVFAudio's AVAudioSession (Linux only), so `import AVFoundation` and session
-        // set-up in app code compile (docs/corehaptics.md). Apple's platforms have the real one.
-        .target(name: "AVFoundation"),
+        // A stand-in for AVFAudio's AVAudioSession (Linux only), so `import AVFAudio` or
+        // `import AVFoundation` and session set-up in app code compile (docs/corehaptics.md). Apple's
+        // platforms have the real ones. AVFoundation re-exports AVFAudio, as Apple's does.
+        .target(name: "AVFAudio"),
+        .target(name: "AVFoundation", dependencies: ["AVFAudio"]),
         // Apple's Core Haptics API on the engine: app code compiles unchanged.
         .target(
             name: "CoreHaptics",

@@ -9,6 +9,7 @@ func run() async throws {
     }
     // The session set-up of audio apps, then that engine released again.
     _ = try AudioSessionSetup.makeEngine()
+    guard try await AmbientCue().isAmbient else { throw CHHapticError(.invalidAudioSession) }
     let controller = try HapticsController()
     do {
         try controller.engine.makePlayer(with: CHHapticPattern(events: [], parameters: []))

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// A stand-in for AVFAudio's `AVAudioSession` on Linux, so app code that configures its session
-/// before it creates a haptic engine compiles unchanged, `import AVFoundation` included:
+/// before it creates a haptic engine compiles unchanged, with `import AVFAudio` or `import AVFoundation`:
 ///
 /// ```swift
 /// import AVFoundation
@@ -15,8 +15,8 @@ import Synchronization
 ///
 /// Linux has no audio sessions: every call succeeds and changes nothing but what the session
 /// reports back (`category`, `mode`, `categoryOptions`, `isActive`), and the haptic engine plays
-/// through its own output (docs/corehaptics.md). This module exists only on Linux builds of
-/// swift-haptics; on Apple platforms `import AVFoundation` is Apple's framework.
+/// through its own output (docs/corehaptics.md). This module (and AVFoundation, which re-exports
+/// it) exists only on Linux builds of swift-haptics; on Apple platforms both are Apple's.
 public final class AVAudioSession: Sendable {
     private struct State {
         var category = Category.soloAmbient

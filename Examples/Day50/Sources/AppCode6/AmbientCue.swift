@@ -1,0 +1,1 @@
+../AppCode5/AmbientCue.swift
