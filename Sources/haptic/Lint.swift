@@ -73,16 +73,20 @@ extension HapticCommand {
             }
             var configs = LintConfigFinder()
             var report = LintReport()
-            for path in files.flatMap(LintReport.expand) {
-                let fileRules: LintRules
+            let paths = files.flatMap(LintReport.expand)
+            var rulesPerFile: [LintRules] = []
+            for path in paths {
                 do {
-                    fileRules = try flagRules(over: configs.rules(for: path))
+                    rulesPerFile.append(try flagRules(over: configs.rules(for: path)))
                 } catch {
                     throw Terminal.failure(error.message)
                 }
-                report.add(
-                    file: path, PatternFile.inspect(path, waveformFolders: waveforms.folders).findings, rules: fileRules
-                )
+            }
+            // Every file is read and checked on its own core; the report keeps the files' order.
+            let folders = waveforms.folders
+            let findings = parallelMap(paths) { PatternFile.inspect($0, waveformFolders: folders).findings }
+            for (index, path) in paths.enumerated() {
+                report.add(file: path, findings[index], rules: rulesPerFile[index])
             }
             if json {
                 print(report.json())

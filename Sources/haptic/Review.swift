@@ -133,13 +133,12 @@ struct ReviewSource: Hashable {
         for sources: [ReviewSource], previewSeconds: Double = 60, waveforms: [String] = []
     ) -> [ReviewEntry] {
         let bar = ProgressBar(label: "reviewing", counting: "files")
-        var entries: [ReviewEntry] = []
-        for (index, source) in sources.enumerated() {
-            if let entry = source.entry(previewSeconds: previewSeconds, waveforms: waveforms) { entries.append(entry) }
-            bar?.update(done: Int64(index + 1), total: Int64(sources.count))
+        // Each entry (its analysis, plot and preview) is made on its own core, in the sources' order.
+        let entries = parallelMap(sources, finished: { bar?.update(done: Int64($0), total: Int64(sources.count)) }) {
+            $0.entry(previewSeconds: previewSeconds, waveforms: waveforms)
         }
         bar?.finish()
-        return entries
+        return entries.compactMap { $0 }
     }
 
     /// The page entry for this source; nil for what the review does not show.

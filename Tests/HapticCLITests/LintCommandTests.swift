@@ -8,6 +8,9 @@ import Testing
     static let typo =
         #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient","EventDuraton":1}},{"Event":{"Time":-1,"EventType":"HapticContinuous"}}]}"#
 
+    static let clean =
+        #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}}]}"#
+
     @Test func everyFindingIsOneLineNamingFilePathAndLine() throws {
         let file = try scratch.write("typo.ahap", Self.typo)
         let result = try Haptic.run(["lint", file])
@@ -20,6 +23,23 @@ import Testing
 
                 """)
         #expect(result.stderr == "lint: 1 file: 2 errors, 1 warning\n")
+    }
+
+    /// The files are checked on every core, but the report lists them in order, each file's
+    /// findings together, exactly as a one-at-a-time lint would.
+    @Test func aFolderOfManyFilesIsReportedInOrder() throws {
+        for index in 0..<24 {
+            let name = String(format: "many/%02d.ahap", index)
+            try scratch.write(name, index % 3 == 0 ? Self.typo : Self.clean)
+        }
+        let result = try Haptic.run(["lint", scratch.path("many")])
+        #expect(result.status == 1)
+        let files = result.output.split(separator: "\n").map { $0.prefix { $0 != ":" } }
+        let expected = stride(from: 0, to: 24, by: 3).flatMap { index in
+            Array(repeating: scratch.path(String(format: "many/%02d.ahap", index)), count: 3)
+        }
+        #expect(files.map(String.init) == expected)
+        #expect(result.stderr == "lint: 24 files: 16 errors, 8 warnings\n")
     }
 
     @Test func warningsAloneExitZeroUnlessStrict() throws {

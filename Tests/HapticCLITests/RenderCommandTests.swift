@@ -356,3 +356,64 @@ func longPattern(seconds: Int) -> String {
         #expect(abs(try #require(check["lengthDifferenceMilliseconds"] as? Double)) <= 50)
     }
 }
+
+/// `haptic render` of several patterns or a folder: each into FOLDER/NAME.wav, on every core.
+@Suite struct RenderManyTests {
+    let scratch: ScratchFolder
+    init() throws { scratch = try ScratchFolder() }
+
+    func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(filePath: path)) }
+
+    @Test func aFolderRendersEachPatternAsTheSingleRenderDoes() throws {
+        let examples = Haptic.patterns.appending(path: "examples").path
+        let out = scratch.path("wavs")
+        let many = try Haptic.run(["render", examples, "-o", out, "--format", "s16"])
+        #expect(many.status == 0, "\(many.stderr)")
+        #expect(many.stderr.contains("render: 2 of 2 patterns written to \(out)"), "\(many.stderr)")
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: out).sorted() == [
+                "rising-falling.wav", "sharp-tap.wav",
+            ])
+        for name in ["rising-falling", "sharp-tap"] {
+            let single = scratch.path("\(name)-single.wav")
+            let one = try Haptic.run(["render", "\(examples)/\(name).ahap", "-o", single, "--format", "s16"])
+            #expect(one.status == 0)
+            #expect(try bytes("\(out)/\(name).wav") == bytes(single), "\(name)")
+        }
+        let clip = try WAV.decode([UInt8](bytes("\(out)/rising-falling.wav")))
+        let onsets = AudioAnalysis.onsets(clip.samples, channels: 1, threshold: 1e-9, minGapFrames: 2_400)
+        #expect(onsets == (1..<20).map { $0 * 4_800 })
+    }
+
+    @Test func aBadPatternFailsAloneAndTheOthersAreWritten() throws {
+        let good = Haptic.patterns.appending(path: "examples/sharp-tap.ahap").path
+        let bad = try scratch.write(
+            "broken.ahap", #"{"Pattern":[{"Event":{"Time":"soon","EventType":"HapticTransient"}}]}"#)
+        let out = scratch.path("wavs")
+        let result = try Haptic.run(["render", bad, good, "-o", out])
+        #expect(result.status == 1)
+        #expect(
+            result.stderr.contains("broken.ahap") && result.stderr.contains("Pattern[0].Event.Time"), "\(result.stderr)"
+        )
+        #expect(result.stderr.contains("render: 1 of 2 patterns written to \(out); 1 failed"), "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: "\(out)/sharp-tap.wav"))
+        #expect(!FileManager.default.fileExists(atPath: "\(out)/broken.wav"))
+    }
+
+    @Test func namesThatWouldCollideAndStandardOutputAreRefused() throws {
+        let a = try scratch.write(
+            "a/tap.ahap",
+            try String(contentsOf: Haptic.patterns.appending(path: "examples/sharp-tap.ahap"), encoding: .utf8))
+        let b = try scratch.write(
+            "b/tap.ahap",
+            try String(contentsOf: Haptic.patterns.appending(path: "examples/sharp-tap.ahap"), encoding: .utf8))
+        let clash = try Haptic.run(["render", a, b, "-o", scratch.path("wavs")])
+        #expect(clash.status == 1)
+        #expect(clash.stderr.contains("'\(a)' and '\(b)' would both render to"), "\(clash.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("wavs")))
+        let piped = try Haptic.run(["render", a, b, "-o", "-"])
+        #expect(piped.status == 1)
+        #expect(piped.stderr.contains("several patterns render into a folder: give -o FOLDER"), "\(piped.stderr)")
+        #expect(piped.output.isEmpty)
+    }
+}
