@@ -31,7 +31,8 @@ public struct ControlTable<Element> {
     @inlinable
     public subscript(id: DynamicParameterID) -> Element {
         get { storage[id.index] }
-        set { storage[id.index] = newValue }
+        // In place: a cursor moved through `table[id]` must not copy the whole table.
+        _modify { yield &storage[id.index] }
     }
 
     /// The table's values in `DynamicParameterID.allCases` order.

@@ -169,6 +169,7 @@ public enum EventParameterID: String, CaseIterable, Hashable, Sendable {
     case audioBrightness = "AudioBrightness"
 
     /// The values Core Haptics accepts; others are clamped to the nearest end.
+    @inlinable
     public var range: ClosedRange<Float> {
         switch self {
         case .audioPitch, .audioPan: -1...1
@@ -231,19 +232,23 @@ public enum DynamicParameterID: String, CaseIterable, Hashable, Sendable {
     case audioReleaseTimeControl = "AudioReleaseTimeControl"
 
     /// Whether the control multiplies (intensity, volume) rather than adds.
+    @inlinable
     public var isMultiplicative: Bool {
         self == .hapticIntensityControl || self == .audioVolumeControl
     }
 
     /// The values a control accepts: 0...1 for multipliers, -1...1 for offsets.
+    @inlinable
     public var range: ClosedRange<Float> { isMultiplicative ? 0...1 : -1...1 }
 
     /// The neutral value: 1 for multipliers, 0 for offsets.
+    @inlinable
     public var neutralValue: Float { isMultiplicative ? 1 : 0 }
 
     /// Which event parameter this control modulates, and on which kind of event: the one table
     /// of that relation (``target``, ``actsOnHaptics``, ``control(for:onHapticEvent:)`` and
     /// `EventParameterID.control` all read it).
+    @inlinable
     public var modulates: (parameter: EventParameterID, onHapticEvents: Bool) {
         switch self {
         case .hapticIntensityControl: (.hapticIntensity, true)
@@ -262,6 +267,7 @@ public enum DynamicParameterID: String, CaseIterable, Hashable, Sendable {
     }
 
     /// The event parameter this control modulates.
+    @inlinable
     public var target: EventParameterID { modulates.parameter }
 
     /// Whether the control acts on haptic events (true) or audio events (false).

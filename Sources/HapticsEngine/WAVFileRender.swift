@@ -64,17 +64,29 @@ public enum WAVFileRender {
             try sink.write(header.bytes)
             let encoder = WAVEncoder(format: options.format, sampleFormat: options.sampleFormat)
             let channels = options.format.channels
+            // The renderer's samples are finite and within -1...1, so f32 little-endian WAV data
+            // is their bytes as they are: written straight from the block, with no encoding pass.
+            let direct = options.sampleFormat == .f32 && 1.littleEndian == 1
             var samples = [Float](repeating: 0, count: blockFrames * channels)
             var bytes: [UInt8] = []
-            bytes.reserveCapacity(samples.count * options.sampleFormat.bytesPerSample)
+            bytes.reserveCapacity(direct ? 0 : samples.count * options.sampleFormat.bytesPerSample)
             var done: Int64 = 0
             while true {
                 let frames = samples.withUnsafeMutableBufferPointer { renderer.render(into: $0) }
                 if frames == 0 { break }
-                samples.withUnsafeBufferPointer {
-                    encoder.encode(UnsafeBufferPointer(rebasing: $0[0..<frames * channels]), into: &bytes)
+                if direct {
+                    let written = samples.withUnsafeBytes { raw in
+                        Result { () throws(RenderError) in
+                            try sink.write(UnsafeRawBufferPointer(rebasing: raw[0..<frames * channels * 4]))
+                        }
+                    }
+                    try written.get()
+                } else {
+                    samples.withUnsafeBufferPointer {
+                        encoder.encode(UnsafeBufferPointer(rebasing: $0[0..<frames * channels]), into: &bytes)
+                    }
+                    try sink.write(bytes)
                 }
-                try sink.write(bytes)
                 done += Int64(frames)
                 progress?(done, total)
             }
@@ -137,11 +149,14 @@ final class OutputFile {
     }
 
     func write(_ bytes: [UInt8]) throws(RenderError) {
+        try bytes.withUnsafeBytes { raw in Result { () throws(RenderError) in try write(raw) } }.get()
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(RenderError) {
+        guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
-            offset += try call("write failed", "write") {
-                bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            }
+            offset += try call("write failed", "write") { Glibc.write(fd, base + offset, bytes.count - offset) }
         }
     }
 

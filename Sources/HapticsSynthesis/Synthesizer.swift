@@ -32,6 +32,9 @@ public struct Synthesizer: ~Copyable {
 
     /// The next frame ``render(into:)`` will produce.
     public private(set) var currentFrame: Int64 = 0
+    /// Frames mixed at a time, before the limiter writes them to the caller's buffer.
+    static let mixFrames = 1_024
+
     /// Haptic events are silent (Core Haptics' `isMutedForHaptics`, or `playsAudioOnly`).
     public private(set) var mutedHaptics = false
     /// Audio events are silent (`isMutedForAudio`, or `playsHapticsOnly`).
@@ -52,6 +55,15 @@ public struct Synthesizer: ~Copyable {
     let tonePeak: Float
     let tiltLowPass: Float
     let stopFadeFrames: Int
+    /// `log2(highestFrequency / lowestFrequency)` of the voicing, once rather than per update.
+    let octaveSpan: Double
+    /// Where voices are summed: ``mixFrames`` frames, all zero between renders (the limiter
+    /// clears what it reads), so the caller's buffer is written once and never cleared first.
+    let mix: UnsafeMutablePointer<Float>
+    /// Bumped whenever what a control update computes could change other than by time: a sent
+    /// control, a layer started or stopped, a mute. A voice reuses the targets it computed for
+    /// its next update only if no bump came in between.
+    var controlRevision = 0
     /// Knots of the controls sent to each layer, in frames: ``overrideCapacity`` per layer and
     /// control, allocated once (pages are touched only when used), so sending a control never
     /// allocates. Layer `s`'s knots for `id` start at `(s × 12 + id.index) × overrideCapacity`.
@@ -86,6 +98,9 @@ public struct Synthesizer: ~Copyable {
         tonePeak = tone.harmonicPeak
         tiltLowPass = Float(1 - exp(-2 * Double.pi * ToneVoicing.tiltCornerFrequency / Double(format.sampleRate)))
         stopFadeFrames = max(1, VoicePlan.frames(EnvelopeTiming.stopFade, format.sampleRate))
+        octaveSpan = log2(voicing.highestFrequency / voicing.lowestFrequency)
+        mix = .allocate(capacity: Self.mixFrames * format.channels)
+        mix.initialize(repeating: 0, count: Self.mixFrames * format.channels)
         overrideKnots = .allocate(capacity: maxLayers * ControlTable<Int>.count * Self.overrideCapacity)
         overrideScratch = .allocate(capacity: Self.overrideCapacity)
     }
@@ -99,6 +114,7 @@ public struct Synthesizer: ~Copyable {
         toneTable.deallocate()
         overrideKnots.deallocate()
         overrideScratch.deallocate()
+        mix.deallocate()
     }
 
     /// Prepares a pattern once: sorts events (stably, by time), resolves their parameters, attaches
@@ -191,6 +207,7 @@ public struct Synthesizer: ~Copyable {
         guard haptics != mutedHaptics || audio != mutedAudio else { return }
         mutedHaptics = haptics
         mutedAudio = audio
+        controlRevision &+= 1
         refreshSoundingVoices { _ in true }
     }
 
@@ -198,6 +215,7 @@ public struct Synthesizer: ~Copyable {
     public mutating func setMuted(_ muted: Bool, layer: Int) {
         guard let slot = layerSlot(layer, create: true), layers[slot].muted != muted else { return }
         layers[slot].muted = muted
+        controlRevision &+= 1
         refreshSoundingVoices { $0.layer == slot }
     }
 
@@ -276,6 +294,7 @@ public struct Synthesizer: ~Copyable {
         layers[slot].overrideCounts[id] = cut + added + kept
         layers[slot].overrideCursors[id] = .init()
         layers[slot].updateControlFlags()
+        controlRevision &+= 1
     }
 
     /// The slot of layer `id` (created if asked). Slots are handed out lowest first, so every
@@ -304,12 +323,28 @@ public struct Synthesizer: ~Copyable {
 
     /// Renders the next `buffer.count / format.channels` frames, interleaved, overwriting the buffer.
     ///
-    /// - Complexity: O(frames × sounding voices); silent stretches cost a memset.
+    /// Every sample written is finite and within -1...1.
+    ///
+    /// - Complexity: O(frames × sounding voices).
     public mutating func render(into buffer: UnsafeMutableBufferPointer<Float>) {
         guard let base = buffer.baseAddress else { return }
         let channels = format.channels
-        let frames = buffer.count / channels
-        base.update(repeating: 0, count: buffer.count)
+        var left = buffer.count / channels
+        var out = base
+        while left > 0 {
+            let frames = min(left, Self.mixFrames)
+            mixVoices(frames: frames)
+            Self.limit(mix, into: out, count: frames * channels, clearingSource: true)
+            out += frames * channels
+            left -= frames
+        }
+        // A partial frame at the end (a buffer that is not a whole number of frames) is silence.
+        (base + (buffer.count / channels) * channels).update(repeating: 0, count: buffer.count % channels)
+    }
+
+    /// Sums every voice over the next `frames` (at most ``mixFrames``) frames into `mix`.
+    mutating func mixVoices(frames: Int) {
+        let channels = format.channels
         let end = currentFrame + Int64(frames)
         var frame = currentFrame
         while frame < end {
@@ -318,49 +353,70 @@ public struct Synthesizer: ~Copyable {
             if commandHead < commands.count { next = min(next, commands[commandHead].frame) }
             for i in 0..<layerHighWater where layers[i].inUse { next = min(next, layers[i].nextOnset) }
             let offset = Int(frame - currentFrame) * channels
-            renderVoices(base + offset, frames: Int(next - frame), from: frame)
+            renderVoices(mix + offset, frames: Int(next - frame), from: frame)
             frame = next
         }
-        Self.limit(base, count: frames * channels)
         currentFrame = end
     }
 
     /// Soft limiter, memoryless: |x| <= T passes; above, `T + (1 - T) * u / (1 + u)` with
-    /// `u = (|x| - T) / (1 - T)`, which is smooth at T and never reaches 1 (an infinite sample
-    /// becomes ±1; NaN passes, for the encoders to map to 0).
+    /// `u = (|x| - T) / (1 - T)`, which is smooth at T and never reaches 1. An infinite sample
+    /// becomes ±1 and NaN becomes 0, so what comes out is always finite and within -1...1.
     @inlinable
     static func limit(_ samples: UnsafeMutablePointer<Float>, count: Int) {
+        limit(samples, into: samples, count: count, clearingSource: false)
+    }
+
+    /// Limits `count` samples of `source` into `out` (the same memory, or apart) and, if asked,
+    /// sets the source's samples to 0 in the same pass.
+    @inlinable
+    static func limit(
+        _ source: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int,
+        clearingSource: Bool
+    ) {
         let threshold = limiterThreshold
-        // Eight lanes at a time: most stretches never reach the threshold, and those cost a masked
-        // compare and no store. Loud lanes take the same operations as the scalar tail, lane by
-        // lane (so the same bits). NaN fails `>`, as in the scalar tail, and passes unchanged.
+        let thresholdBits = threshold.bitPattern
+        // Eight lanes at a time. Most stretches never reach the threshold: an integer compare of
+        // the magnitudes' bits (which order as the magnitudes do, infinity and NaN above every
+        // finite value) and a plain copy. Loud lanes take the same operations as the scalar tail,
+        // lane by lane (so the same bits).
         var i = 0
-        let raw = UnsafeMutableRawPointer(samples)
+        let from = UnsafeMutableRawPointer(source)
+        let to = UnsafeMutableRawPointer(out)
         while i &+ 8 <= count {
-            let x = raw.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
-            let bits = SIMD8<UInt32>(truncatingIfNeeded: unsafeBitCast(x, to: SIMD8<Int32>.self))
-            let magnitude = unsafeBitCast(bits & 0x7FFF_FFFF, to: SIMD8<Float>.self)
-            let over = magnitude .> threshold
+            let x = from.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
+            if clearingSource { from.storeBytes(of: SIMD8<Float>(), toByteOffset: i &* 4, as: SIMD8<Float>.self) }
+            let bits = unsafeBitCast(x, to: SIMD8<UInt32>.self)
+            let magnitudeBits = bits & 0x7FFF_FFFF
+            let over = magnitudeBits .> thresholdBits
+            var result = x
             if any(over) {
+                let magnitude = unsafeBitCast(magnitudeBits, to: SIMD8<Float>.self)
                 let u = (magnitude - threshold) / (1 - threshold)
                 // An infinite sample gives inf / inf here: `.<` is false for it, so it becomes 1.
                 let limited = (threshold + (1 - threshold) * (u / (1 + u))).replacing(
                     with: 1, where: .!(u .< .infinity))
                 var y = unsafeBitCast(pointwiseMin(limited, SIMD8(repeating: 1)), to: SIMD8<UInt32>.self)
                 y |= bits & 0x8000_0000
-                let result = unsafeBitCast(y, to: SIMD8<Float>.self).replacing(with: x, where: .!over)
-                raw.storeBytes(of: result, toByteOffset: i &* 4, as: SIMD8<Float>.self)
+                y.replace(with: 0, where: magnitudeBits .> Float.infinity.bitPattern)  // NaN
+                result = unsafeBitCast(y, to: SIMD8<Float>.self).replacing(with: x, where: .!over)
             }
+            to.storeBytes(of: result, toByteOffset: i &* 4, as: SIMD8<Float>.self)
             i &+= 8
         }
         while i < count {
-            let x = samples[i]
+            let x = source[i]
+            if clearingSource { source[i] = 0 }
             let magnitude = x.magnitude
+            var y = x
             if magnitude > threshold {
                 let u = (magnitude - threshold) / (1 - threshold)
-                let y = u < .infinity ? min(threshold + (1 - threshold) * (u / (1 + u)), 1) : 1
-                samples[i] = x < 0 ? -y : y
+                let limited = u < .infinity ? min(threshold + (1 - threshold) * (u / (1 + u)), 1) : 1
+                y = x < 0 ? -limited : limited
+            } else if x.isNaN {
+                y = 0
             }
+            out[i] = y
             i &+= 1
         }
     }
@@ -397,6 +453,7 @@ public struct Synthesizer: ~Copyable {
         layers[slot].offset = offset
         layers[slot].patternCursors = ControlTable(repeating: .init())
         layers[slot].updateControlFlags()
+        controlRevision &+= 1
         let events = pattern.storage.events
         var first = events.endIndex
         for (i, event) in events.enumerated() {
@@ -411,6 +468,7 @@ public struct Synthesizer: ~Copyable {
 
     mutating func stopLayer(_ slot: Int, fade: Int) {
         layers[slot].pattern = nil
+        controlRevision &+= 1
         layers[slot].nextOnset = .max
         for i in 0..<voiceHighWater where voices[i].active && voices[i].layer == slot {
             voices[i].release(frames: fade)
@@ -502,6 +560,9 @@ public struct Synthesizer: ~Copyable {
         let next = origin + (Swift.max(0, frame - origin) / interval + 1) * interval
         let t = targets(v, at: next, slot: slot)
         let n = Float(next - frame)
+        v.incrementTarget = t.increment
+        v.stepTarget = t.step
+        v.targetRevision = controlRevision
         v.gainLeftTarget = t.left
         v.gainRightTarget = t.right
         v.gainLeftStep = (t.left - v.gainLeft) / n
@@ -554,7 +615,7 @@ public struct Synthesizer: ~Copyable {
             let gain = boost * voicing.amplitude(intensity: intensity) / (1 + brightness * (hapticPeak - 1))
             return Targets(
                 left: gain, right: gain, brightness: brightness,
-                increment: increment(voicing.frequency(sharpness: sharpness)), step: 1)
+                increment: increment(voicing.lowestFrequency * exp2(octaveSpan * Double(sharpness))), step: 1)
         case .tone, .clip:
             let volume = value(.audioVolumeControl, v.baseVolume)
             let pan = value(.audioPanControl, v.basePan)
@@ -603,9 +664,15 @@ public struct Synthesizer: ~Copyable {
                     v.gainLeft = v.gainLeftTarget
                     v.gainRight = v.gainRightTarget
                     if v.kind == .clip { v.tilt = v.tiltTarget } else { v.brightness = v.brightnessTarget }
-                    let t = targets(v, at: frame, slot: v.layer)
-                    v.increment = t.increment
-                    v.step = t.step
+                    if v.layer >= 0 && v.targetRevision == controlRevision {
+                        // Nothing changed since they were computed for this very frame.
+                        v.increment = v.incrementTarget
+                        v.step = v.stepTarget
+                    } else {
+                        let t = targets(v, at: frame, slot: v.layer)
+                        v.increment = t.increment
+                        v.step = t.step
+                    }
                     if v.layer >= 0 && layers[v.layer].hasControls(haptic: v.isHaptic) {
                         scheduleNextControl(&v, from: frame, slot: v.layer)
                     } else {

@@ -56,6 +56,11 @@ struct Voice {
     var gainRightTarget: Float = 0
     /// Absolute frame of the next control update; `Int64.max` while the layer has no controls.
     var nextControlFrame = Int64.max
+    /// The oscillator increment and clip step at `nextControlFrame`, computed with the ramps'
+    /// targets; valid while the synthesizer's `controlRevision` is still `targetRevision`.
+    var incrementTarget: UInt32 = 0
+    var stepTarget: Double = 1
+    var targetRevision = 0
 
     // Envelope: env = env * k + d per frame within a stage.
     var stage = Stage.attack

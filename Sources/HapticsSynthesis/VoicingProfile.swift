@@ -137,11 +137,13 @@ struct Wavetable: Sendable {
     init(harmonicCount: Int, rolloff: Double) {
         var points = [Float](repeating: 0, count: 2 * (Self.size + 1))
         var peak: Double = 0
+        // k^rolloff once per partial, not once per point (the same divisions, so the same table).
+        let divisors = (0...max(harmonicCount, 1)).map { pow(Double($0), rolloff) }
         for i in 0...Self.size {
             let phase = 2 * Double.pi * Double(i) / Double(Self.size)
             var harmonics = 0.0
             if harmonicCount > 1 {
-                for k in 2...harmonicCount { harmonics += sin(Double(k) * phase) / pow(Double(k), rolloff) }
+                for k in 2...harmonicCount { harmonics += sin(Double(k) * phase) / divisors[k] }
             }
             let fundamental = sin(phase)
             points[2 * i] = Float(fundamental)

@@ -6,8 +6,10 @@ import _HapticsTestSupport
 /// The soft limiter works eight samples at a time; every sample must come out as the formula
 /// gives it one at a time (the same bits), whatever the buffer's length and alignment.
 @Suite struct LimiterTests {
-    /// The limiter's curve, one sample at a time: the reference (an infinite sample is ±1).
+    /// The limiter's curve, one sample at a time: the reference (an infinite sample is ±1,
+    /// NaN is 0).
     static func reference(_ x: Float) -> Float {
+        if x.isNaN { return 0 }
         let threshold = Synthesizer.limiterThreshold
         let magnitude = x.magnitude
         guard magnitude > threshold else { return x }
@@ -16,22 +18,42 @@ import _HapticsTestSupport
         return x < 0 ? -y : y
     }
 
-    @Test(arguments: [0, 1, 7, 8, 9, 63, 1_000])
-    func everySampleMatchesTheFormulaBitForBit(count: Int) {
+    /// Random samples in -2...2, with the special values both in the eight-wide part and in the
+    /// scalar tail when there is room.
+    static func samples(_ count: Int) -> [Float] {
         var random = SplitMix64(seed: UInt64(count) + 1)
         var samples = (0..<count).map { _ in Float(Double(random.next() % 4_000_001) / 1_000_000 - 2) }
-        if count > 5 {
-            samples[1] = .nan
-            samples[2] = .infinity
-            samples[3] = -.infinity
-            samples[4] = -0.0
-            samples[5] = Synthesizer.limiterThreshold
+        let specials: [Float] = [.nan, .infinity, -.infinity, -0.0, Synthesizer.limiterThreshold, -Float.nan]
+        for (k, special) in specials.enumerated() where count > 9 {
+            samples[1 + k] = special
+            samples[count - 1 - k] = special
         }
+        return samples
+    }
+
+    @Test(arguments: [0, 1, 7, 8, 9, 63, 1_000])
+    func everySampleMatchesTheFormulaBitForBit(count: Int) {
+        var samples = Self.samples(count)
         let expected = samples.map(Self.reference)
         samples.withUnsafeMutableBufferPointer { buffer in
             if let base = buffer.baseAddress { Synthesizer.limit(base, count: buffer.count) }
         }
         #expect(samples.map(\.bitPattern) == expected.map(\.bitPattern))
-        #expect(samples.allSatisfy { $0.isNaN || $0.magnitude <= 1 })
+        #expect(samples.allSatisfy { $0.isFinite && $0.magnitude <= 1 })
+    }
+
+    /// The render path limits its mix into the caller's buffer and leaves the mix all zero.
+    @Test(arguments: [5, 8, 63, 1_000])
+    func limitingIntoAnotherBufferClearsTheSource(count: Int) {
+        var source = Self.samples(count)
+        let expected = source.map(Self.reference)
+        var out = [Float](repeating: 7, count: count)
+        source.withUnsafeMutableBufferPointer { from in
+            out.withUnsafeMutableBufferPointer { to in
+                Synthesizer.limit(from.baseAddress!, into: to.baseAddress!, count: count, clearingSource: true)
+            }
+        }
+        #expect(out.map(\.bitPattern) == expected.map(\.bitPattern))
+        #expect(source.allSatisfy { $0.bitPattern == 0 })
     }
 }
