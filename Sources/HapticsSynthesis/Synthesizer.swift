@@ -375,7 +375,11 @@ public struct Synthesizer: ~Copyable {
         clearingSource: Bool
     ) {
         let threshold = limiterThreshold
-        let thresholdBits = threshold.bitPattern
+        // Whole vectors on both sides of every compare: a vector-to-scalar compare is lowered lane
+        // by lane.
+        let thresholdBits = SIMD8(repeating: Int32(bitPattern: threshold.bitPattern))
+        let infinityBits = SIMD8(repeating: Int32(bitPattern: Float.infinity.bitPattern))
+        let infinity = SIMD8<Float>(repeating: .infinity)
         // Eight lanes at a time. Most stretches never reach the threshold: an integer compare of
         // the magnitudes' bits (which order as the magnitudes do, infinity and NaN above every
         // finite value) and a plain copy. Loud lanes take the same operations as the scalar tail,
@@ -386,7 +390,8 @@ public struct Synthesizer: ~Copyable {
         while i &+ 8 <= count {
             let x = from.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
             if clearingSource { from.storeBytes(of: SIMD8<Float>(), toByteOffset: i &* 4, as: SIMD8<Float>.self) }
-            let bits = unsafeBitCast(x, to: SIMD8<UInt32>.self)
+            // Signed lanes: the magnitudes' bits are below 2^31, and SSE2 compares signed lanes.
+            let bits = unsafeBitCast(x, to: SIMD8<Int32>.self)
             let magnitudeBits = bits & 0x7FFF_FFFF
             let over = magnitudeBits .> thresholdBits
             var result = x
@@ -395,10 +400,10 @@ public struct Synthesizer: ~Copyable {
                 let u = (magnitude - threshold) / (1 - threshold)
                 // An infinite sample gives inf / inf here: `.<` is false for it, so it becomes 1.
                 let limited = (threshold + (1 - threshold) * (u / (1 + u))).replacing(
-                    with: 1, where: .!(u .< .infinity))
-                var y = unsafeBitCast(pointwiseMin(limited, SIMD8(repeating: 1)), to: SIMD8<UInt32>.self)
-                y |= bits & 0x8000_0000
-                y.replace(with: 0, where: magnitudeBits .> Float.infinity.bitPattern)  // NaN
+                    with: 1, where: .!(u .< infinity))
+                var y = unsafeBitCast(pointwiseMin(limited, SIMD8(repeating: 1)), to: SIMD8<Int32>.self)
+                y |= bits & Int32.min
+                y.replace(with: 0, where: magnitudeBits .> infinityBits)  // NaN
                 result = unsafeBitCast(y, to: SIMD8<Float>.self).replacing(with: x, where: .!over)
             }
             to.storeBytes(of: result, toByteOffset: i &* 4, as: SIMD8<Float>.self)
