@@ -554,6 +554,7 @@ public struct Synthesizer: ~Copyable {
         v.tiltStep = 0
         v.increment = t.increment
         v.step = t.step
+        v.rampOrigin = frame
     }
 
     /// Ramps current values towards those at the next control frame and schedules the update.
@@ -563,6 +564,7 @@ public struct Synthesizer: ~Copyable {
         let interval = Int64(Self.controlInterval)
         let origin = slot >= 0 ? layers[slot].startFrame : 0
         let next = origin + (Swift.max(0, frame - origin) / interval + 1) * interval
+        v.settleRamps(at: frame)
         let t = targets(v, at: next, slot: slot)
         let n = Float(next - frame)
         v.incrementTarget = t.increment
@@ -669,6 +671,7 @@ public struct Synthesizer: ~Copyable {
                     v.gainLeft = v.gainLeftTarget
                     v.gainRight = v.gainRightTarget
                     if v.kind == .clip { v.tilt = v.tiltTarget } else { v.brightness = v.brightnessTarget }
+                    v.rampOrigin = frame
                     if v.layer >= 0 && v.targetRevision == controlRevision {
                         // Nothing changed since they were computed for this very frame.
                         v.increment = v.incrementTarget
@@ -694,21 +697,22 @@ public struct Synthesizer: ~Copyable {
                 var n = min(frames - done, v.stageRemaining, v.untilRelease)
                 if v.nextControlFrame != .max { n = min(n, Int(v.nextControlFrame - frame)) }
                 let target = out + done * channels
+                let ramp = Float(frame - v.rampOrigin)
                 switch v.kind {
                 case .click, .buzz:
                     if channels == 1 {
-                        Kernels.oscillatorMono(&v, target, n, hapticTable)
+                        Kernels.oscillatorMono(&v, target, n, hapticTable, ramp: ramp)
                     } else {
-                        Kernels.oscillatorStereo(&v, target, n, hapticTable)
+                        Kernels.oscillatorStereo(&v, target, n, hapticTable, ramp: ramp)
                     }
                 case .tone:
                     if channels == 1 {
-                        Kernels.oscillatorMono(&v, target, n, toneTable)
+                        Kernels.oscillatorMono(&v, target, n, toneTable, ramp: ramp)
                     } else {
-                        Kernels.oscillatorStereo(&v, target, n, toneTable)
+                        Kernels.oscillatorStereo(&v, target, n, toneTable, ramp: ramp)
                     }
                 case .clip:
-                    Kernels.clip(&v, target, n, channels: channels, lowPass: tiltLowPass)
+                    Kernels.clip(&v, target, n, channels: channels, lowPass: tiltLowPass, ramp: ramp)
                 }
                 if v.stageRemaining != .max { v.stageRemaining -= n }
                 if v.untilRelease != .max { v.untilRelease -= n }

@@ -56,6 +56,10 @@ struct Voice {
     var gainRightTarget: Float = 0
     /// Absolute frame of the next control update; `Int64.max` while the layer has no controls.
     var nextControlFrame = Int64.max
+    /// The frame at which the ramped values (gains, brightness, tilt) are what the fields hold:
+    /// at frame `f` a ramped value is `value + step × (f − rampOrigin)`, in closed form, so the
+    /// kernels need no running sums and any frame's value can be computed on its own.
+    var rampOrigin: Int64 = 0
     /// The oscillator increment and clip step at `nextControlFrame`, computed with the ramps'
     /// targets; valid while the synthesizer's `controlRevision` is still `targetRevision`.
     var incrementTarget: UInt32 = 0
@@ -72,6 +76,16 @@ struct Voice {
     var sustained = false
     var untilRelease = Int.max
     var releaseFrames = 1
+
+    /// Moves the ramps' origin to `frame`: the fields take the values the ramps reach there.
+    mutating func settleRamps(at frame: Int64) {
+        let t = Float(frame - rampOrigin)
+        gainLeft = gainLeft + gainLeftStep * t
+        gainRight = gainRight + gainRightStep * t
+        brightness = brightness + brightnessStep * t
+        tilt = tilt + tiltStep * t
+        rampOrigin = frame
+    }
 
     /// Starts the attack from silence; the first frame already sounds (`1 / attackFrames`).
     mutating func beginEnvelope(_ plan: VoicePlan) {
@@ -155,8 +169,14 @@ struct Voice {
     }
 }
 
-/// The inner loops. Each runs over a span in which every per-frame quantity moves by a constant
-/// step (envelope recurrence, gain and brightness ramps, phase increment).
+/// The inner loops. Each runs over a span in which the envelope follows one recurrence, the
+/// phase one increment and the ramped values (gains, brightness, tilt) one step from their
+/// origin; `ramp` is the span's first frame counted from the voice's `rampOrigin`.
+///
+/// The oscillators work four frames at a time with the same operations per frame as the scalar
+/// tail (the envelope's recurrence stepped frame by frame, the phase in exact integers, each
+/// ramped value `value + step × frame`), so a sample does not depend on where a span or a block
+/// begins.
 enum Kernels {
     /// Linear-interpolated lookup of `sine + brightness * harmonics`.
     @inline(__always)
@@ -173,60 +193,123 @@ enum Kernels {
         return s + brightness * h
     }
 
+    /// ``wave(_:_:_:)`` for four phases: each lane's (sine, harmonics) pair and the pair after it
+    /// are one unaligned 16-byte load, transposed into lanes.
+    @inline(__always)
+    static func wave4(_ table: UnsafePointer<Float>, _ phase: SIMD4<UInt32>, _ brightness: SIMD4<Float>)
+        -> SIMD4<Float>
+    {
+        let shift = UInt32(32 - Wavetable.bits)
+        // Below 2^21, so the signed conversion is exact (and cheaper than the unsigned one).
+        let low = SIMD4<Int32>(truncatingIfNeeded: phase & ((1 << shift) - 1))
+        let fraction = SIMD4<Float>(low) * (1 / Float(1 << shift))
+        let index = phase &>> shift
+        let raw = UnsafeRawPointer(table)
+        let q0 = raw.loadUnaligned(fromByteOffset: Int(index[0]) &* 8, as: SIMD4<Float>.self)
+        let q1 = raw.loadUnaligned(fromByteOffset: Int(index[1]) &* 8, as: SIMD4<Float>.self)
+        let q2 = raw.loadUnaligned(fromByteOffset: Int(index[2]) &* 8, as: SIMD4<Float>.self)
+        let q3 = raw.loadUnaligned(fromByteOffset: Int(index[3]) &* 8, as: SIMD4<Float>.self)
+        let s0 = SIMD4(q0[0], q1[0], q2[0], q3[0])
+        let h0 = SIMD4(q0[1], q1[1], q2[1], q3[1])
+        let s1 = SIMD4(q0[2], q1[2], q2[2], q3[2])
+        let h1 = SIMD4(q0[3], q1[3], q2[3], q3[3])
+        let s = s0 + fraction * (s1 - s0)
+        let h = h0 + fraction * (h1 - h0)
+        return s + brightness * h
+    }
+
+    /// Four envelope values from `env` by the recurrence, frame by frame; `env` moves past them.
+    @inline(__always)
+    static func envelope4(_ env: inout Float, _ k: Float, _ d: Float) -> SIMD4<Float> {
+        let e0 = env
+        let e1 = e0 * k + d
+        let e2 = e1 * k + d
+        let e3 = e2 * k + d
+        env = e3 * k + d
+        return SIMD4(e0, e1, e2, e3)
+    }
+
     static func oscillatorMono(
-        _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>
+        _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>, ramp: Float
     ) {
         var phase = v.phase
         let increment = v.increment
         var env = v.env
         let k = v.envK
         let d = v.envD
-        var gain = v.gainLeft
+        let gain = v.gainLeft
         let gainStep = v.gainLeftStep
-        var brightness = v.brightness
+        let brightness = v.brightness
         let brightnessStep = v.brightnessStep
-        for j in 0..<n {
-            out[j] += wave(table, phase, brightness) * (env * gain)
+        let lanes = SIMD4<Float>(0, 1, 2, 3)
+        let phaseLanes = SIMD4<UInt32>(0, 1, 2, 3) &* increment
+        let raw = UnsafeMutableRawPointer(out)
+        var j = 0
+        while j &+ 4 <= n {
+            let t = SIMD4(repeating: ramp + Float(j)) + lanes
+            let g = gain + gainStep * t
+            let b = brightness + brightnessStep * t
+            let e = envelope4(&env, k, d)
+            let w = wave4(table, SIMD4(repeating: phase) &+ phaseLanes, b)
+            phase &+= increment &* 4
+            let o = raw.loadUnaligned(fromByteOffset: j &* 4, as: SIMD4<Float>.self)
+            raw.storeBytes(of: o + w * (e * g), toByteOffset: j &* 4, as: SIMD4<Float>.self)
+            j &+= 4
+        }
+        while j < n {
+            let t = ramp + Float(j)
+            let g = gain + gainStep * t
+            out[j] += wave(table, phase, brightness + brightnessStep * t) * (env * g)
             env = env * k + d
-            gain += gainStep
-            brightness += brightnessStep
             phase &+= increment
+            j &+= 1
         }
         v.phase = phase
         v.env = env
-        v.gainLeft = gain
-        v.brightness = brightness
     }
 
     static func oscillatorStereo(
-        _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>
+        _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>, ramp: Float
     ) {
         var phase = v.phase
         let increment = v.increment
         var env = v.env
         let k = v.envK
         let d = v.envD
-        var left = v.gainLeft
+        let left = v.gainLeft
         let leftStep = v.gainLeftStep
-        var right = v.gainRight
+        let right = v.gainRight
         let rightStep = v.gainRightStep
-        var brightness = v.brightness
+        let brightness = v.brightness
         let brightnessStep = v.brightnessStep
-        for j in 0..<n {
-            let x = wave(table, phase, brightness) * env
-            out[2 &* j] += x * left
-            out[2 &* j &+ 1] += x * right
+        let lanes = SIMD4<Float>(0, 1, 2, 3)
+        let phaseLanes = SIMD4<UInt32>(0, 1, 2, 3) &* increment
+        let raw = UnsafeMutableRawPointer(out)
+        var j = 0
+        while j &+ 4 <= n {
+            let t = SIMD4(repeating: ramp + Float(j)) + lanes
+            let b = brightness + brightnessStep * t
+            let e = envelope4(&env, k, d)
+            let x = wave4(table, SIMD4(repeating: phase) &+ phaseLanes, b) * e
+            phase &+= increment &* 4
+            let l = x * (left + leftStep * t)
+            let r = x * (right + rightStep * t)
+            let o = raw.loadUnaligned(fromByteOffset: j &* 8, as: SIMD8<Float>.self)
+            let lr = SIMD8(l[0], r[0], l[1], r[1], l[2], r[2], l[3], r[3])
+            raw.storeBytes(of: o + lr, toByteOffset: j &* 8, as: SIMD8<Float>.self)
+            j &+= 4
+        }
+        while j < n {
+            let t = ramp + Float(j)
+            let x = wave(table, phase, brightness + brightnessStep * t) * env
+            out[2 &* j] += x * (left + leftStep * t)
+            out[2 &* j &+ 1] += x * (right + rightStep * t)
             env = env * k + d
-            left += leftStep
-            right += rightStep
-            brightness += brightnessStep
             phase &+= increment
+            j &+= 1
         }
         v.phase = phase
         v.env = env
-        v.gainLeft = left
-        v.gainRight = right
-        v.brightness = brightness
     }
 
     /// One sample of channel `c` at fractional frame `position` (Catmull-Rom cubic).
@@ -253,7 +336,9 @@ enum Kernels {
         return ((a * t + b) * t + c1) * t + y1
     }
 
-    static func clip(_ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, channels: Int, lowPass a: Float) {
+    static func clip(
+        _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, channels: Int, lowPass a: Float, ramp: Float
+    ) {
         guard let clip = v.clip else { return }
         let frames = Double(clip.frames)
         var position = v.position
@@ -261,40 +346,36 @@ enum Kernels {
         var env = v.env
         let k = v.envK
         let d = v.envD
-        var left = v.gainLeft
+        let left = v.gainLeft
         let leftStep = v.gainLeftStep
-        var right = v.gainRight
+        let right = v.gainRight
         let rightStep = v.gainRightStep
-        var tilt = v.tilt
+        let tilt = v.tilt
         let tiltStep = v.tiltStep
         var lowLeft = v.lowLeft
         var lowRight = v.lowRight
         let stereoClip = clip.channels == 2
         for j in 0..<n {
+            let t = ramp + Float(j)
+            let tiltNow = tilt + tiltStep * t
             var x = clipSample(clip, position, 0, v.loops)
             var y = stereoClip ? clipSample(clip, position, 1, v.loops) : x
             lowLeft += a * (x - lowLeft)
             lowRight += a * (y - lowRight)
-            x = (lowLeft + tilt * (x - lowLeft)) * env
-            y = (lowRight + tilt * (y - lowRight)) * env
+            x = (lowLeft + tiltNow * (x - lowLeft)) * env
+            y = (lowRight + tiltNow * (y - lowRight)) * env
             if channels == 1 {
-                out[j] += (stereoClip ? 0.5 * (x + y) : x) * left
+                out[j] += (stereoClip ? 0.5 * (x + y) : x) * (left + leftStep * t)
             } else {
-                out[2 &* j] += x * left
-                out[2 &* j &+ 1] += y * right
+                out[2 &* j] += x * (left + leftStep * t)
+                out[2 &* j &+ 1] += y * (right + rightStep * t)
             }
             env = env * k + d
-            left += leftStep
-            right += rightStep
-            tilt += tiltStep
             position += step
             if position >= frames && v.loops { position -= frames }
         }
         v.position = position
         v.env = env
-        v.gainLeft = left
-        v.gainRight = right
-        v.tilt = tilt
         v.lowLeft = lowLeft
         v.lowRight = lowRight
     }
