@@ -119,7 +119,8 @@ public final class WAVFileOutput: AudioOutput {
             state.file = nil
             do throws(RenderError) {
                 let header = WAVHeader.bytes(format: format, sampleFormat: sampleFormat, frameCount: state.frames)
-                try file.overwrite(header, at: 0)
+                // A stream (`HAPTIC_OUTPUT=/dev/null`, a FIFO) keeps the header it was given.
+                if !file.isStream { try file.overwrite(header, at: 0) }
                 try file.commit()
             } catch {
                 file.abandon()

@@ -100,7 +100,9 @@ public enum WAVFileRender {
     }
 }
 
-/// A destination for bytes: standard output, or a file written atomically.
+/// A destination for bytes: standard output, a file written atomically, or an existing device,
+/// FIFO or socket written in place (`-o /dev/null`, a named pipe): a temporary file renamed over
+/// one of those would replace it with a regular file.
 final class OutputFile {
     private let destination: String
     private let fd: Int32
@@ -111,6 +113,17 @@ final class OutputFile {
         self.destination = destination
         if destination == "-" {
             fd = STDOUT_FILENO
+            temporaryPath = nil
+            return
+        }
+        var status = stat()
+        if stat(destination, &status) == 0 && status.st_mode & S_IFMT != S_IFREG {
+            if status.st_mode & S_IFMT == S_IFDIR {
+                throw RenderError(destination: destination, message: "is a folder; name a file to write")
+            }
+            fd = try Self.call(destination, "cannot open for writing", "open", destination) {
+                open(destination, O_WRONLY | O_CLOEXEC)
+            }
             temporaryPath = nil
             return
         }
@@ -160,10 +173,14 @@ final class OutputFile {
         }
     }
 
+    /// Whether the bytes go to standard output, a device, a FIFO or a socket: what is written
+    /// cannot be rewritten, and there is nothing to move into place.
+    var isStream: Bool { temporaryPath == nil }
+
     /// Replaces bytes already written at `offset` (a header completed at the end).
     func overwrite(_ bytes: [UInt8], at offset: Int64) throws(RenderError) {
         guard temporaryPath != nil else {
-            throw RenderError(destination: destination, message: "standard output cannot be rewritten")
+            throw RenderError(destination: destination, message: "a stream cannot be rewritten")
         }
         var done = 0
         while done < bytes.count {
@@ -177,7 +194,11 @@ final class OutputFile {
 
     /// Makes the file durable and moves it into place.
     func commit() throws(RenderError) {
-        guard let temporaryPath else { return }
+        guard let temporaryPath else {
+            if fd != STDOUT_FILENO && isOpen { close(fd) }
+            isOpen = false
+            return
+        }
         try call("fsync failed", "fsync", temporaryPath) { fsync(fd) }
         close(fd)
         isOpen = false
@@ -186,7 +207,11 @@ final class OutputFile {
 
     /// Removes the partial file after a failure.
     func abandon() {
-        guard let temporaryPath else { return }
+        guard let temporaryPath else {
+            if fd != STDOUT_FILENO && isOpen { close(fd) }
+            isOpen = false
+            return
+        }
         if isOpen { close(fd) }
         isOpen = false
         unlink(temporaryPath)

@@ -9,7 +9,9 @@ extension HapticCommand {
             abstract: "Render a pattern to a WAV file (or to standard output with -o -).",
             discussion: """
                 Several patterns, or a folder of them, render into the folder -o names (made if \
-                missing), each as NAME.wav, on every core. Exit status 1 if any pattern failed; the \
+                missing), each as NAME.wav, on every core; so does one pattern when -o names a \
+                folder that exists. A device or named pipe given to -o (/dev/null) is written \
+                into, not replaced. Exit status 1 if any pattern failed; the \
                 others are still written.
                 """)
 
@@ -26,7 +28,8 @@ extension HapticCommand {
         @OptionGroup var waveforms: WaveformOptions
 
         func run() throws {
-            if patterns.count == 1, !ReviewSource.isFolder(patterns[0]) {
+            // One pattern and -o an existing folder: into the folder as NAME.wav, as `cp` would.
+            if patterns.count == 1, !ReviewSource.isFolder(patterns[0]), !ReviewSource.isFolder(output) {
                 try renderOne(patterns[0])
             } else {
                 try renderMany()

@@ -72,4 +72,35 @@ import Testing
         #expect(result.stderr.contains("Pattern[0].Event.EventWaveformPath"), "\(result.stderr)")
         #expect(result.stderr.contains("is a FIFO (named pipe), not a regular file; refused"), "\(result.stderr)")
     }
+
+    /// `-o` naming a FIFO (or `/dev/null`, a device) writes into it: a temporary file renamed
+    /// over it would have replaced it with a regular file (as root, `/dev/null` itself).
+    @Test func renderingIntoAFIFOWritesThroughItAndLeavesItAFIFO() throws {
+        let pipe = try fifo("out.wav")
+        let pattern = try scratch.write(
+            "tap.ahap", #"{"Pattern":[{"Event":{"Time":0.01,"EventType":"HapticTransient"}}]}"#)
+        let captured = scratch.path("captured.wav")
+        let reader = Process()
+        reader.executableURL = URL(filePath: "/bin/sh")
+        reader.arguments = ["-c", "exec cat \"$0\" > \"$1\"", pipe, captured]
+        try reader.run()
+        let result = try Haptic.run(["render", pattern, "-o", pipe, "--format", "f32"], killAfter: 20)
+        reader.waitUntilExit()
+        #expect(result.status == 0, "\(result.stderr)")
+        var status = stat()
+        #expect(stat(pipe, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
+        let expected = try Haptic.run(["render", pattern, "-o", "-", "--format", "f32"])
+        let bytes = try [UInt8](Data(contentsOf: URL(filePath: captured)))
+        #expect(bytes.count > 44 && bytes == expected.stdout, "\(bytes.count) bytes")
+    }
+
+    @Test func renderingOnePatternOntoAFolderWritesIntoIt() throws {
+        let pattern = try scratch.write(
+            "tap.ahap", #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}}]}"#)
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        let result = try Haptic.run(["render", pattern, "-o", scratch.path("out")], killAfter: 20)
+        #expect(result.status == 0, "\(result.stderr)")
+        let written = try Data(contentsOf: URL(filePath: scratch.path("out/tap.wav")))
+        #expect(written.count > 44 && written.starts(with: Array("RIFF".utf8)))
+    }
 }
