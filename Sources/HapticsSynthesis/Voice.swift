@@ -218,80 +218,108 @@ enum Kernels {
         return s + brightness * h
     }
 
-    /// Four envelope values from `env` by the recurrence, frame by frame; `env` moves past them.
+    /// The part of an oscillator voice both channel layouts share: the envelope recurrence, the
+    /// phase and the brightness ramp, advanced four frames or one frame at a time.
+    struct Oscillator {
+        var phase: UInt32
+        let increment: UInt32
+        var env: Float
+        let k: Float
+        let d: Float
+        let brightness: Float
+        let brightnessStep: Float
+        let phaseLanes: SIMD4<UInt32>
+        let table: UnsafePointer<Float>
+
+        @inline(__always)
+        init(_ v: Voice, _ table: UnsafePointer<Float>) {
+            phase = v.phase
+            increment = v.increment
+            env = v.env
+            k = v.envK
+            d = v.envD
+            brightness = v.brightness
+            brightnessStep = v.brightnessStep
+            phaseLanes = SIMD4<UInt32>(0, 1, 2, 3) &* v.increment
+            self.table = table
+        }
+
+        /// The waveform and the envelope at four frames whose ramp positions are `t`.
+        @inline(__always)
+        mutating func next4(_ t: SIMD4<Float>) -> (wave: SIMD4<Float>, env: SIMD4<Float>) {
+            let e0 = env
+            let e1 = e0 * k + d
+            let e2 = e1 * k + d
+            let e3 = e2 * k + d
+            env = e3 * k + d
+            let w = wave4(table, SIMD4(repeating: phase) &+ phaseLanes, brightness + brightnessStep * t)
+            phase &+= increment &* 4
+            return (w, SIMD4(e0, e1, e2, e3))
+        }
+
+        /// The waveform and the envelope at one frame whose ramp position is `t`.
+        @inline(__always)
+        mutating func next(_ t: Float) -> (wave: Float, env: Float) {
+            let w = wave(table, phase, brightness + brightnessStep * t)
+            let e = env
+            env = env * k + d
+            phase &+= increment
+            return (w, e)
+        }
+
+        /// Leaves the voice where the oscillator stopped.
+        @inline(__always)
+        func store(into v: inout Voice) {
+            v.phase = phase
+            v.env = env
+        }
+    }
+
+    /// The ramp positions of frames `j ..< j + 4` of a span that starts `ramp` frames after the
+    /// ramps' origin (exact integers in floating point, as in the scalar tails).
     @inline(__always)
-    static func envelope4(_ env: inout Float, _ k: Float, _ d: Float) -> SIMD4<Float> {
-        let e0 = env
-        let e1 = e0 * k + d
-        let e2 = e1 * k + d
-        let e3 = e2 * k + d
-        env = e3 * k + d
-        return SIMD4(e0, e1, e2, e3)
+    static func ramp4(_ ramp: Float, _ j: Int) -> SIMD4<Float> {
+        SIMD4(repeating: ramp + Float(j)) + SIMD4(0, 1, 2, 3)
     }
 
     static func oscillatorMono(
         _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>, ramp: Float
     ) {
-        var phase = v.phase
-        let increment = v.increment
-        var env = v.env
-        let k = v.envK
-        let d = v.envD
+        var oscillator = Oscillator(v, table)
         let gain = v.gainLeft
         let gainStep = v.gainLeftStep
-        let brightness = v.brightness
-        let brightnessStep = v.brightnessStep
-        let lanes = SIMD4<Float>(0, 1, 2, 3)
-        let phaseLanes = SIMD4<UInt32>(0, 1, 2, 3) &* increment
         let raw = UnsafeMutableRawPointer(out)
         var j = 0
         while j &+ 4 <= n {
-            let t = SIMD4(repeating: ramp + Float(j)) + lanes
-            let g = gain + gainStep * t
-            let b = brightness + brightnessStep * t
-            let e = envelope4(&env, k, d)
-            let w = wave4(table, SIMD4(repeating: phase) &+ phaseLanes, b)
-            phase &+= increment &* 4
+            let t = ramp4(ramp, j)
+            let (w, e) = oscillator.next4(t)
             let o = raw.loadUnaligned(fromByteOffset: j &* 4, as: SIMD4<Float>.self)
-            raw.storeBytes(of: o + w * (e * g), toByteOffset: j &* 4, as: SIMD4<Float>.self)
+            raw.storeBytes(of: o + w * (e * (gain + gainStep * t)), toByteOffset: j &* 4, as: SIMD4<Float>.self)
             j &+= 4
         }
         while j < n {
             let t = ramp + Float(j)
-            let g = gain + gainStep * t
-            out[j] += wave(table, phase, brightness + brightnessStep * t) * (env * g)
-            env = env * k + d
-            phase &+= increment
+            let (w, e) = oscillator.next(t)
+            out[j] += w * (e * (gain + gainStep * t))
             j &+= 1
         }
-        v.phase = phase
-        v.env = env
+        oscillator.store(into: &v)
     }
 
     static func oscillatorStereo(
         _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>, ramp: Float
     ) {
-        var phase = v.phase
-        let increment = v.increment
-        var env = v.env
-        let k = v.envK
-        let d = v.envD
+        var oscillator = Oscillator(v, table)
         let left = v.gainLeft
         let leftStep = v.gainLeftStep
         let right = v.gainRight
         let rightStep = v.gainRightStep
-        let brightness = v.brightness
-        let brightnessStep = v.brightnessStep
-        let lanes = SIMD4<Float>(0, 1, 2, 3)
-        let phaseLanes = SIMD4<UInt32>(0, 1, 2, 3) &* increment
         let raw = UnsafeMutableRawPointer(out)
         var j = 0
         while j &+ 4 <= n {
-            let t = SIMD4(repeating: ramp + Float(j)) + lanes
-            let b = brightness + brightnessStep * t
-            let e = envelope4(&env, k, d)
-            let x = wave4(table, SIMD4(repeating: phase) &+ phaseLanes, b) * e
-            phase &+= increment &* 4
+            let t = ramp4(ramp, j)
+            let (w, e) = oscillator.next4(t)
+            let x = w * e
             let l = x * (left + leftStep * t)
             let r = x * (right + rightStep * t)
             let o = raw.loadUnaligned(fromByteOffset: j &* 8, as: SIMD8<Float>.self)
@@ -301,15 +329,13 @@ enum Kernels {
         }
         while j < n {
             let t = ramp + Float(j)
-            let x = wave(table, phase, brightness + brightnessStep * t) * env
+            let (w, e) = oscillator.next(t)
+            let x = w * e
             out[2 &* j] += x * (left + leftStep * t)
             out[2 &* j &+ 1] += x * (right + rightStep * t)
-            env = env * k + d
-            phase &+= increment
             j &+= 1
         }
-        v.phase = phase
-        v.env = env
+        oscillator.store(into: &v)
     }
 
     /// One sample of channel `c` at fractional frame `position` (Catmull-Rom cubic).
