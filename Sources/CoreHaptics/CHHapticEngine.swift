@@ -88,7 +88,7 @@ public final class CHHapticEngine: Sendable {
     /// clock and ticks (manual ones in tests).
     public init(
         output: any AudioOutput, configuration: HapticEngine.Configuration = .init(),
-        clock: any EngineClock = MonotonicClock(), ticks: any TickSource = DispatchTickSource()
+        clock: any EngineClock = MonotonicClock(), ticks: any TickSource = ThreadTickSource()
     ) {
         var configuration = configuration
         // Core Haptics sets no limit on a pattern's length (an "endless" continuous player

@@ -75,15 +75,21 @@ public final class ALSAOutput: AudioOutput {
         public var sampleFormats: [ALSASampleFormat]
         /// How long the device may take no frames (or take to open) before it counts as stalled.
         public var stallSeconds: Double
+        /// How many periods the buffer is split into. The device (and a sound server's client
+        /// thread, such as PulseAudio's ALSA plugin) wakes once per period, and the engine ticks
+        /// once per period: fewer periods, fewer wake-ups, less slack for a late tick.
+        public var periodsPerBuffer: Int
 
         public init(
             device: String = "default",
             format: AudioFormat = AudioFormat(),
             latencyMilliseconds: Int = 20,
             sampleFormats: [ALSASampleFormat] = ALSASampleFormat.allCases,
-            stallSeconds: Double = 2
+            stallSeconds: Double = 2,
+            periodsPerBuffer: Int = 4
         ) {
             precondition((1...2_000).contains(latencyMilliseconds), "latency must be 1...2000 ms")
+            precondition((2...16).contains(periodsPerBuffer), "a buffer holds 2...16 periods")
             precondition(!sampleFormats.isEmpty, "at least one sample format to try")
             precondition(stallSeconds > 0 && stallSeconds.isFinite, "the stall bound is a positive time")
             self.device = device
@@ -91,6 +97,7 @@ public final class ALSAOutput: AudioOutput {
             self.latencyMilliseconds = latencyMilliseconds
             self.sampleFormats = sampleFormats
             self.stallSeconds = stallSeconds
+            self.periodsPerBuffer = periodsPerBuffer
         }
     }
 
@@ -692,7 +699,7 @@ extension ALSAOutput {
         try call.check(
             snd_pcm_hw_params_set_buffer_size_near(pcm, hardware, &buffer),
             "use a \(configuration.latencyMilliseconds) ms buffer")
-        var period = max(1, buffer / 4)
+        var period = max(1, buffer / snd_pcm_uframes_t(configuration.periodsPerBuffer))
         direction = 0
         try call.check(
             snd_pcm_hw_params_set_period_size_near(pcm, hardware, &period, &direction),

@@ -112,7 +112,7 @@ public final class HapticEngine: Sendable {
     ///   - ticks: what drives rendering (a `ManualTickSource` in tests).
     public init(
         output: any AudioOutput, configuration: Configuration = Configuration(),
-        clock: any EngineClock = MonotonicClock(), ticks: any TickSource = DispatchTickSource()
+        clock: any EngineClock = MonotonicClock(), ticks: any TickSource = ThreadTickSource()
     ) {
         self.output = output
         self.configuration = configuration
@@ -175,7 +175,7 @@ public final class HapticEngine: Sendable {
     public var tickIntervalNanoseconds: UInt64 {
         if let fixed = configuration.tickIntervalNanoseconds { return fixed }
         let period = UInt64(max(1, output.periodFrames)) * 1_000_000_000 / UInt64(max(1, format.sampleRate))
-        return min(max(period, 1_000_000), 5_000_000)
+        return min(max(period, 1_000_000), 10_000_000)
     }
 
     /// Whether the engine is running.

@@ -58,6 +58,9 @@ struct DeviceArguments: ParsableArguments {
     @Option(help: "Busy-loop processes to run meanwhile (2 = both cores busy).")
     var load = 0
 
+    @Option(help: "Periods the ALSA buffer is split into (the device and the engine wake once per period).")
+    var periods = 4
+
     @Option(
         help:
             "What drives the engine's ticks: thread (the default, ThreadTickSource) or dispatch (a DispatchSourceTimer)."
@@ -78,7 +81,7 @@ struct DeviceArguments: ParsableArguments {
             let format = AudioFormat()
             return PacedOutput(NullOutput(format: format), bufferFrames: format.sampleRate * latency / 1000)
         }
-        return try ALSAOutput(.init(device: device, latencyMilliseconds: latency))
+        return try ALSAOutput(.init(device: device, latencyMilliseconds: latency, periodsPerBuffer: periods))
     }
 
     var configuration: HapticEngine.Configuration {
@@ -99,8 +102,8 @@ extension Bench {
         @Option(help: ArgumentHelp("Tick interval.", valueName: "ms")) var tick = 4.0
         @Option(help: "Busy-loop processes to run meanwhile.") var load = 0
         @Flag(help: "Ask for SCHED_FIFO on the timer's thread (needs root or CAP_SYS_NICE).") var fifo = false
-        @Option(help: "dispatch (DispatchTickSource, the engine's default) or thread (ThreadTickSource).")
-        var timer = "dispatch"
+        @Option(help: "thread (ThreadTickSource, the engine's default) or dispatch (DispatchTickSource).")
+        var timer = "thread"
 
         func run() throws {
             let interval = UInt64(tick * 1e6)
