@@ -37,6 +37,15 @@ import _HapticsTestSupport
         #expect(output.periodFrames == 441)
     }
 
+    @Test func fewerPeriodsPerBufferMeanLongerPeriodsAndAHigherStartThreshold() throws {
+        let output = try ALSAOutput(.init(device: "null", latencyMilliseconds: 20, periodsPerBuffer: 2))
+        defer { output.close() }
+        #expect(output.bufferFrames == 960)
+        #expect(output.periodFrames == 480)
+        let engine = HapticEngine(output: output, ticks: ManualTickSource())
+        #expect(engine.tickIntervalNanoseconds == 10_000_000)
+    }
+
     @Test func theNullDeviceHasNoClockSoThereIsAlwaysRoomAndNoDelay() throws {
         let output = try ALSAOutput(.init(device: "null"))
         defer { output.close() }
