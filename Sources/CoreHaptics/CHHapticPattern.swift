@@ -11,29 +11,14 @@ import OrderedCollections
 /// let fromFile = try CHHapticPattern(contentsOf: Bundle.main.url(forResource: "Boing", withExtension: "ahap")!)
 /// ```
 open class CHHapticPattern {
-    /// The keys of a pattern dictionary: AHAP's keys, with Apple's names.
-    public struct Key: RawRepresentable, Hashable, Sendable {
-        public var rawValue: String
-        public init(rawValue: String) { self.rawValue = rawValue }
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-
-        public static let version = Key("Version")
-        public static let metadata = Key("Metadata")
-        public static let pattern = Key("Pattern")
-        public static let event = Key("Event")
-        public static let eventType = Key("EventType")
-        public static let time = Key("Time")
-        public static let eventDuration = Key("EventDuration")
-        public static let eventParameters = Key("EventParameters")
-        public static let eventWaveformPath = Key("EventWaveformPath")
-        public static let eventWaveformUseVolumeEnvelope = Key("EventWaveformUseVolumeEnvelope")
-        public static let eventWaveformLoopEnabled = Key("EventWaveformLoopEnabled")
-        public static let parameter = Key("Parameter")
-        public static let parameterID = Key("ParameterID")
-        public static let parameterValue = Key("ParameterValue")
-        public static let parameterCurve = Key("ParameterCurve")
-        public static let parameterCurveControlPoints = Key("ParameterCurveControlPoints")
-    }
+    /// The keys of a pattern dictionary: AHAP's keys, with Apple's names (`.pattern`, `.event`,
+    /// ...; the constants are below, on `String`).
+    ///
+    /// Apple's `CHHapticPattern.Key` is a struct that Foundation bridges from `NSString`, so app
+    /// code casts `JSONSerialization`'s output `as? [CHHapticPattern.Key: Any]`. On Linux, Swift's
+    /// runtime casts a `String` key to no struct, and that cast was nil (the app played nothing).
+    /// Here the key is the string itself, so the cast succeeds wherever Apple's does.
+    public typealias Key = String
 
     /// The pattern in the model the engine plays.
     let model: HapticPattern
@@ -98,7 +83,8 @@ open class CHHapticPattern {
 
     /// A pattern from a dictionary shaped like an AHAP file.
     ///
-    /// Keys may be `CHHapticPattern.Key` or `String`; values may be numbers (`NSNumber`s from
+    /// Keys are `CHHapticPattern.Key`s, which are `String`s (a `[String: Any]` from
+    /// `JSONSerialization` is taken as it is); values may be numbers (`NSNumber`s from
     /// `JSONSerialization` included: a number stays a number, only `true`/`false` are booleans),
     /// strings, `CHHapticEvent.EventType`, `CHHapticEvent.ParameterID` or
     /// `CHHapticDynamicParameter.ID`.
@@ -111,14 +97,6 @@ open class CHHapticPattern {
     /// ])
     /// ```
     public convenience init(dictionary patternDict: [CHHapticPattern.Key: Any]) throws {
-        try self.init(jsonObject: try Self.jsonObject(patternDict, path: ""))
-    }
-
-    /// A pattern from a dictionary with `String` keys, as `JSONSerialization` gives one.
-    ///
-    /// On Apple's platforms `dictionary as? [CHHapticPattern.Key: Any]` bridges; Foundation on
-    /// Linux has no such bridge (the cast gives nil), so the dictionary is accepted as it is.
-    public convenience init(dictionary patternDict: [String: Any]) throws {
         try self.init(jsonObject: try Self.jsonObject(patternDict, path: ""))
     }
 
@@ -149,8 +127,8 @@ open class CHHapticPattern {
         return limits
     }()
 
-    /// The pattern as a dictionary shaped like an AHAP file: `CHHapticPattern.Key` keys at the
-    /// top, `String` keys below, numbers as `Double`.
+    /// The pattern as a dictionary shaped like an AHAP file: `CHHapticPattern.Key` (`String`)
+    /// keys, numbers as `Double`.
     public func exportDictionary() throws -> [CHHapticPattern.Key: Any] {
         let document: JSONDocument
         do {
@@ -160,7 +138,7 @@ open class CHHapticPattern {
         }
         guard case .object(let members) = document.root.value else { return [:] }
         var result: [Key: Any] = [:]
-        for (key, value) in members { result[Key(key)] = Self.foundationValue(value) }
+        for (key, value) in members { result[key] = Self.foundationValue(value) }
         return result
     }
 
@@ -184,12 +162,6 @@ open class CHHapticPattern {
 
     static func jsonObject(_ value: Any, path: String) throws(CHHapticError) -> Any {
         switch value {
-        case let dictionary as [Key: Any]:
-            var result: [String: Any] = [:]
-            for (key, item) in dictionary {
-                result[key.rawValue] = try jsonObject(item, path: path + "." + key.rawValue)
-            }
-            return result
         case let dictionary as [String: Any]:
             var result: [String: Any] = [:]
             for (key, item) in dictionary { result[key] = try jsonObject(item, path: path + "." + key) }
@@ -199,11 +171,10 @@ open class CHHapticPattern {
             for (key, item) in dictionary {
                 let name: String
                 switch key.base {
-                case let key as Key: name = key.rawValue
                 case let key as String: name = key
                 default:
                     throw CHHapticError(
-                        .invalidPatternDictionary, "\(path): key \(key) is neither a String nor a CHHapticPattern.Key")
+                        .invalidPatternDictionary, "\(path): key \(key) is not a String")
                 }
                 result[name] = try jsonObject(item, path: path + "." + name)
             }
@@ -233,4 +204,32 @@ open class CHHapticPattern {
                 .invalidPatternDictionary, "\(location): unsupported value \(value) of type \(Swift.type(of: value))")
         }
     }
+}
+
+/// `CHHapticPattern.Key`'s constants and `RawRepresentable`-style accessors. The key is a `String`
+/// (see ``CHHapticPattern/Key``), so these are members of `String` for an importer of CoreHaptics:
+/// `CHHapticPattern.Key.pattern`, `CHHapticPattern.Key(rawValue: "Pattern")` and `key.rawValue`
+/// compile as they do against Apple's SDK.
+extension String {
+    /// A key with this raw value, as Apple's `CHHapticPattern.Key(rawValue:)`.
+    public init(rawValue: String) { self = rawValue }
+    /// The key's AHAP name, as Apple's `CHHapticPattern.Key.rawValue`.
+    public var rawValue: String { self }
+
+    public static let version: CHHapticPattern.Key = "Version"
+    public static let metadata: CHHapticPattern.Key = "Metadata"
+    public static let pattern: CHHapticPattern.Key = "Pattern"
+    public static let event: CHHapticPattern.Key = "Event"
+    public static let eventType: CHHapticPattern.Key = "EventType"
+    public static let time: CHHapticPattern.Key = "Time"
+    public static let eventDuration: CHHapticPattern.Key = "EventDuration"
+    public static let eventParameters: CHHapticPattern.Key = "EventParameters"
+    public static let eventWaveformPath: CHHapticPattern.Key = "EventWaveformPath"
+    public static let eventWaveformUseVolumeEnvelope: CHHapticPattern.Key = "EventWaveformUseVolumeEnvelope"
+    public static let eventWaveformLoopEnabled: CHHapticPattern.Key = "EventWaveformLoopEnabled"
+    public static let parameter: CHHapticPattern.Key = "Parameter"
+    public static let parameterID: CHHapticPattern.Key = "ParameterID"
+    public static let parameterValue: CHHapticPattern.Key = "ParameterValue"
+    public static let parameterCurve: CHHapticPattern.Key = "ParameterCurve"
+    public static let parameterCurveControlPoints: CHHapticPattern.Key = "ParameterCurveControlPoints"
 }

@@ -112,6 +112,17 @@ import Testing
         #expect(try CHHapticPattern(dictionary: mutable).duration == 1.5)
         let strings = try #require(object as? [String: Any])
         #expect(try CHHapticPattern(dictionary: strings).duration == 1.5)
+        // What app code writes against Apple's SDK (a React Native module, Apple's Unity plugin):
+        // the cast from Foundation's dictionaries to Apple's key type succeeds here too.
+        let keyed = try #require(object as? [CHHapticPattern.Key: Any])
+        #expect(try CHHapticPattern(dictionary: keyed).duration == 1.5)
+        let plain = try JSONSerialization.jsonObject(with: Data(json.utf8))
+        let plainKeyed = try #require(plain as? [CHHapticPattern.Key: Any])
+        #expect(try CHHapticPattern(dictionary: plainKeyed).duration == 1.5)
+        #expect(plainKeyed[.pattern] != nil && plainKeyed[CHHapticPattern.Key(rawValue: "Version")] != nil)
+        let exported = try CHHapticPattern(dictionary: keyed).exportDictionary()
+        #expect(exported[.version] as? Double == 1)
+        #expect((exported[.pattern] as? [Any])?.count == 2)
         #expect(
             throws: CHHapticError(
                 .invalidPatternDictionary,

@@ -1,10 +1,11 @@
 import CoreHaptics
 
-// AHAP text read the way game plug-ins read it: JSONSerialization, then the dictionary initializer.
+// AHAP text read the way apps and plug-ins read it: JSONSerialization, a cast to Apple's key type
+// (React Native and Flutter modules, bundle loaders), then the dictionary initializer.
 enum PatternLoader {
     static func pattern(fromAHAP text: String) throws -> CHHapticPattern {
         let object = try JSONSerialization.jsonObject(with: Data(text.utf8), options: .mutableContainers)
-        guard let dictionary = object as? NSDictionary else { throw CHHapticError(.invalidPatternData) }
+        guard let dictionary = object as? [CHHapticPattern.Key: Any] else { throw CHHapticError(.invalidPatternData) }
         return try CHHapticPattern(dictionary: dictionary)
     }
 
