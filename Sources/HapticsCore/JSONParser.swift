@@ -123,11 +123,13 @@ private struct Parser {
         SourceLocation(line: line, column: offset - lineStart - continuation + 1)
     }
 
-    func fail(
-        _ message: String, code: Diagnostic.Code = .jsonSyntax, at loc: SourceLocation? = nil
+    /// The error to throw. The message is an autoclosure and this is never inlined, so that
+    /// building messages stays out of the parsing loops.
+    @inline(never) func fail(
+        _ message: @autoclosure () -> String, code: Diagnostic.Code = .jsonSyntax, at loc: SourceLocation? = nil
     ) -> JSONSyntaxError {
         JSONSyntaxError(
-            diagnostic: Diagnostic(.error, code: code, message, at: jsonPath(), location: loc ?? location)
+            diagnostic: Diagnostic(.error, code: code, message(), at: jsonPath(), location: loc ?? location)
         )
     }
 
@@ -220,8 +222,18 @@ private struct Parser {
         return slots.count - 1
     }
 
+    /// A key given twice in one object: the last value wins, at the first key's position.
+    @inline(never) mutating func duplicateKey(_ key: StringRef, at keyLocation: SourceLocation, first: JSONTree.Member)
+    {
+        warnings.append(
+            Diagnostic(
+                .warning, code: .duplicateKey,
+                "duplicate key \"\(string(key))\" (first at line \(first.line), column \(first.column)); the last value wins",
+                at: jsonPath(.key(key)), location: keyLocation))
+    }
+
     /// A comma before `]` or `}`: Core Haptics reads it (Apple's own sample files have them).
-    mutating func trailingComma(at comma: SourceLocation, in container: String) {
+    @inline(never) mutating func trailingComma(at comma: SourceLocation, in container: String) {
         warnings.append(
             Diagnostic(
                 .trailingComma,
@@ -486,11 +498,7 @@ private struct Parser {
             }
             if let existing {
                 let firstKey = pendingMembers[memberBase + existing]
-                warnings.append(
-                    Diagnostic(
-                        .warning, code: .duplicateKey,
-                        "duplicate key \"\(string(key))\" (first at line \(firstKey.line), column \(firstKey.column)); the last value wins",
-                        at: jsonPath(.key(key)), location: keyLocation))
+                duplicateKey(key, at: keyLocation, first: firstKey)
                 pending[base + Int(firstKey.value)] = value
             } else {
                 if positions != nil { positions?[string(key)] = count }
