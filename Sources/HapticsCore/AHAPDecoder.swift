@@ -1,23 +1,25 @@
 /// Walks a parsed JSON tree and builds a `HapticPattern`, recording every
 /// finding. An element with an error is left out and the walk goes on, so
 /// that the linter can report every problem in one run.
+///
+/// It reads the flat `JSONTree` directly: a value is its index in the tree (`Node`), keys and
+/// names are compared as bytes, and no string is built unless it goes into the pattern or a
+/// message.
 struct AHAPDecoder {
+    /// A value's index in `tree`.
+    typealias Node = Int
+
     let limits: AHAPLimits
+    let tree: JSONTree
     var diagnostics: [Diagnostic] = []
     /// The path to the value being decoded; turned into a `JSONPath` only for a finding.
-    var path: [JSONPath.Component] = []
+    var path: [Step] = []
     var errorCount = 0
 
-    static let topLevelKeys = ["Version", "Metadata", "Pattern"]
-    static let elementKeys = ["Event", "Parameter", "ParameterCurve"]
-    static let eventKeys = [
-        "Time", "EventType", "EventDuration", "EventParameters", "EventWaveformPath",
-        "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled",
-    ]
-    static let eventParameterKeys = ["ParameterID", "ParameterValue"]
-    static let parameterKeys = ["ParameterID", "Time", "ParameterValue"]
-    static let curveKeys = ["ParameterID", "Time", "ParameterCurveControlPoints"]
-    static let controlPointKeys = ["Time", "ParameterValue"]
+    /// The names `JSONTree.named` matches, as bytes.
+    static let eventTypeNames = JSONTree.names(EventType.self)
+    static let eventParameterNames = JSONTree.names(EventParameterID.self)
+    static let dynamicParameterNames = JSONTree.names(DynamicParameterID.self)
 
     /// Parses and decodes; the pattern is nil when the JSON itself was refused.
     static func run(_ bytes: [UInt8], limits: AHAPLimits) -> (
@@ -28,9 +30,9 @@ struct AHAPDecoder {
         case .success(let parsed): document = parsed
         case .failure(let refusal): return (nil, [refusal.diagnostic])
         }
-        var decoder = AHAPDecoder(limits: limits)
+        var decoder = AHAPDecoder(limits: limits, tree: document.tree)
         decoder.diagnostics = document.warnings
-        let pattern = decoder.decodeTop(document.root)
+        let pattern = decoder.decodeTop(document.tree.root)
         return (pattern, documentOrder(decoder.diagnostics))
     }
 
@@ -66,7 +68,23 @@ struct AHAPDecoder {
 
     // MARK: Findings
 
-    var currentPath: JSONPath { JSONPath(path) }
+    /// One step of `path`: a key named in code, a member's key in the tree, or an index.
+    enum Step {
+        case key(StaticString)
+        case member(Int)
+        case index(Int)
+    }
+
+    var currentPath: JSONPath {
+        JSONPath(
+            path.map { step in
+                switch step {
+                case .key(let name): .key(name.description)
+                case .member(let m): .key(tree.key(m))
+                case .index(let i): .index(i)
+                }
+            })
+    }
 
     /// Records a finding at its rule's default severity; an error makes the element unusable.
     mutating func report(
@@ -78,26 +96,64 @@ struct AHAPDecoder {
         if code.defaultSeverity == .error { errorCount += 1 }
     }
 
-    /// Warns about every member of `members` that is not in `known`, with a suggestion.
-    /// Notes every known key whose value is null (read as absent, as Core Haptics does).
-    mutating func checkUnknownKeys(_ members: [JSONNode.Member], known: [String], context: String) {
-        for member in members where member.value.kind == .null && known.contains(member.key) {
-            report(
-                .nullValue, "\(member.key) is null; read as absent, as Core Haptics does",
-                at: member.value.location, key: member.key)
+    /// Whether the member's key is one of `known`.
+    func isKnown(_ member: Int, _ known: [StaticString]) -> Bool {
+        for key in known where tree.keyIs(member, key) { return true }
+        return false
+    }
+
+    /// Warns about every member of the object `node` whose key is not in `known`, with a
+    /// suggestion. Notes every known key whose value is null (read as absent, as Core Haptics does).
+    mutating func checkUnknownKeys(_ node: Node, known: [StaticString], context: String) {
+        var unknown = 0
+        for member in tree.members(node) {
+            guard isKnown(member, known) else {
+                unknown += 1
+                continue
+            }
+            let value = tree.value(member)
+            if tree.tag(value) == .null {
+                let key = tree.key(member)
+                report(
+                    .nullValue, "\(key) is null; read as absent, as Core Haptics does", at: tree.location(value),
+                    key: key)
+            }
         }
-        for member in members where !known.contains(member.key) {
-            var message = "unknown key \"\(member.key)\" in \(context)"
-            if let suggestion = Suggestion.closest(to: member.key, in: known) {
+        guard unknown > 0 else { return }
+        for member in tree.members(node) where !isKnown(member, known) {
+            let key = tree.key(member)
+            var message = "unknown key \"\(key)\" in \(context)"
+            if let suggestion = Suggestion.closest(to: key, in: known.map(\.description)) {
                 message += " (did you mean \"\(suggestion)\"?)"
             }
             message += "; Core Haptics ignores it"
-            report(.unknownKey, message, at: member.keyLocation, key: member.key)
+            report(.unknownKey, message, at: tree.keyLocation(member), key: key)
         }
     }
 
+    /// The values of the object `node`'s known keys, found in one pass; a null value counts as
+    /// absent. Unknown keys and nulls are reported as `checkUnknownKeys` does.
+    mutating func fields<K: ObjectKeys>(_ node: Node, _: K.Type, context: String) -> Fields<K> {
+        var fields = Fields<K>()
+        var clean = true
+        for member in tree.members(node) {
+            guard let k = K.table.position(of: member, in: tree) else {
+                clean = false
+                continue
+            }
+            let value = tree.value(member)
+            if tree.tag(value) == .null {
+                clean = false
+            } else {
+                fields.values[k] = Int32(truncatingIfNeeded: value)
+            }
+        }
+        if !clean { checkUnknownKeys(node, known: K.table.names, context: context) }
+        return fields
+    }
+
     /// Runs `body` with `component` pushed on the path.
-    mutating func at<T>(_ component: JSONPath.Component, _ body: (inout AHAPDecoder) -> T) -> T {
+    mutating func at<T>(_ component: Step, _ body: (inout AHAPDecoder) -> T) -> T {
         path.append(component)
         defer { path.removeLast() }
         return body(&self)
@@ -106,50 +162,53 @@ struct AHAPDecoder {
     // MARK: Typed access
 
     /// The number in `node`, or nil after a `wrong-type` error.
-    mutating func number(_ node: JSONNode, name: String) -> Double? {
-        if case .number(let n) = node.kind { return n }
-        if case .string(let s) = node.kind, let n = NumberText.parseJSONNumber(s) {
+    mutating func number(_ node: Node, name: String) -> Double? {
+        if let n = tree.number(node) { return n }
+        if let s = tree.string(node), let n = NumberText.parseJSONNumber(s) {
             report(
                 .numberAsString,
                 "\(name) is the string \(Describe.quoted(s)); read as the number \(Describe.number(n))",
-                at: node.location)
+                at: tree.location(node))
             return n
         }
-        report(.wrongType, "\(name) must be a number, found \(Describe.node(node))", at: node.location)
+        report(.wrongType, "\(name) must be a number, found \(Describe.node(tree, node))", at: tree.location(node))
         return nil
     }
 
-    mutating func string(_ node: JSONNode, name: String) -> String? {
-        if case .string(let s) = node.kind { return s }
-        report(.wrongType, "\(name) must be a string, found \(Describe.node(node))", at: node.location)
+    mutating func string(_ node: Node, name: String) -> String? {
+        if let s = tree.string(node) { return s }
+        report(.wrongType, "\(name) must be a string, found \(Describe.node(tree, node))", at: tree.location(node))
         return nil
     }
 
-    mutating func bool(_ node: JSONNode, name: String) -> Bool? {
-        if case .bool(let b) = node.kind { return b }
-        report(.wrongType, "\(name) must be true or false, found \(Describe.node(node))", at: node.location)
+    mutating func bool(_ node: Node, name: String) -> Bool? {
+        if let b = tree.bool(node) { return b }
+        report(
+            .wrongType, "\(name) must be true or false, found \(Describe.node(tree, node))", at: tree.location(node))
         return nil
     }
 
-    mutating func members(_ node: JSONNode, name: String) -> [JSONNode.Member]? {
-        if case .object(let m) = node.kind { return m }
-        report(.wrongType, "\(name) must be an object, found \(Describe.node(node))", at: node.location)
+    /// The members of the object `node` (for `tree.key`, `tree.value`, ...), or nil after a `wrong-type` error.
+    mutating func members(_ node: Node, name: String) -> Range<Int>? {
+        if tree.tag(node) == .object { return tree.members(node) }
+        report(.wrongType, "\(name) must be an object, found \(Describe.node(tree, node))", at: tree.location(node))
         return nil
     }
 
-    mutating func items(_ node: JSONNode, name: String) -> [JSONNode]? {
-        if case .array(let a) = node.kind { return a }
-        report(.wrongType, "\(name) must be an array, found \(Describe.node(node))", at: node.location)
+    /// The elements of the array `node`, or nil after a `wrong-type` error.
+    mutating func items(_ node: Node, name: String) -> Range<Int>? {
+        if tree.tag(node) == .array { return tree.elements(node) }
+        report(.wrongType, "\(name) must be an array, found \(Describe.node(tree, node))", at: tree.location(node))
         return nil
     }
 
     /// A time (`Time`, `EventDuration`): a number that is not negative.
-    mutating func nonNegative(_ node: JSONNode, name: String, code: Diagnostic.Code) -> Double? {
+    mutating func nonNegative(_ node: Node, name: String, code: Diagnostic.Code) -> Double? {
         guard let value = number(node, name: name) else { return nil }
         if value < 0 {
             report(
                 code, "\(name) \(Describe.number(value)) is negative; times are seconds from the start",
-                at: node.location)
+                at: tree.location(node))
             return nil
         }
         return value
@@ -157,7 +216,7 @@ struct AHAPDecoder {
 
     /// A parameter value clamped to `range`, with a `value-clamped` warning when it was outside.
     mutating func clamped(
-        _ value: Double, to range: ClosedRange<Float>, name: String, at location: SourceLocation
+        _ value: Double, to range: ClosedRange<Float>, name: @autoclosure () -> String, at location: SourceLocation
     )
         -> Float
     {
@@ -167,7 +226,7 @@ struct AHAPDecoder {
             let to = value < lower ? range.lowerBound : range.upperBound
             report(
                 .valueClamped,
-                "\(name) \(Describe.number(value)) is outside \(Describe.range(range)); clamped to \(Describe.number(Double(to)))",
+                "\(name()) \(Describe.number(value)) is outside \(Describe.range(range)); clamped to \(Describe.number(Double(to)))",
                 at: location)
             return to
         }
@@ -176,52 +235,52 @@ struct AHAPDecoder {
 
     // MARK: Top level
 
-    mutating func decodeTop(_ root: JSONNode) -> HapticPattern? {
-        guard case .object(let members) = root.kind else {
+    mutating func decodeTop(_ root: Node) -> HapticPattern? {
+        guard tree.tag(root) == .object else {
             report(
                 .wrongType,
-                "the top level must be an object with a Pattern array, found \(Describe.node(root))",
-                at: root.location)
+                "the top level must be an object with a Pattern array, found \(Describe.node(tree, root))",
+                at: tree.location(root))
             return nil
         }
-        checkUnknownKeys(members, known: Self.topLevelKeys, context: "the top level")
+        let f = fields(root, TopLevelKey.self, context: "the top level")
         var pattern = HapticPattern(version: nil)
 
-        if let version = root.field("Version") {
+        if let version = f[.version] {
             at(.key("Version")) { d in
-                guard let v = d.number(version.value, name: "Version") else { return }
+                guard let v = d.number(version, name: "Version") else { return }
                 pattern.version = v
                 if v != 1 {
                     d.report(
                         .unknownVersion,
                         "Version \(Describe.number(v)) is not 1, the only AHAP version this reader knows; unknown keys will be ignored",
-                        at: version.value.location)
+                        at: d.tree.location(version))
                 }
             }
         } else {
-            report(.missingVersion, "no Version; reading the file as AHAP version 1", at: root.location)
+            report(.missingVersion, "no Version; reading the file as AHAP version 1", at: tree.location(root))
         }
 
-        if let metadata = root.field("Metadata") {
+        if let metadata = f[.metadata] {
             at(.key("Metadata")) { d in
-                guard case .object = metadata.value.kind else {
+                guard d.tree.tag(metadata) == .object else {
                     d.report(
-                        .wrongType, "Metadata must be an object, found \(Describe.node(metadata.value))",
-                        at: metadata.value.location)
+                        .wrongType, "Metadata must be an object, found \(Describe.node(d.tree, metadata))",
+                        at: d.tree.location(metadata))
                     return
                 }
-                if case .object(let dict) = metadata.value.value { pattern.metadata = dict }
+                if case .object(let dict) = d.tree.value(of: metadata) { pattern.metadata = dict }
             }
         }
 
-        guard let patternMember = root.field("Pattern") else {
+        guard let patternMember = f[.pattern] else {
             report(
                 .missingKey,
                 "missing key \"Pattern\": an AHAP file needs a Pattern array of events and parameters",
-                at: root.location)
+                at: tree.location(root))
             return nil
         }
-        let ok = at(.key("Pattern")) { d in d.decodeElements(patternMember.value, into: &pattern) }
+        let ok = at(.key("Pattern")) { d in d.decodeElements(patternMember, into: &pattern) }
         guard ok else { return nil }
 
         let duration = pattern.duration
@@ -230,27 +289,27 @@ struct AHAPDecoder {
                 d.report(
                     .limitExceeded,
                     "pattern lasts \(Describe.number(duration)) s; the limit is \(Describe.number(d.limits.maxDuration)) s (AHAPLimits.maxDuration)",
-                    at: patternMember.value.location)
+                    at: d.tree.location(patternMember))
             }
         }
         return errorCount == 0 ? pattern : nil
     }
 
     /// Decodes the `Pattern` array; false when it is unusable as a whole.
-    mutating func decodeElements(_ node: JSONNode, into pattern: inout HapticPattern) -> Bool {
+    mutating func decodeElements(_ node: Node, into pattern: inout HapticPattern) -> Bool {
         guard let entries = items(node, name: "Pattern") else { return false }
         if entries.isEmpty {
-            report(.emptyPattern, "Pattern is empty; the file plays nothing", at: node.location)
+            report(.emptyPattern, "Pattern is empty; the file plays nothing", at: tree.location(node))
             return true
         }
         // Count events before walking so that a huge file fails at once.
         var eventCount = 0
-        for entry in entries where entry.field("Event") != nil { eventCount += 1 }
+        for entry in entries where tree.field(entry, "Event") != nil { eventCount += 1 }
         if eventCount > limits.maxEvents {
             report(
                 .limitExceeded,
                 "Pattern has \(eventCount) events; the limit is \(limits.maxEvents) (AHAPLimits.maxEvents)",
-                at: node.location)
+                at: tree.location(node))
             return false
         }
         pattern.elements.reserveCapacity(entries.count)
@@ -262,102 +321,116 @@ struct AHAPDecoder {
         return true
     }
 
-    mutating func decodeElement(_ node: JSONNode) -> PatternElement? {
+    mutating func decodeElement(_ node: Node) -> PatternElement? {
         guard let members = members(node, name: "a Pattern entry") else { return nil }
-        checkUnknownKeys(members, known: Self.elementKeys, context: "a Pattern entry")
-        let present = members.filter { Self.elementKeys.contains($0.key) && $0.value.kind != .null }
-        guard let member = present.first else {
-            if !members.contains(where: { !Self.elementKeys.contains($0.key) }) {
+        _ = fields(node, ElementKey.self, context: "a Pattern entry")
+        // The members that are one of Event, Parameter, ParameterCurve and not null.
+        var member: Int? = nil
+        var ambiguous = false
+        for m in members where isKnown(m, ElementKey.table.names) && tree.tag(tree.value(m)) != .null {
+            if member == nil {
+                member = m
+            } else {
+                ambiguous = true
+                break
+            }
+        }
+        guard let member else {
+            if !members.contains(where: { !isKnown($0, ElementKey.table.names) }) {
                 report(
                     .emptyElement,
                     "Pattern entry has none of Event, Parameter, ParameterCurve; it is ignored",
-                    at: node.location)
+                    at: tree.location(node))
             }
             return nil
         }
-        if present.count > 1 {
+        if ambiguous {
+            let present = members.filter { isKnown($0, ElementKey.table.names) && tree.tag(tree.value($0)) != .null }
             report(
                 .ambiguousElement,
                 "Pattern entry must hold exactly one of Event, Parameter, ParameterCurve; found "
-                    + present.map(\.key).joined(separator: " and "),
-                at: present[1].keyLocation, key: present[1].key)
+                    + present.map(tree.key).joined(separator: " and "),
+                at: tree.keyLocation(present[1]), key: tree.key(present[1]))
             return nil
         }
-        return at(.key(member.key)) { d -> PatternElement? in
-            switch member.key {
-            case "Event": d.decodeEvent(member.value).map(PatternElement.event)
-            case "Parameter": d.decodeParameter(member.value).map(PatternElement.parameter)
-            default: d.decodeCurve(member.value).map(PatternElement.curve)
-            }
+        let value = tree.value(member)
+        return at(.member(member)) { d -> PatternElement? in
+            if d.tree.keyIs(member, "Event") { return d.decodeEvent(value).map(PatternElement.event) }
+            if d.tree.keyIs(member, "Parameter") { return d.decodeParameter(value).map(PatternElement.parameter) }
+            return d.decodeCurve(value).map(PatternElement.curve)
         }
     }
 
     // MARK: Events
 
-    mutating func decodeEvent(_ node: JSONNode) -> HapticEvent? {
-        guard let members = members(node, name: "Event") else { return nil }
+    mutating func decodeEvent(_ node: Node) -> HapticEvent? {
+        guard members(node, name: "Event") != nil else { return nil }
         let errorsBefore = errorCount
-        checkUnknownKeys(members, known: Self.eventKeys, context: "an Event")
+        let f = fields(node, EventKey.self, context: "an Event")
 
         var time: Double?
-        if let m = node.field("Time") {
-            time = at(.key("Time")) { d in d.nonNegative(m.value, name: "Time", code: .negativeTime) }
+        if let m = f[.time] {
+            time = at(.key("Time")) { d in d.nonNegative(m, name: "Time", code: .negativeTime) }
         } else {
-            report(.missingKey, "Event has no Time (seconds from the start of the pattern)", at: node.location)
+            report(.missingKey, "Event has no Time (seconds from the start of the pattern)", at: tree.location(node))
         }
 
         var type: EventType?
-        if let m = node.field("EventType") {
+        if let m = f[.eventType] {
             type = at(.key("EventType")) { d -> EventType? in
-                guard let raw = d.string(m.value, name: "EventType") else { return nil }
+                if let t = d.tree.named(m, Self.eventTypeNames) { return t }
+                guard let raw = d.string(m, name: "EventType") else { return nil }
                 if let t = EventType(rawValue: raw) { return t }
                 var message = "unknown EventType \(Describe.quoted(raw))"
                 if let s = Suggestion.closest(to: raw, in: EventType.allCases.map(\.rawValue)) {
                     message += " (did you mean \"\(s)\"?)"
                 }
                 message += "; expected HapticTransient, HapticContinuous, AudioContinuous or AudioCustom"
-                d.report(.unknownEventType, message, at: m.value.location)
+                d.report(.unknownEventType, message, at: d.tree.location(m))
                 return nil
             }
         } else {
-            report(.missingKey, "Event has no EventType", at: node.location)
+            report(.missingKey, "Event has no EventType", at: tree.location(node))
         }
 
         var duration: Double?
-        var durationLocation = node.location
-        if let m = node.field("EventDuration") {
-            durationLocation = m.value.location
+        var durationLocation = tree.location(node)
+        if let m = f[.eventDuration] {
+            durationLocation = tree.location(m)
             duration = at(.key("EventDuration")) { d in
-                d.nonNegative(m.value, name: "EventDuration", code: .negativeDuration)
+                d.nonNegative(m, name: "EventDuration", code: .negativeDuration)
             }
         }
         if let type {
             if let duration {
                 at(.key("EventDuration")) { d in d.checkDuration(duration, type: type, at: durationLocation) }
-            } else if type.requiresDuration && node.field("EventDuration") == nil {
+            } else if type.requiresDuration && f[.eventDuration] == nil {
                 report(
                     .missingDuration,
                     "\(type.rawValue) event has no EventDuration; continuous events need one",
-                    at: node.location)
+                    at: tree.location(node))
             }
         }
 
         var parameters: [EventParameter] = []
-        if let m = node.field("EventParameters") {
+        if let m = f[.eventParameters] {
             at(.key("EventParameters")) { d in
-                guard let list = d.items(m.value, name: "EventParameters") else { return }
+                guard let list = d.items(m, name: "EventParameters") else { return }
                 parameters.reserveCapacity(list.count)
-                var seen: [EventParameterID: SourceLocation] = [:]
+                // The first item of each ParameterID (by `EventParameterID.ordinal`), or -1.
+                var seen = SIMD16<Int32>(repeating: -1)
                 for (i, item) in list.enumerated() {
                     d.at(.index(i)) { d in
                         guard let p = d.decodeEventParameter(item, type: type) else { return }
-                        if let first = seen[p.id] {
+                        let first = seen[p.id.ordinal]
+                        if first >= 0 {
+                            let first = d.tree.location(Int(first))
                             d.report(
                                 .duplicateParameter,
                                 "\(p.id.rawValue) is given twice in this event (first at line \(first.line), column \(first.column)); the last value wins",
-                                at: item.location)
+                                at: d.tree.location(item))
                         } else {
-                            seen[p.id] = item.location
+                            seen[p.id.ordinal] = Int32(item)
                         }
                         parameters.append(p)
                     }
@@ -365,45 +438,50 @@ struct AHAPDecoder {
             }
         }
 
-        var event = HapticEvent(
-            time: time ?? 0, type: type ?? .hapticTransient, duration: playedDuration(duration, type: type),
-            parameters: parameters)
+        // The event is built last, from these, so that it is not copied.
+        var waveformPath: String? = nil
+        var waveformUsesVolumeEnvelope = true
+        var waveformLoopEnabled = false
 
-        if let m = node.field("EventWaveformPath") {
+        if let m = f[.eventWaveformPath] {
             at(.key("EventWaveformPath")) { d in
-                guard let path = d.string(m.value, name: "EventWaveformPath") else { return }
+                guard let path = d.string(m, name: "EventWaveformPath") else { return }
                 if path.isEmpty {
                     d.report(
                         .missingWaveform, "EventWaveformPath is empty; name an audio file",
-                        at: m.value.location)
+                        at: d.tree.location(m))
                     return
                 }
                 if let type, type != .audioCustom {
                     d.report(
                         .waveformIgnored,
                         "EventWaveformPath only applies to AudioCustom events; this \(type.rawValue) ignores it",
-                        at: m.value.location)
+                        at: d.tree.location(m))
                 }
-                event.waveformPath = path
+                waveformPath = path
             }
         } else if type == .audioCustom {
             report(
                 .missingWaveform, "AudioCustom event has no EventWaveformPath (the audio file to play)",
-                at: node.location)
+                at: tree.location(node))
         }
-        if let m = node.field("EventWaveformUseVolumeEnvelope") {
+        if let m = f[.eventWaveformUseVolumeEnvelope] {
             at(.key("EventWaveformUseVolumeEnvelope")) { d in
-                if let b = d.bool(m.value, name: "EventWaveformUseVolumeEnvelope") {
-                    event.waveformUsesVolumeEnvelope = b
+                if let b = d.bool(m, name: "EventWaveformUseVolumeEnvelope") {
+                    waveformUsesVolumeEnvelope = b
                 }
             }
         }
-        if let m = node.field("EventWaveformLoopEnabled") {
+        if let m = f[.eventWaveformLoopEnabled] {
             at(.key("EventWaveformLoopEnabled")) { d in
-                if let b = d.bool(m.value, name: "EventWaveformLoopEnabled") { event.waveformLoopEnabled = b }
+                if let b = d.bool(m, name: "EventWaveformLoopEnabled") { waveformLoopEnabled = b }
             }
         }
-        return errorCount == errorsBefore ? event : nil
+        guard errorCount == errorsBefore else { return nil }
+        return HapticEvent(
+            time: time ?? 0, type: type ?? .hapticTransient, duration: playedDuration(duration, type: type),
+            parameters: parameters, waveformPath: waveformPath, waveformUsesVolumeEnvelope: waveformUsesVolumeEnvelope,
+            waveformLoopEnabled: waveformLoopEnabled)
     }
 
     /// What a device plays: a continuous event stops at Core Haptics' maximum and its release
@@ -435,15 +513,16 @@ struct AHAPDecoder {
         }
     }
 
-    mutating func decodeEventParameter(_ node: JSONNode, type: EventType?) -> EventParameter? {
-        guard let members = members(node, name: "an EventParameters entry") else { return nil }
-        checkUnknownKeys(members, known: Self.eventParameterKeys, context: "an event parameter")
-        guard let idMember = node.field("ParameterID") else {
-            report(.missingKey, "event parameter has no ParameterID", at: node.location)
+    mutating func decodeEventParameter(_ node: Node, type: EventType?) -> EventParameter? {
+        guard members(node, name: "an EventParameters entry") != nil else { return nil }
+        let f = fields(node, EventParameterKey.self, context: "an event parameter")
+        guard let idMember = f[.parameterID] else {
+            report(.missingKey, "event parameter has no ParameterID", at: tree.location(node))
             return nil
         }
         let id = at(.key("ParameterID")) { d -> EventParameterID? in
-            guard let raw = d.string(idMember.value, name: "ParameterID") else { return nil }
+            if let id = d.tree.named(idMember, Self.eventParameterNames) { return id }
+            guard let raw = d.string(idMember, name: "ParameterID") else { return nil }
             if let id = EventParameterID(rawValue: raw) { return id }
             var message = "unknown event ParameterID \(Describe.quoted(raw))"
             if let dynamic = DynamicParameterID(rawValue: raw) {
@@ -452,29 +531,29 @@ struct AHAPDecoder {
             } else if let s = Suggestion.closest(to: raw, in: EventParameterID.allCases.map(\.rawValue)) {
                 message += " (did you mean \"\(s)\"?)"
             }
-            d.report(.unknownParameterID, message, at: idMember.value.location)
+            d.report(.unknownParameterID, message, at: d.tree.location(idMember))
             return nil
         }
         guard let id else { return nil }
 
         var value = id.defaultValue
-        if let valueMember = node.field("ParameterValue") {
+        if let valueMember = f[.parameterValue] {
             let decoded = at(.key("ParameterValue")) { d -> Float? in
-                let v = valueMember.value
-                if id == .sustained, case .bool(let b) = v.kind {
+                let v = valueMember
+                if id == .sustained, let b = d.tree.bool(v) {
                     d.report(
                         .booleanValue,
                         "Sustained is written as a number in AHAP; \(b) is read as \(b ? 1 : 0)",
-                        at: v.location)
+                        at: d.tree.location(v))
                     return b ? 1 : 0
                 }
                 guard let n = d.number(v, name: id.rawValue) else { return nil }
-                let clampedValue = d.clamped(n, to: id.range, name: id.rawValue, at: v.location)
+                let clampedValue = d.clamped(n, to: id.range, name: id.rawValue, at: d.tree.location(v))
                 if id == .sustained && clampedValue != 0 && clampedValue != 1 {
                     d.report(
                         .sustainedNotBoolean,
                         "Sustained \(Describe.number(n)) is neither 0 nor 1; it is a flag, read as 1 (sustained) because it is not 0",
-                        at: v.location)
+                        at: d.tree.location(v))
                 }
                 return clampedValue
             }
@@ -484,14 +563,14 @@ struct AHAPDecoder {
             report(
                 .missingValue,
                 "\(id.rawValue) has no ParameterValue; Core Haptics uses the default \(Describe.number(Double(id.defaultValue)))",
-                at: node.location)
+                at: tree.location(node))
         }
 
         if let type, !Self.applies(id, to: type) {
             at(.key("ParameterID")) { d in
                 d.report(
                     .parameterNotApplicable,
-                    "\(id.rawValue) has no effect on a \(type.rawValue) event", at: idMember.value.location)
+                    "\(id.rawValue) has no effect on a \(type.rawValue) event", at: d.tree.location(idMember))
             }
         }
         return EventParameter(id, value)
@@ -508,13 +587,15 @@ struct AHAPDecoder {
 
     // MARK: Dynamic parameters and curves
 
-    mutating func dynamicID(in node: JSONNode, element: String) -> DynamicParameterID? {
-        guard let idMember = node.field("ParameterID") else {
-            report(.missingKey, "\(element) has no ParameterID", at: node.location)
+    /// The ParameterID `idMember` of the Parameter or ParameterCurve `node`.
+    mutating func dynamicID(_ idMember: Node?, in node: Node, element: String) -> DynamicParameterID? {
+        guard let idMember else {
+            report(.missingKey, "\(element) has no ParameterID", at: tree.location(node))
             return nil
         }
         return at(.key("ParameterID")) { d -> DynamicParameterID? in
-            guard let raw = d.string(idMember.value, name: "ParameterID") else { return nil }
+            if let id = d.tree.named(idMember, Self.dynamicParameterNames) { return id }
+            guard let raw = d.string(idMember, name: "ParameterID") else { return nil }
             if let id = DynamicParameterID(rawValue: raw) { return id }
             var message = "unknown dynamic ParameterID \(Describe.quoted(raw))"
             if let eventID = EventParameterID(rawValue: raw), let control = eventID.control {
@@ -522,76 +603,76 @@ struct AHAPDecoder {
             } else if let s = Suggestion.closest(to: raw, in: DynamicParameterID.allCases.map(\.rawValue)) {
                 message += " (did you mean \"\(s)\"?)"
             }
-            d.report(.unknownParameterID, message, at: idMember.value.location)
+            d.report(.unknownParameterID, message, at: d.tree.location(idMember))
             return nil
         }
     }
 
     /// `Time` of a Parameter or ParameterCurve: required, not negative.
-    mutating func elementTime(in node: JSONNode, element: String) -> Double? {
-        guard let m = node.field("Time") else {
+    mutating func elementTime(_ m: Node?, in node: Node, element: String) -> Double? {
+        guard let m else {
             report(
                 .missingKey, "\(element) has no Time (seconds from the start of the pattern)",
-                at: node.location)
+                at: tree.location(node))
             return nil
         }
-        return at(.key("Time")) { d in d.nonNegative(m.value, name: "Time", code: .negativeTime) }
+        return at(.key("Time")) { d in d.nonNegative(m, name: "Time", code: .negativeTime) }
     }
 
     /// A control value: clamped to the control's range; missing means neutral (with a warning).
-    mutating func controlValue(in node: JSONNode, id: DynamicParameterID?, owner: String) -> Float? {
-        guard let m = node.field("ParameterValue") else {
+    mutating func controlValue(_ m: Node?, in node: Node, id: DynamicParameterID?, owner: String) -> Float? {
+        guard let m else {
             let neutral = id?.neutralValue ?? 0
             report(
                 .missingValue,
                 "\(owner) has no ParameterValue; using the neutral value \(Describe.number(Double(neutral)))",
-                at: node.location)
+                at: tree.location(node))
             return neutral
         }
         return at(.key("ParameterValue")) { d -> Float? in
-            guard let n = d.number(m.value, name: "ParameterValue") else { return nil }
+            guard let n = d.number(m, name: "ParameterValue") else { return nil }
             guard let id else { return Float(n) }
-            return d.clamped(n, to: id.range, name: "\(id.rawValue) value", at: m.value.location)
+            return d.clamped(n, to: id.range, name: "\(id.rawValue) value", at: d.tree.location(m))
         }
     }
 
-    mutating func decodeParameter(_ node: JSONNode) -> DynamicParameter? {
-        guard let members = members(node, name: "Parameter") else { return nil }
+    mutating func decodeParameter(_ node: Node) -> DynamicParameter? {
+        guard members(node, name: "Parameter") != nil else { return nil }
         let errorsBefore = errorCount
-        checkUnknownKeys(members, known: Self.parameterKeys, context: "a Parameter")
-        let id = dynamicID(in: node, element: "Parameter")
-        let time = elementTime(in: node, element: "Parameter")
-        let value = controlValue(in: node, id: id, owner: "Parameter")
+        let f = fields(node, ParameterKey.self, context: "a Parameter")
+        let id = dynamicID(f[.parameterID], in: node, element: "Parameter")
+        let time = elementTime(f[.time], in: node, element: "Parameter")
+        let value = controlValue(f[.parameterValue], in: node, id: id, owner: "Parameter")
         guard errorCount == errorsBefore, let id, let time, let value else { return nil }
         return DynamicParameter(id, value: value, time: time)
     }
 
-    mutating func decodeCurve(_ node: JSONNode) -> ParameterCurve? {
-        guard let members = members(node, name: "ParameterCurve") else { return nil }
+    mutating func decodeCurve(_ node: Node) -> ParameterCurve? {
+        guard members(node, name: "ParameterCurve") != nil else { return nil }
         let errorsBefore = errorCount
-        checkUnknownKeys(members, known: Self.curveKeys, context: "a ParameterCurve")
-        let id = dynamicID(in: node, element: "ParameterCurve")
-        let time = elementTime(in: node, element: "ParameterCurve")
+        let f = fields(node, CurveKey.self, context: "a ParameterCurve")
+        let id = dynamicID(f[.parameterID], in: node, element: "ParameterCurve")
+        let time = elementTime(f[.time], in: node, element: "ParameterCurve")
         var points: [ParameterCurve.ControlPoint] = []
-        if let m = node.field("ParameterCurveControlPoints") {
+        if let m = f[.parameterCurveControlPoints] {
             at(.key("ParameterCurveControlPoints")) { d in
-                guard let list = d.items(m.value, name: "ParameterCurveControlPoints") else { return }
+                guard let list = d.items(m, name: "ParameterCurveControlPoints") else { return }
                 if list.isEmpty {
-                    d.report(.emptyCurve, "ParameterCurve has no control points", at: m.value.location)
+                    d.report(.emptyCurve, "ParameterCurve has no control points", at: d.tree.location(m))
                     return
                 }
                 if list.count > d.limits.maxControlPoints {
                     d.report(
                         .limitExceeded,
                         "ParameterCurve has \(list.count) control points; haptic reads at most \(d.limits.maxControlPoints) in one curve",
-                        at: m.value.location)
+                        at: d.tree.location(m))
                     return
                 }
                 if list.count > d.limits.recommendedControlPoints {
                     d.report(
                         .tooManyControlPoints,
                         "ParameterCurve has \(list.count) control points; Core Haptics tooling uses at most \(d.limits.recommendedControlPoints) per curve and splits longer ones",
-                        at: m.value.location)
+                        at: d.tree.location(m))
                 }
                 points.reserveCapacity(list.count)
                 var locations: [SourceLocation] = []
@@ -600,35 +681,35 @@ struct AHAPDecoder {
                     d.at(.index(i)) { d in
                         if let p = d.decodeControlPoint(item, id: id) {
                             points.append(p)
-                            locations.append(item.location)
+                            locations.append(d.tree.location(item))
                         }
                     }
                 }
-                d.checkOrder(&points, locations: locations, listLocation: m.value.location)
+                d.checkOrder(&points, locations: locations, listLocation: d.tree.location(m))
             }
         } else {
             report(
                 .missingKey,
                 "ParameterCurve has no ParameterCurveControlPoints (an array of {Time, ParameterValue})",
-                at: node.location)
+                at: tree.location(node))
         }
         guard errorCount == errorsBefore, let id, let time else { return nil }
         return ParameterCurve(id, time: time, controlPoints: points)
     }
 
-    mutating func decodeControlPoint(_ node: JSONNode, id: DynamicParameterID?) -> ParameterCurve
+    mutating func decodeControlPoint(_ node: Node, id: DynamicParameterID?) -> ParameterCurve
         .ControlPoint?
     {
-        guard let members = members(node, name: "a control point") else { return nil }
-        checkUnknownKeys(members, known: Self.controlPointKeys, context: "a control point")
-        guard let m = node.field("Time") else {
+        guard members(node, name: "a control point") != nil else { return nil }
+        let f = fields(node, ControlPointKey.self, context: "a control point")
+        guard let m = f[.time] else {
             report(
-                .missingKey, "control point has no Time (seconds from the curve's start)", at: node.location
+                .missingKey, "control point has no Time (seconds from the curve's start)", at: tree.location(node)
             )
             return nil
         }
-        let time = at(.key("Time")) { d in d.nonNegative(m.value, name: "Time", code: .negativeTime) }
-        let value = controlValue(in: node, id: id, owner: "control point")
+        let time = at(.key("Time")) { d in d.nonNegative(m, name: "Time", code: .negativeTime) }
+        let value = controlValue(f[.parameterValue], in: node, id: id, owner: "control point")
         guard let time, let value else { return nil }
         return ParameterCurve.ControlPoint(time: time, value: value)
     }
@@ -678,16 +759,19 @@ enum Describe {
     }
 
     /// `string "0.5"`, `number 3`, `an array`, ... for "found ..." in messages.
-    static func node(_ node: JSONNode) -> String {
-        switch node.kind {
+    static func node(_ tree: JSONTree, _ node: Int) -> String {
+        switch tree.tag(node) {
         case .null: "null"
-        case .bool(let b): "\(b)"
-        case .number(let n): "number \(number(n))"
-        case .string(let s): "string \(quoted(s))"
+        case .false: "false"
+        case .true: "true"
+        case .number: "number \(number(tree.number(node)!))"
+        case .string: "string \(quoted(tree.string(node)!))"
         case .array: "an array"
         case .object: "an object"
         }
     }
+
+    static func node(_ node: JSONNode) -> String { self.node(node.tree, node.index) }
 }
 
 // MARK: - Did you mean
@@ -736,10 +820,157 @@ enum Suggestion {
     }
 }
 
-extension JSONNode {
-    /// The member named `key` unless its value is null: Core Haptics reads a null as absent.
-    fileprivate func field(_ key: String) -> Member? {
-        guard case .object(let members) = kind else { return nil }
-        return members.first { $0.key == key && $0.value.kind != .null }
+extension EventParameterID {
+    /// A small number per case (0..<16), for tables indexed by the ID.
+    fileprivate var ordinal: Int {
+        switch self {
+        case .hapticIntensity: 0
+        case .hapticSharpness: 1
+        case .attackTime: 2
+        case .decayTime: 3
+        case .releaseTime: 4
+        case .sustained: 5
+        case .audioVolume: 6
+        case .audioPitch: 7
+        case .audioPan: 8
+        case .audioBrightness: 9
+        }
+    }
+}
+
+// MARK: - Keys
+
+/// The keys one kind of AHAP object has, in the order messages suggest them (each case's raw
+/// value is its position); `AHAPDecoder.fields` finds all their values in one pass.
+protocol ObjectKeys: CaseIterable, RawRepresentable where RawValue == Int {
+    var name: StaticString { get }
+    static var table: KeyTable { get }
+}
+
+/// The names of an `ObjectKeys` type, indexed by length for matching a member's key as bytes.
+struct KeyTable: Sendable {
+    let names: [StaticString]
+    /// Bit k of `byLength[n]`: `names[k]` is n bytes long.
+    let byLength: [UInt8]
+
+    init<K: ObjectKeys>(_: K.Type) {
+        names = K.allCases.map(\.name)
+        assert(K.allCases.enumerated().allSatisfy { $0.offset == $0.element.rawValue } && names.count <= 8)
+        var byLength = [UInt8](repeating: 0, count: (names.map(\.utf8CodeUnitCount).max() ?? 0) + 1)
+        for (k, name) in names.enumerated() { byLength[name.utf8CodeUnitCount] |= 1 << k }
+        self.byLength = byLength
+    }
+
+    /// The position in `names` of the member's key (compared as Swift compares `String`s).
+    @inline(__always) func position(of member: Int, in tree: JSONTree) -> Int? {
+        let key = tree.members[member].key
+        if key.flags & JSONTree.nonASCII != 0 { return names.firstIndex { tree.equals(key, $0) } }
+        let length = Int(key.length)
+        guard length < byLength.count else { return nil }
+        var candidates = byLength[length]
+        while candidates != 0 {
+            let k = candidates.trailingZeroBitCount
+            if tree.sameBytes(key, names[k].utf8Start) { return k }
+            candidates &= candidates - 1
+        }
+        return nil
+    }
+}
+
+/// The values `AHAPDecoder.fields` found, by key.
+struct Fields<K: ObjectKeys> {
+    /// Each key's value (its index in the tree), or -1.
+    var values = SIMD8<Int32>(repeating: -1)
+
+    subscript(key: K) -> Int? {
+        let value = values[key.rawValue]
+        return value < 0 ? nil : Int(value)
+    }
+}
+
+enum TopLevelKey: Int, ObjectKeys {
+    case version, metadata, pattern
+    static let table = KeyTable(Self.self)
+    var name: StaticString {
+        switch self {
+        case .version: "Version"
+        case .metadata: "Metadata"
+        case .pattern: "Pattern"
+        }
+    }
+}
+
+enum ElementKey: Int, ObjectKeys {
+    case event, parameter, parameterCurve
+    static let table = KeyTable(Self.self)
+    var name: StaticString {
+        switch self {
+        case .event: "Event"
+        case .parameter: "Parameter"
+        case .parameterCurve: "ParameterCurve"
+        }
+    }
+}
+
+enum EventKey: Int, ObjectKeys {
+    case time, eventType, eventDuration, eventParameters, eventWaveformPath, eventWaveformUseVolumeEnvelope,
+        eventWaveformLoopEnabled
+    static let table = KeyTable(Self.self)
+    var name: StaticString {
+        switch self {
+        case .time: "Time"
+        case .eventType: "EventType"
+        case .eventDuration: "EventDuration"
+        case .eventParameters: "EventParameters"
+        case .eventWaveformPath: "EventWaveformPath"
+        case .eventWaveformUseVolumeEnvelope: "EventWaveformUseVolumeEnvelope"
+        case .eventWaveformLoopEnabled: "EventWaveformLoopEnabled"
+        }
+    }
+}
+
+enum EventParameterKey: Int, ObjectKeys {
+    case parameterID, parameterValue
+    static let table = KeyTable(Self.self)
+    var name: StaticString {
+        switch self {
+        case .parameterID: "ParameterID"
+        case .parameterValue: "ParameterValue"
+        }
+    }
+}
+
+enum ParameterKey: Int, ObjectKeys {
+    case parameterID, time, parameterValue
+    static let table = KeyTable(Self.self)
+    var name: StaticString {
+        switch self {
+        case .parameterID: "ParameterID"
+        case .time: "Time"
+        case .parameterValue: "ParameterValue"
+        }
+    }
+}
+
+enum CurveKey: Int, ObjectKeys {
+    case parameterID, time, parameterCurveControlPoints
+    static let table = KeyTable(Self.self)
+    var name: StaticString {
+        switch self {
+        case .parameterID: "ParameterID"
+        case .time: "Time"
+        case .parameterCurveControlPoints: "ParameterCurveControlPoints"
+        }
+    }
+}
+
+enum ControlPointKey: Int, ObjectKeys {
+    case time, parameterValue
+    static let table = KeyTable(Self.self)
+    var name: StaticString {
+        switch self {
+        case .time: "Time"
+        case .parameterValue: "ParameterValue"
+        }
     }
 }

@@ -1,62 +1,9 @@
-import OrderedCollections
-
-/// A parsed JSON value together with where it starts in the source.
-///
-/// The AHAP decoder walks this tree so that every finding can name a line and
-/// column. Object members keep their order; a duplicate key has already been
-/// resolved (the last value wins, at the first key's position).
-package struct JSONNode: Hashable, Sendable {
-    /// Where the value's first character is.
-    package var location: SourceLocation
-    /// The value itself.
-    package var kind: Kind
-
-    /// What a node holds.
-    package enum Kind: Hashable, Sendable {
-        case null
-        case bool(Bool)
-        case number(Double)
-        case string(String)
-        case array([JSONNode])
-        case object([Member])
-    }
-
-    /// One `"key": value` pair of an object.
-    package struct Member: Hashable, Sendable {
-        package var key: String
-        /// Where the key's opening quote is.
-        package var keyLocation: SourceLocation
-        package var value: JSONNode
-    }
-
-    /// The plain value, without locations.
-    ///
-    /// - Complexity: O(n) in the size of the subtree.
-    package var value: JSONValue {
-        switch kind {
-        case .null: return .null
-        case .bool(let b): return .bool(b)
-        case .number(let n): return .number(n)
-        case .string(let s): return .string(s)
-        case .array(let items): return .array(items.map(\.value))
-        case .object(let members):
-            var dict = OrderedDictionary<String, JSONValue>(minimumCapacity: members.count)
-            for member in members { dict[member.key] = member.value.value }
-            return .object(dict)
-        }
-    }
-
-    /// The member named `key`, if this is an object that has it.
-    package func member(_ key: String) -> Member? {
-        guard case .object(let members) = kind else { return nil }
-        return members.first { $0.key == key }
-    }
-}
-
 /// The result of parsing: the tree and what the parser tolerated (a byte order
 /// mark, duplicate keys).
 package struct JSONDocument: Hashable, Sendable {
     package var root: JSONNode
+    /// The flat tree `root` is a view of.
+    package var tree: JSONTree { root.tree }
     /// What the parser tolerated (`bom`, `duplicate-key`, `trailing-comma`, `comment`), in document order.
     package var warnings: [Diagnostic]
 }
@@ -98,8 +45,14 @@ package enum JSONParser {
     ) throws(JSONSyntaxError) -> JSONDocument {
         let result: Result<JSONDocument, JSONSyntaxError> = bytes.withUnsafeBufferPointer { buffer in
             var parser = Parser(buffer, maxDepth: maxDepth, maxStringBytes: maxStringBytes)
+            defer { parser.deallocate() }
             do throws(JSONSyntaxError) {
-                return .success(try parser.parseDocument())
+                let root = try parser.parseDocument()
+                let tree = JSONTree(
+                    source: bytes, text: parser.text, slots: parser.slots.handOver(),
+                    members: parser.members.handOver(),
+                    root: root)
+                return .success(JSONDocument(root: JSONNode(tree: tree, index: root), warnings: parser.warnings))
             } catch {
                 return .failure(error)
             }
@@ -112,7 +65,22 @@ package enum JSONParser {
 /// (strings may not contain raw control characters), so line tracking happens
 /// in `skipWhitespace` alone; `continuation` counts UTF-8 continuation bytes on
 /// the current line so that columns count characters, not bytes.
+///
+/// The tree is built flat (see `JSONTree`): a container's elements (or member values) are
+/// parsed onto the `pending` stack and, at its closing bracket, moved to `slots` as one run,
+/// so that they are consecutive there; members likewise through `pendingMembers`. These
+/// stacks, the path and the tree's arrays are `Buffer`s (no reference counting, no
+/// uniqueness checks); the tree takes over `slots` and `members`, `deallocate()` frees the rest.
 private struct Parser {
+    typealias Slot = JSONTree.Slot
+    typealias StringRef = JSONTree.StringRef
+
+    /// One step of the path to the value being parsed; turned into a `JSONPath` only for a finding.
+    enum Step: BitwiseCopyable {
+        case index(Int)
+        case key(StringRef)
+    }
+
     let bytes: UnsafeBufferPointer<UInt8>
     let maxDepth: Int
     let maxStringBytes: Int
@@ -120,15 +88,33 @@ private struct Parser {
     var line = 1
     var lineStart = 0
     var continuation = 0
-    var path: [JSONPath.Component] = []
+    var path: Buffer<Step>
     var warnings: [Diagnostic] = []
-    /// Reused between strings that need unescaping.
-    var scratch: [UInt8] = []
+    /// The unescaped bytes of strings that had escapes.
+    var text: [UInt8] = []
+    var slots: Buffer<Slot>
+    var members: Buffer<JSONTree.Member>
+    var pending: Buffer<Slot>
+    var pendingMembers: Buffer<JSONTree.Member>
 
     init(_ bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int, maxStringBytes: Int) {
         self.bytes = bytes
         self.maxDepth = maxDepth
         self.maxStringBytes = maxStringBytes
+        // About one value per 18 bytes and one member per 23 on the benchmark pattern.
+        slots = Buffer(capacity: bytes.count / 16)
+        members = Buffer(capacity: bytes.count / 20)
+        pending = Buffer(capacity: 64)
+        pendingMembers = Buffer(capacity: 64)
+        path = Buffer(capacity: 16)
+    }
+
+    func deallocate() {
+        path.deallocate()
+        slots.deallocate()
+        members.deallocate()
+        pending.deallocate()
+        pendingMembers.deallocate()
     }
 
     var location: SourceLocation { location(at: index) }
@@ -137,12 +123,60 @@ private struct Parser {
         SourceLocation(line: line, column: offset - lineStart - continuation + 1)
     }
 
-    func fail(
-        _ message: String, code: Diagnostic.Code = .jsonSyntax, at loc: SourceLocation? = nil
+    /// The error to throw. The message is an autoclosure and this is never inlined, so that
+    /// building messages stays out of the parsing loops.
+    @inline(never) func fail(
+        _ message: @autoclosure () -> String, code: Diagnostic.Code = .jsonSyntax, at loc: SourceLocation? = nil
     ) -> JSONSyntaxError {
         JSONSyntaxError(
-            diagnostic: Diagnostic(.error, code: code, message, at: JSONPath(path), location: loc ?? location)
+            diagnostic: Diagnostic(.error, code: code, message(), at: jsonPath(), location: loc ?? location)
         )
+    }
+
+    /// The path to the value being parsed, then `last`.
+    func jsonPath(_ last: Step? = nil) -> JSONPath {
+        var components: [JSONPath.Component] = []
+        components.reserveCapacity(path.count + 1)
+        for i in 0..<path.count { components.append(component(path[i])) }
+        if let last { components.append(component(last)) }
+        return JSONPath(components)
+    }
+
+    func component(_ step: Step) -> JSONPath.Component {
+        switch step {
+        case .index(let i): .index(i)
+        case .key(let key): .key(string(key))
+        }
+    }
+
+    func string(_ ref: StringRef) -> String {
+        let start = Int(ref.offset)
+        let end = start + Int(ref.length)
+        if ref.flags & JSONTree.escaped == 0 {
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
+        return String(decoding: text[start..<end], as: UTF8.self)
+    }
+
+    /// Whether two keys are the same `String` (Swift's comparison: canonical equivalence),
+    /// comparing bytes when both are ASCII.
+    @inline(__always) func sameKey(_ a: StringRef, _ b: StringRef) -> Bool {
+        let flags = a.flags | b.flags
+        if flags & JSONTree.nonASCII != 0 { return string(a) == string(b) }
+        guard a.length == b.length else { return false }
+        if flags & JSONTree.escaped != 0 { return string(a) == string(b) }
+        let x = Int(a.offset)
+        let y = Int(b.offset)
+        for k in 0..<Int(a.length) where bytes[x + k] != bytes[y + k] { return false }
+        return true
+    }
+
+    func slot(_ tag: JSONTree.Tag, at start: SourceLocation, payload: UInt64 = 0, count: Int32 = 0, flags: UInt8 = 0)
+        -> Slot
+    {
+        Slot(
+            payload: payload, line: Int32(truncatingIfNeeded: start.line),
+            column: Int32(truncatingIfNeeded: start.column), count: count, tag: tag, flags: flags)
     }
 
     /// Describes the byte at the cursor for "found ..." in messages.
@@ -156,7 +190,14 @@ private struct Parser {
         }
     }
 
-    mutating func parseDocument() throws(JSONSyntaxError) -> JSONDocument {
+    /// Parses the document; returns the root's index in `slots`.
+    mutating func parseDocument() throws(JSONSyntaxError) -> Int {
+        if bytes.count > Int(Int32.max) {
+            throw JSONSyntaxError(
+                diagnostic: Diagnostic(
+                    .error, code: .limitExceeded, "JSON text is \(bytes.count) bytes; the parser reads at most 2 GiB",
+                    at: .root, location: SourceLocation(line: 1, column: 1)))
+        }
         if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF {
             warnings.append(
                 Diagnostic(
@@ -177,31 +218,76 @@ private struct Parser {
         if index != bytes.count {
             throw fail("expected end of file after the top-level value, found \(found())")
         }
-        return JSONDocument(root: root, warnings: warnings)
+        slots.append(root)
+        return slots.count - 1
+    }
+
+    /// A key given twice in one object: the last value wins, at the first key's position.
+    @inline(never) mutating func duplicateKey(_ key: StringRef, at keyLocation: SourceLocation, first: JSONTree.Member)
+    {
+        warnings.append(
+            Diagnostic(
+                .warning, code: .duplicateKey,
+                "duplicate key \"\(string(key))\" (first at line \(first.line), column \(first.column)); the last value wins",
+                at: jsonPath(.key(key)), location: keyLocation))
     }
 
     /// A comma before `]` or `}`: Core Haptics reads it (Apple's own sample files have them).
-    mutating func trailingComma(at comma: SourceLocation, in container: String) {
+    @inline(never) mutating func trailingComma(at comma: SourceLocation, in container: String) {
         warnings.append(
             Diagnostic(
                 .trailingComma,
                 "trailing comma after the last \(container == "array" ? "element" : "member") of an \(container); Core Haptics reads it, strict JSON readers refuse the file",
-                at: JSONPath(path), location: comma))
+                at: jsonPath(), location: comma))
     }
 
-    mutating func skipWhitespace() {
-        while index < bytes.count {
-            switch bytes[index] {
-            case 0x20, 0x09, 0x0D:
-                index += 1
-            case 0x0A:
-                newline()
-            case UInt8(ascii: "/") where index + 1 < bytes.count:
-                guard skipComment() else { return }
-            default:
-                return
+    /// Skips whitespace and comments; at once when the cursor is at a token already.
+    @inline(__always) mutating func skipWhitespace() {
+        if index < bytes.count {
+            let b = bytes[index]
+            if b > 0x20 && b != UInt8(ascii: "/") { return }
+            // One space before a token, as after a colon.
+            if b == 0x20 && index + 1 < bytes.count {
+                let next = bytes[index + 1]
+                if next > 0x20 && next != UInt8(ascii: "/") {
+                    index += 1
+                    return
+                }
             }
         }
+        skipWhitespaceAndComments()
+    }
+
+    mutating func skipWhitespaceAndComments() {
+        var i = index
+        let end = bytes.count
+        while i < end {
+            let b = bytes[i]
+            if b == 0x20 || b == 0x09 || b == 0x0D {
+                i += 1
+            } else if b == 0x0A {
+                i += 1
+                line += 1
+                lineStart = i
+                continuation = 0
+                // The next line's indentation, eight spaces at a time.
+                while i + 8 <= end {
+                    let spaces = word(at: i) ^ 0x2020_2020_2020_2020
+                    if spaces != 0 {
+                        i += spaces.trailingZeroBitCount >> 3
+                        break
+                    }
+                    i += 8
+                }
+            } else if b == UInt8(ascii: "/") && i + 1 < end {
+                index = i
+                guard skipComment() else { return }
+                i = index
+            } else {
+                break
+            }
+        }
+        index = i
     }
 
     mutating func newline() {
@@ -235,36 +321,54 @@ private struct Parser {
         warnings.append(
             Diagnostic(
                 .comment, "comment; skipped, but strict JSON readers (and perhaps Core Haptics) refuse the file",
-                at: JSONPath(path), location: start))
+                at: jsonPath(), location: start))
         return true
     }
 
-    mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> JSONNode {
+    mutating func parseValue(depth: Int) throws(JSONSyntaxError) -> Slot {
         let start = location
         guard index < bytes.count else { throw fail("expected a value, found end of file") }
         switch bytes[index] {
         case UInt8(ascii: "{"):
-            return JSONNode(location: start, kind: try parseObject(depth: depth))
+            return try parseObject(depth: depth, at: start)
         case UInt8(ascii: "["):
-            return JSONNode(location: start, kind: try parseArray(depth: depth))
+            return try parseArray(depth: depth, at: start)
         case UInt8(ascii: "\""):
-            return JSONNode(location: start, kind: .string(try parseString()))
+            let s = try parseString()
+            return slot(.string, at: start, payload: UInt64(s.offset), count: s.length, flags: s.flags)
         case UInt8(ascii: "t"):
             try expectLiteral("true")
-            return JSONNode(location: start, kind: .bool(true))
+            return slot(.true, at: start)
         case UInt8(ascii: "f"):
             try expectLiteral("false")
-            return JSONNode(location: start, kind: .bool(false))
+            return slot(.false, at: start)
         case UInt8(ascii: "n"):
             try expectLiteral("null")
-            return JSONNode(location: start, kind: .null)
+            return slot(.null, at: start)
         case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
-            return JSONNode(location: start, kind: .number(try parseNumber()))
+            return slot(.number, at: start, payload: try parseNumber().bitPattern)
         case UInt8(ascii: "N"), UInt8(ascii: "I"):
             throw fail("expected a value, found \(found()) (NaN and Infinity are not JSON numbers)")
         default:
             throw fail("expected a value, found \(found())")
         }
+    }
+
+    /// `parseValue`, with strings and numbers (most values) parsed in line.
+    @inline(__always) mutating func parseElement(depth: Int) throws(JSONSyntaxError) -> Slot {
+        if index < bytes.count {
+            let b = bytes[index]
+            if b == UInt8(ascii: "\"") {
+                let start = location
+                let s = try parseString()
+                return slot(.string, at: start, payload: UInt64(s.offset), count: s.length, flags: s.flags)
+            }
+            if b &- 0x30 < 10 || b == UInt8(ascii: "-") {
+                let start = location
+                return slot(.number, at: start, payload: try parseNumber().bitPattern)
+            }
+        }
+        return try parseValue(depth: depth)
     }
 
     mutating func expectLiteral(_ literal: StaticString) throws(JSONSyntaxError) {
@@ -282,68 +386,83 @@ private struct Parser {
         index += count
     }
 
-    mutating func enter(depth: Int) throws(JSONSyntaxError) {
+    @inline(__always) mutating func enter(depth: Int) throws(JSONSyntaxError) {
         if depth > maxDepth {
             throw fail(
                 "nesting deeper than \(maxDepth) levels (AHAPLimits.maxNestingDepth)", code: .limitExceeded)
         }
     }
 
-    mutating func parseArray(depth: Int) throws(JSONSyntaxError) -> JSONNode.Kind {
+    /// Moves the elements parsed since `base` from `pending` to `slots`; returns the first one's index.
+    mutating func settle(from base: Int) -> Int {
+        let first = slots.count
+        slots.append(contentsOf: pending, from: base)
+        pending.count = base
+        return first
+    }
+
+    mutating func parseArray(depth: Int, at start: SourceLocation) throws(JSONSyntaxError) -> Slot {
         try enter(depth: depth)
         index += 1  // [
         skipWhitespace()
-        var items: [JSONNode] = []
+        let base = pending.count
+        var count = 0
         var commaLocation = location
         if index < bytes.count && bytes[index] == UInt8(ascii: "]") {
             index += 1
-            return .array(items)
+            return slot(.array, at: start, payload: UInt64(slots.count))
         }
         while true {
             skipWhitespace()
-            if index < bytes.count && bytes[index] == UInt8(ascii: "]") && !items.isEmpty {
+            if index < bytes.count && bytes[index] == UInt8(ascii: "]") && count > 0 {
                 trailingComma(at: commaLocation, in: "array")
                 index += 1
-                return .array(items)
+                break
             }
-            path.append(.index(items.count))
-            items.append(try parseValue(depth: depth + 1))
-            path.removeLast()
+            path.append(.index(count))
+            pending.append(try parseElement(depth: depth + 1))
+            count += 1
+            path.count -= 1
             skipWhitespace()
             guard index < bytes.count else {
                 throw fail("expected ',' or ']' after array element, found end of file")
             }
-            switch bytes[index] {
-            case UInt8(ascii: ","):
+            if bytes[index] == UInt8(ascii: ",") {
                 commaLocation = location
                 index += 1
-            case UInt8(ascii: "]"):
+            } else if bytes[index] == UInt8(ascii: "]") {
                 index += 1
-                return .array(items)
-            default:
+                break
+            } else {
                 throw fail("expected ',' or ']' after array element, found \(found())")
             }
         }
+        let first = settle(from: base)
+        return slot(.array, at: start, payload: UInt64(first), count: Int32(count))
     }
 
-    mutating func parseObject(depth: Int) throws(JSONSyntaxError) -> JSONNode.Kind {
+    mutating func parseObject(depth: Int, at start: SourceLocation) throws(JSONSyntaxError) -> Slot {
         try enter(depth: depth)
         index += 1  // {
         skipWhitespace()
-        var members: [JSONNode.Member] = []
-        var positions: [String: Int] = [:]  // only used past `linearLimit` members
+        // Values go to `pending` from `base`, members to `pendingMembers` from `memberBase`,
+        // with `value` relative to `base` until the object is settled.
+        let base = pending.count
+        let memberBase = pendingMembers.count
+        var positions: [String: Int]? = nil  // only used past `linearLimit` members
         let linearLimit = 12
         var commaLocation = location
         if index < bytes.count && bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return slot(.object, at: start, payload: UInt64(members.count))
         }
         while true {
             skipWhitespace()
-            if index < bytes.count && bytes[index] == UInt8(ascii: "}") && !members.isEmpty {
+            let count = pendingMembers.count - memberBase
+            if index < bytes.count && bytes[index] == UInt8(ascii: "}") && count > 0 {
                 trailingComma(at: commaLocation, in: "object")
                 index += 1
-                return .object(members)
+                break
             }
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else {
                 throw fail("expected '\"' to start an object key, found \(found())")
@@ -352,53 +471,68 @@ private struct Parser {
             let key = try parseString()
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else {
-                throw fail("expected ':' after object key \"\(key)\", found \(found())")
+                throw fail("expected ':' after object key \"\(string(key))\", found \(found())")
             }
             index += 1
             skipWhitespace()
             path.append(.key(key))
-            let value = try parseValue(depth: depth + 1)
-            path.removeLast()
+            let value = try parseElement(depth: depth + 1)
+            path.count -= 1
 
             var existing: Int? = nil
-            if members.count < linearLimit {
-                existing = members.firstIndex { $0.key == key }
-            } else {
-                if positions.isEmpty {
-                    for (i, m) in members.enumerated() where positions[m.key] == nil { positions[m.key] = i }
+            if count < linearLimit {
+                for m in memberBase..<pendingMembers.count where sameKey(pendingMembers[m].key, key) {
+                    existing = m - memberBase
+                    break
                 }
-                existing = positions[key]
+            } else {
+                if positions == nil {
+                    var table: [String: Int] = [:]
+                    for m in memberBase..<pendingMembers.count {
+                        let k = string(pendingMembers[m].key)
+                        if table[k] == nil { table[k] = m - memberBase }
+                    }
+                    positions = table
+                }
+                existing = positions?[string(key)]
             }
             if let existing {
-                var keyPath = path
-                keyPath.append(.key(key))
-                let first = members[existing].keyLocation
-                warnings.append(
-                    Diagnostic(
-                        .warning, code: .duplicateKey,
-                        "duplicate key \"\(key)\" (first at line \(first.line), column \(first.column)); the last value wins",
-                        at: JSONPath(keyPath), location: keyLocation))
-                members[existing].value = value
+                let firstKey = pendingMembers[memberBase + existing]
+                duplicateKey(key, at: keyLocation, first: firstKey)
+                pending[base + Int(firstKey.value)] = value
             } else {
-                if !positions.isEmpty { positions[key] = members.count }
-                members.append(JSONNode.Member(key: key, keyLocation: keyLocation, value: value))
+                if positions != nil { positions?[string(key)] = count }
+                pendingMembers.append(
+                    JSONTree.Member(
+                        key: key, line: Int32(truncatingIfNeeded: keyLocation.line),
+                        column: Int32(truncatingIfNeeded: keyLocation.column), value: Int32(count)))
+                pending.append(value)
             }
 
             skipWhitespace()
             guard index < bytes.count else {
                 throw fail("expected ',' or '}' after object member, found end of file")
             }
-            switch bytes[index] {
-            case UInt8(ascii: ","):
+            if bytes[index] == UInt8(ascii: ",") {
                 commaLocation = location
                 index += 1
-            case UInt8(ascii: "}"):
+            } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
-                return .object(members)
-            default:
+                break
+            } else {
                 throw fail("expected ',' or '}' after object member, found \(found())")
             }
         }
+        let first = Int32(settle(from: base))
+        let firstMember = members.count
+        for m in memberBase..<pendingMembers.count {
+            var member = pendingMembers[m]
+            member.value += first
+            members.append(member)
+        }
+        let count = pendingMembers.count - memberBase
+        pendingMembers.count = memberBase
+        return slot(.object, at: start, payload: UInt64(firstMember), count: Int32(count))
     }
 
     // MARK: Numbers
@@ -410,15 +544,18 @@ private struct Parser {
 
     mutating func parseNumber() throws(JSONSyntaxError) -> Double {
         let start = index
-        let startLocation = location
+        let end = bytes.count
+        // The cursor stays in `i` and goes back to `index` before anything that reads it.
+        var i = index
         var negative = false
-        if bytes[index] == UInt8(ascii: "-") {
+        if bytes[i] == UInt8(ascii: "-") {
             negative = true
-            index += 1
+            i += 1
         }
-        func isDigit(_ i: Int) -> Bool { i < bytes.count && bytes[i] &- 0x30 < 10 }
+        @inline(__always) func isDigit(_ i: Int) -> Bool { i < end && bytes[i] &- 0x30 < 10 }
 
-        guard isDigit(index) else {
+        guard isDigit(i) else {
+            index = i
             let hint =
                 index < bytes.count && bytes[index] == UInt8(ascii: "I")
                 ? " (NaN and Infinity are not JSON numbers)" : ""
@@ -428,58 +565,61 @@ private struct Parser {
         var mantissa: UInt64 = 0
         var digits = 0
         var exponent = 0
-        if bytes[index] == UInt8(ascii: "0") {
-            index += 1
-            if isDigit(index) {
-                throw fail("invalid number: leading zeros are not allowed", at: startLocation)
+        if bytes[i] == UInt8(ascii: "0") {
+            i += 1
+            if isDigit(i) {
+                throw fail("invalid number: leading zeros are not allowed", at: location(at: start))
             }
         } else {
-            while isDigit(index) {
+            while isDigit(i) {
                 if digits < 19 {
-                    mantissa = mantissa &* 10 &+ UInt64(bytes[index] &- 0x30)
+                    mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
                     if mantissa != 0 { digits += 1 }
                 } else {
                     exponent += 1
                     digits += 1
                 }
-                index += 1
+                i += 1
             }
         }
-        if index < bytes.count && bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            guard isDigit(index) else {
+        if i < end && bytes[i] == UInt8(ascii: ".") {
+            i += 1
+            guard isDigit(i) else {
+                index = i
                 throw fail("invalid number: expected a digit after '.', found \(found())")
             }
-            while isDigit(index) {
+            while isDigit(i) {
                 if digits < 19 {
-                    mantissa = mantissa &* 10 &+ UInt64(bytes[index] &- 0x30)
+                    mantissa = mantissa &* 10 &+ UInt64(bytes[i] &- 0x30)
                     exponent -= 1
                     if mantissa != 0 { digits += 1 }
                 } else {
                     digits += 1
                 }
-                index += 1
+                i += 1
             }
         }
         var explicitExponent = 0
-        if index < bytes.count && (bytes[index] | 0x20) == UInt8(ascii: "e") {
-            index += 1
+        if i < end && (bytes[i] | 0x20) == UInt8(ascii: "e") {
+            i += 1
             var expNegative = false
-            if index < bytes.count && (bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-")) {
-                expNegative = bytes[index] == UInt8(ascii: "-")
-                index += 1
+            if i < end && (bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-")) {
+                expNegative = bytes[i] == UInt8(ascii: "-")
+                i += 1
             }
-            guard isDigit(index) else {
+            guard isDigit(i) else {
+                index = i
                 throw fail("invalid number: expected a digit in the exponent, found \(found())")
             }
-            while isDigit(index) {
+            while isDigit(i) {
                 if explicitExponent < 100_000 {
-                    explicitExponent = explicitExponent * 10 + Int(bytes[index] &- 0x30)
+                    explicitExponent = explicitExponent * 10 + Int(bytes[i] &- 0x30)
                 }
-                index += 1
+                i += 1
             }
             if expNegative { explicitExponent = -explicitExponent }
         }
+        index = i
         exponent += explicitExponent
 
         // Clinger's fast path: exact mantissa and power of ten give a correctly rounded result.
@@ -498,59 +638,116 @@ private struct Parser {
             let shown = text.count > 40 ? String(text.prefix(40)) + "..." : text
             throw fail(
                 "number out of range: \(shown) does not fit a 64-bit floating-point number",
-                code: .numberOutOfRange, at: startLocation)
+                code: .numberOutOfRange, at: location(at: start))
         }
         return value
     }
 
     // MARK: Strings
 
-    mutating func parseString() throws(JSONSyntaxError) -> String {
-        let openLocation = location
+    /// Parses a string at the cursor; its bytes stay in the source unless it has escapes, when
+    /// the unescaped bytes go to `text`.
+    mutating func parseString() throws(JSONSyntaxError) -> StringRef {
+        // The opening quote's location is worked out only when needed: until the first
+        // non-ASCII byte nothing it depends on changes.
+        let open = index
         index += 1  // opening quote
         let start = index
-        // Fast path: plain ASCII without escapes.
-        while index < bytes.count {
-            let b = bytes[index]
+        // Fast path: plain ASCII without escapes, eight bytes at a time to the first byte
+        // that may end it (a quote, a backslash, a control character or a non-ASCII byte).
+        var i = index
+        let end = bytes.count
+        while i + 8 <= end {
+            let x = word(at: i)
+            let quote = x ^ 0x2222_2222_2222_2222
+            let backslash = x ^ 0x5C5C_5C5C_5C5C_5C5C
+            let ones: UInt64 = 0x0101_0101_0101_0101
+            // Each term's lowest flagged byte is a real match (borrows only run upwards).
+            let special =
+                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                | ((x &- 0x2020_2020_2020_2020) & ~x) | x
+            let flags = special & 0x8080_8080_8080_8080
+            if flags != 0 {
+                i += flags.trailingZeroBitCount >> 3
+                break
+            }
+            i += 8
+        }
+        while i < end {
+            let b = bytes[i]
             if b == UInt8(ascii: "\"") {
-                try checkLength(index - start, openLocation)
-                let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
-                index += 1
-                return s
+                index = i + 1
+                if i - start > maxStringBytes { try checkLength(i - start, location(at: open)) }
+                return StringRef(
+                    offset: Int32(truncatingIfNeeded: start), length: Int32(truncatingIfNeeded: i - start), flags: 0)
             }
             if b == UInt8(ascii: "\\") || b < 0x20 || b >= 0x80 { break }
-            index += 1
+            i += 1
         }
-        // Slow path: validate UTF-8 and unescape into `scratch`.
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
-        while true {
-            guard index < bytes.count else {
-                throw fail(
-                    "unterminated string (opened at line \(openLocation.line), column \(openLocation.column))"
-                )
-            }
+        index = i
+        let openLocation = location(at: open)
+        // Then: validate UTF-8, still in place while there are no escapes.
+        var flags: UInt8 = 0
+        inPlace: while true {
+            guard index < bytes.count else { throw unterminated(openLocation) }
             let b = bytes[index]
-            if scratch.count > maxStringBytes { try checkLength(scratch.count, openLocation) }
+            let length = index - start
+            if length > maxStringBytes { try checkLength(length, openLocation) }
             switch b {
             case UInt8(ascii: "\""):
                 index += 1
-                try checkLength(scratch.count, openLocation)
-                return String(decoding: scratch, as: UTF8.self)
+                try checkLength(length, openLocation)
+                return StringRef(offset: Int32(start), length: Int32(length), flags: flags)
+            case UInt8(ascii: "\\"):
+                break inPlace
+            case 0..<0x20:
+                throw fail("unescaped control character U+00\(hex(b, width: 2)) in string")
+            case 0x80...:
+                let length = try validateUTF8Sequence()
+                continuation += length - 1
+                index += length
+                flags = JSONTree.nonASCII
+            default:
+                index += 1
+            }
+        }
+        // Slow path: unescape into `text`.
+        let textStart = text.count
+        text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<index]))
+        while true {
+            guard index < bytes.count else { throw unterminated(openLocation) }
+            let b = bytes[index]
+            let length = text.count - textStart
+            if length > maxStringBytes { try checkLength(length, openLocation) }
+            switch b {
+            case UInt8(ascii: "\""):
+                index += 1
+                try checkLength(length, openLocation)
+                if text[textStart...].contains(where: { $0 >= 0x80 }) { flags = JSONTree.nonASCII }
+                return StringRef(offset: Int32(textStart), length: Int32(length), flags: flags | JSONTree.escaped)
             case UInt8(ascii: "\\"):
                 try parseEscape()
             case 0..<0x20:
                 throw fail("unescaped control character U+00\(hex(b, width: 2)) in string")
             case 0x80...:
                 let length = try validateUTF8Sequence()
-                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<index + length]))
+                text.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[index..<index + length]))
                 continuation += length - 1
                 index += length
             default:
-                scratch.append(b)
+                text.append(b)
                 index += 1
             }
         }
+    }
+
+    /// Eight bytes from `offset` (which must have eight), the first in the lowest bits.
+    @inline(__always) func word(at offset: Int) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress! + offset).loadUnaligned(as: UInt64.self))
+    }
+
+    func unterminated(_ openLocation: SourceLocation) -> JSONSyntaxError {
+        fail("unterminated string (opened at line \(openLocation.line), column \(openLocation.column))")
     }
 
     func checkLength(_ length: Int, _ openLocation: SourceLocation) throws(JSONSyntaxError) {
@@ -603,14 +800,14 @@ private struct Parser {
         let c = bytes[index]
         index += 1
         switch c {
-        case UInt8(ascii: "\""): scratch.append(0x22)
-        case UInt8(ascii: "\\"): scratch.append(0x5C)
-        case UInt8(ascii: "/"): scratch.append(0x2F)
-        case UInt8(ascii: "b"): scratch.append(0x08)
-        case UInt8(ascii: "f"): scratch.append(0x0C)
-        case UInt8(ascii: "n"): scratch.append(0x0A)
-        case UInt8(ascii: "r"): scratch.append(0x0D)
-        case UInt8(ascii: "t"): scratch.append(0x09)
+        case UInt8(ascii: "\""): text.append(0x22)
+        case UInt8(ascii: "\\"): text.append(0x5C)
+        case UInt8(ascii: "/"): text.append(0x2F)
+        case UInt8(ascii: "b"): text.append(0x08)
+        case UInt8(ascii: "f"): text.append(0x0C)
+        case UInt8(ascii: "n"): text.append(0x0A)
+        case UInt8(ascii: "r"): text.append(0x0D)
+        case UInt8(ascii: "t"): text.append(0x09)
         case UInt8(ascii: "u"):
             let first = try parseHex4(escapeLocation)
             var scalar = UInt32(first)
@@ -636,7 +833,7 @@ private struct Parser {
                     at: escapeLocation)
             }
             // Always valid here: surrogates were handled above.
-            for unit in UTF8.encode(Unicode.Scalar(scalar)!)! { scratch.append(unit) }
+            for unit in UTF8.encode(Unicode.Scalar(scalar)!)! { text.append(unit) }
         default:
             if c >= 0x21 && c < 0x7F {
                 throw fail("invalid escape '\\\(Character(Unicode.Scalar(c)))' in string", at: escapeLocation)
@@ -670,4 +867,55 @@ private struct Parser {
 func hex(_ value: some BinaryInteger, width: Int) -> String {
     let digits = String(value, radix: 16, uppercase: true)
     return String(repeating: "0", count: max(0, width - digits.count)) + digits
+}
+
+/// A growable run of trivial values in memory the parser owns: appends without reference
+/// counting or uniqueness checks. `deallocate()` frees it; `handOver()` gives it away.
+private struct Buffer<Element: BitwiseCopyable> {
+    private(set) var base: UnsafeMutablePointer<Element>
+    /// Shrinking it drops the last elements.
+    var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 16)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    func deallocate() { base.deallocate() }
+
+    subscript(i: Int) -> Element {
+        get { base[i] }
+        nonmutating set { base[i] = newValue }
+    }
+
+    @inline(__always) mutating func append(_ element: Element) {
+        if count == capacity { grow(to: count + 1) }
+        base[count] = element
+        count += 1
+    }
+
+    /// Appends `other`'s elements from `start` on.
+    mutating func append(contentsOf other: Buffer, from start: Int) {
+        let n = other.count - start
+        if count + n > capacity { grow(to: count + n) }
+        (base + count).initialize(from: other.base + start, count: n)
+        count += n
+    }
+
+    mutating func grow(to minimum: Int) {
+        let newCapacity = max(minimum, capacity * 2)
+        let newBase = UnsafeMutablePointer<Element>.allocate(capacity: newCapacity)
+        newBase.initialize(from: base, count: count)
+        base.deallocate()
+        base = newBase
+        capacity = newCapacity
+    }
+
+    /// Gives the elements to the caller (who frees them) and starts over empty.
+    mutating func handOver() -> OwnedBuffer<Element> {
+        let owned = OwnedBuffer(base: base, count: count)
+        self = Buffer(capacity: 0)
+        return owned
+    }
 }
