@@ -18,11 +18,11 @@ public protocol CHHapticDeviceCapability {
     var supportsHaptics: Bool { get }
     var supportsAudio: Bool { get }
     /// The range and default of an event parameter for an event type.
-    func attributesForEventParameter(
-        _ inParameter: CHHapticEvent.ParameterID, eventType type: CHHapticEvent.EventType
+    func attributes(
+        forEventParameter inParameter: CHHapticEvent.ParameterID, eventType type: CHHapticEvent.EventType
     ) throws -> any CHHapticParameterAttributes
     /// The range and default of a dynamic parameter.
-    func attributesForDynamicParameter(_ inParameter: CHHapticDynamicParameter.ID) throws
+    func attributes(forDynamicParameter inParameter: CHHapticDynamicParameter.ID) throws
         -> any CHHapticParameterAttributes
 }
 
@@ -37,8 +37,8 @@ struct DeviceCapability: CHHapticDeviceCapability {
     var supportsHaptics: Bool { canPlay }
     var supportsAudio: Bool { canPlay }
 
-    func attributesForEventParameter(
-        _ inParameter: CHHapticEvent.ParameterID, eventType type: CHHapticEvent.EventType
+    func attributes(
+        forEventParameter inParameter: CHHapticEvent.ParameterID, eventType type: CHHapticEvent.EventType
     ) throws -> any CHHapticParameterAttributes {
         guard let kind = EventType(rawValue: type.rawValue) else {
             throw CHHapticError(.invalidEventType, "unknown event type '\(type.rawValue)'")
@@ -58,7 +58,7 @@ struct DeviceCapability: CHHapticDeviceCapability {
             minValue: id.range.lowerBound, maxValue: id.range.upperBound, defaultValue: id.defaultValue)
     }
 
-    func attributesForDynamicParameter(_ inParameter: CHHapticDynamicParameter.ID) throws
+    func attributes(forDynamicParameter inParameter: CHHapticDynamicParameter.ID) throws
         -> any CHHapticParameterAttributes
     {
         let id = try inParameter.model()

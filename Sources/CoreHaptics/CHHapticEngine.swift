@@ -282,9 +282,10 @@ public final class CHHapticEngine: Sendable {
 
     /// Registers a WAV file for `CHHapticEvent(audioResourceID:...)` events.
     ///
-    /// `options` takes ``CHHapticAudioResourceKey`` keys with `Bool` (or `NSNumber`) values:
-    /// `.useVolumeEnvelope` (default true) shapes the sound with the event's attack, decay and
-    /// release; `.loopEnabled` (default false) repeats it for the event's duration.
+    /// `options` takes Apple's keys with `Bool` (or `NSNumber`) values:
+    /// ``CHHapticAudioResourceKeyUseVolumeEnvelope`` (default true) shapes the sound with the
+    /// event's attack, decay and release; ``CHHapticAudioResourceKeyLoopEnabled`` (default false)
+    /// repeats it for the event's duration.
     public func registerAudioResource(_ resourceURL: URL, options: [AnyHashable: Any] = [:]) throws
         -> CHHapticAudioResourceID
     {
@@ -298,17 +299,17 @@ public final class CHHapticEngine: Sendable {
         } catch {
             throw CHHapticError(.invalidAudioResource, "\(path): \(error)")
         }
-        func flag(_ key: CHHapticAudioResourceKey, default value: Bool) throws(CHHapticError) -> Bool {
-            guard let option = options[key] ?? options[key.rawValue] else { return value }
+        func flag(_ key: String, default value: Bool) throws(CHHapticError) -> Bool {
+            guard let option = options[key] ?? options[NSString(string: key)] else { return value }
             guard let flag = option as? Bool else {
                 throw CHHapticError(
-                    .invalidAudioResource, "option \(key.rawValue) must be a Bool, found \(type(of: option))")
+                    .invalidAudioResource, "option \(key) must be a Bool, found \(type(of: option))")
             }
             return flag
         }
         let resource = AudioResource(
-            clip: clip, usesVolumeEnvelope: try flag(.useVolumeEnvelope, default: true),
-            loopEnabled: try flag(.loopEnabled, default: false))
+            clip: clip, usesVolumeEnvelope: try flag(CHHapticAudioResourceKeyUseVolumeEnvelope, default: true),
+            loopEnabled: try flag(CHHapticAudioResourceKeyLoopEnabled, default: false))
         return resources.withLock { resources in
             defer { resources.next += 1 }
             resources.clips[resources.next] = resource
@@ -357,17 +358,15 @@ struct AppHandler<Function>: @unchecked Sendable {
     init(_ function: Function) { self.function = function }
 }
 
-/// Options of ``CHHapticEngine/registerAudioResource(_:options:)``, with Apple's raw strings.
-public struct CHHapticAudioResourceKey: RawRepresentable, Hashable, Sendable {
-    public var rawValue: String
-    public init(rawValue: String) { self.rawValue = rawValue }
-    public init(_ rawValue: String) { self.rawValue = rawValue }
+/// The type of ``CHHapticEngine/registerAudioResource(_:options:)``'s keys, as Apple declares it
+/// (`typedef NSString *CHHapticAudioResourceKey`): the keys are the two global constants below,
+/// which are `String`s.
+public typealias CHHapticAudioResourceKey = NSString
 
-    /// `Bool`, default true: the event's attack, decay and release shape the sound.
-    public static let useVolumeEnvelope = CHHapticAudioResourceKey("UseVolumeEnvelope")
-    /// `Bool`, default false: the sound repeats for the event's duration.
-    public static let loopEnabled = CHHapticAudioResourceKey("LoopEnabled")
-}
+/// `Bool`, default true: the event's attack, decay and release shape the sound.
+public let CHHapticAudioResourceKeyUseVolumeEnvelope: String = "UseVolumeEnvelope"
+/// `Bool`, default false: the sound repeats for the event's duration.
+public let CHHapticAudioResourceKeyLoopEnabled: String = "LoopEnabled"
 
 /// Outputs of live engines, completed (WAV files finalised) when the process exits.
 enum OpenOutputs {

@@ -31,26 +31,33 @@ open class CHHapticPattern {
     }
 
     /// A pattern of `events` and dynamic `parameters`, in that order.
-    public convenience init(events: [CHHapticEvent], parameters: [CHHapticDynamicParameter]) throws {
+    ///
+    /// This and Apple's other initializers are designated, as Apple's are, so a subclass can call
+    /// any of them with `super.init`.
+    public init(events: [CHHapticEvent], parameters: [CHHapticDynamicParameter]) throws {
         var elements: [PatternElement] = []
         for event in events { elements.append(.event(try event.model())) }
         for parameter in parameters { elements.append(.parameter(try parameter.model())) }
-        self.init(model: HapticPattern(elements: elements))
+        model = HapticPattern(elements: elements)
+        clips = [:]
     }
 
     /// A pattern of `events` and parameter curves, in that order.
-    public convenience init(events: [CHHapticEvent], parameterCurves: [CHHapticParameterCurve]) throws {
+    public init(events: [CHHapticEvent], parameterCurves: [CHHapticParameterCurve]) throws {
         var elements: [PatternElement] = []
         for event in events { elements.append(.event(try event.model())) }
         for curve in parameterCurves { elements.append(.curve(try curve.model())) }
-        self.init(model: HapticPattern(elements: elements))
+        model = HapticPattern(elements: elements)
+        clips = [:]
     }
 
     /// Reads an AHAP file. AudioCustom waveforms are looked for in the file's folder, then in
     /// the app bundle's root (`Bundle.main.resourceURL`; where Apple's samples name
     /// `AHAP/Drums.wav`), then in each folder of `HAPTIC_WAVEFORMS` (colon-separated).
-    public convenience init(contentsOf ahapURL: URL) throws {
-        try self.init(contentsOf: ahapURL, waveformSearchPaths: Self.defaultWaveformSearchPaths())
+    public init(contentsOf ahapURL: URL) throws {
+        let file = try Self.load(ahapURL, waveformSearchPaths: Self.defaultWaveformSearchPaths())
+        model = file.pattern
+        clips = file.clips
     }
 
     /// The bundle root, then the folders `HAPTIC_WAVEFORMS` names.
@@ -66,16 +73,21 @@ open class CHHapticPattern {
     /// Reads an AHAP file; AudioCustom waveforms are looked for in the file's folder, then in
     /// each of `waveformSearchPaths` (as `haptic --waveforms DIR` does). A waveform path may not
     /// leave the folder it is found in. Not in Apple's API, which reads from the app bundle.
-    public convenience init(contentsOf ahapURL: URL, waveformSearchPaths: [URL]) throws {
+    public init(contentsOf ahapURL: URL, waveformSearchPaths: [URL]) throws {
+        let file = try Self.load(ahapURL, waveformSearchPaths: waveformSearchPaths)
+        model = file.pattern
+        clips = file.clips
+    }
+
+    private static func load(_ ahapURL: URL, waveformSearchPaths: [URL]) throws(CHHapticError) -> PatternFile {
         let path = ahapURL.path(percentEncoded: false)
         guard FileManager.default.fileExists(atPath: path) else {
             throw CHHapticError(.fileNotFound, "no AHAP file at \(path)")
         }
         do {
-            let file = try PatternFile.load(
+            return try PatternFile.load(
                 path, limits: Self.limits,
                 waveformFolders: waveformSearchPaths.map { $0.path(percentEncoded: false) })
-            self.init(model: file.pattern, clips: file.clips)
         } catch {
             throw CHHapticError(.invalidPatternData, error.description)
         }
@@ -96,16 +108,17 @@ open class CHHapticPattern {
     ///         CHHapticPattern.Key.time: 0.0]]],
     /// ])
     /// ```
-    public convenience init(dictionary patternDict: [CHHapticPattern.Key: Any]) throws {
-        try self.init(jsonObject: try Self.jsonObject(patternDict, path: ""))
+    public init(dictionary patternDict: [CHHapticPattern.Key: Any]) throws {
+        model = try Self.model(jsonObject: try Self.jsonObject(patternDict, path: ""))
+        clips = [:]
     }
 
     /// A pattern from an `NSDictionary` (or `NSMutableDictionary`) shaped like an AHAP file.
     public convenience init(dictionary patternDict: NSDictionary) throws {
-        try self.init(jsonObject: try Self.jsonObject(patternDict, path: ""))
+        self.init(model: try Self.model(jsonObject: try Self.jsonObject(patternDict, path: "")))
     }
 
-    private convenience init(jsonObject json: Any) throws {
+    private static func model(jsonObject json: Any) throws(CHHapticError) -> HapticPattern {
         let bytes: [UInt8]
         do {
             bytes = [UInt8](try JSONSerialization.data(withJSONObject: json))
@@ -113,8 +126,7 @@ open class CHHapticPattern {
             throw CHHapticError(.invalidPatternDictionary, "the dictionary is not JSON-shaped: \(error)")
         }
         do {
-            let document = try AHAP.decode(bytes, limits: Self.limits)
-            self.init(model: document.pattern)
+            return try AHAP.decode(bytes, limits: Self.limits).pattern
         } catch {
             throw CHHapticError(.invalidPatternDictionary, error.diagnostic.description)
         }

@@ -40,7 +40,7 @@ public protocol CHHapticAdvancedPatternPlayer: CHHapticPatternPlayer {
     var loopEnd: TimeInterval { get set }
     /// 2 plays twice as fast (times scale, pitch does not).
     var playbackRate: Float { get set }
-    var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler? { get set }
+    var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler { get set }
 }
 
 /// Players that are playing, kept alive by the engine as Core Haptics does: an app may start a
@@ -144,10 +144,11 @@ final class PatternPlayer: CHHapticAdvancedPatternPlayer {
         set { player.playbackRate = newValue }
     }
 
-    var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler? {
-        get { handlerBox.handler.withLock { $0 }?.function }
+    /// Non-optional, as Apple declares it; until one is set, a handler that does nothing.
+    var completionHandler: CHHapticAdvancedPatternPlayerCompletionHandler {
+        get { handlerBox.handler.withLock { $0 }?.function ?? { _ in } }
         set {
-            let handler = newValue.map(AppHandler.init)
+            let handler = AppHandler(newValue)
             handlerBox.handler.withLock { $0 = handler }
         }
     }

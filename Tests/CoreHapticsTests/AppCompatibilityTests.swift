@@ -98,6 +98,49 @@ import Testing
         #expect(try CHHapticPattern(events: [endless], parameters: []).duration == 30)
     }
 
+    /// Apple's `CHHapticPattern` initializers are designated: an app's subclass chains to them.
+    final class NamedPattern: CHHapticPattern {
+        let name: String
+        init(name: String, events: [CHHapticEvent]) throws {
+            self.name = name
+            try super.init(events: events, parameters: [])
+        }
+        init(name: String, dictionary: [CHHapticPattern.Key: Any]) throws {
+            self.name = name
+            try super.init(dictionary: dictionary)
+        }
+    }
+
+    @Test func appSubclassesChainToApplesDesignatedInitializers() throws {
+        let made = try NamedPattern(name: "tap", events: [tap(0.25, 1)])
+        #expect(made.name == "tap" && made.duration == 0.25)
+        let read = try NamedPattern(
+            name: "read",
+            dictionary: [
+                .pattern: [
+                    [
+                        CHHapticPattern.Key.event: [
+                            CHHapticPattern.Key.eventType: CHHapticEvent.EventType.hapticTransient,
+                            CHHapticPattern.Key.time: 2.0,
+                        ]
+                    ]
+                ]
+            ])
+        #expect(read.name == "read" && read.duration == 2)
+    }
+
+    @Test func anAdvancedPlayersCompletionHandlerIsNeverNil() throws {
+        let rig = Rig()
+        let player = try rig.engine.makeAdvancedPlayer(with: CHHapticPattern(events: [tap(0, 1)], parameters: []))
+        player.completionHandler(nil)  // Apple's property is non-optional: callable before one is set
+        let completed = DispatchSemaphore(value: 0)
+        player.completionHandler = { _ in completed.signal() }
+        try rig.engine.start()
+        try player.start(atTime: CHHapticTimeImmediate)
+        rig.run(seconds: 0.3)
+        #expect(completed.wait(timeout: .now() + 10) == .success)
+    }
+
     @Test func dictionariesFromJSONSerializationKeepNumbersAndBooleans() throws {
         let json = #"""
             {"Version": 1, "Pattern": [
@@ -156,10 +199,10 @@ import Testing
             return AudioAnalysis.onsets(rig.driver.samples, channels: 1, threshold: 1e-2, minGapFrames: 960).count
         }
         #expect(try onsets(options: [:]) == 1)
-        let looped = try onsets(options: [CHHapticAudioResourceKey.loopEnabled: true])
+        let looped = try onsets(options: [CHHapticAudioResourceKeyLoopEnabled: true])
         #expect(looped == 4)
         #expect(throws: CHHapticError.self) {
-            try Rig().engine.registerAudioResource(url, options: [CHHapticAudioResourceKey.loopEnabled: "yes"])
+            try Rig().engine.registerAudioResource(url, options: [CHHapticAudioResourceKeyLoopEnabled: "yes"])
         }
     }
 

@@ -4,8 +4,10 @@ import Testing
 
 @testable import CoreHaptics
 
-/// Apple's public Core Haptics API, symbol by symbol, in its Swift spelling (iOS 18 / macOS 15 SDK:
-/// the framework's headers and the constants added since iOS 13). Two checks hold the facade to it:
+/// Apple's public Core Haptics API, symbol by symbol, in its Swift spelling: derived from the
+/// framework's headers (iPhoneOS 16.5 SDK, the newest whose headers could be read; the 13.7, 14.5
+/// and 15.6 headers for when each symbol came) by ClangImporter's rules, and checked against
+/// Apple's documentation for later additions (none outside visionOS). Two checks hold the facade to it:
 /// `applesSignaturesCompile` names every symbol with Apple's type, so a missing or reshaped one
 /// stops the build, and `theTableNamesEverySymbol` finds each in docs/corehaptics.md's table.
 enum AppleSurface {
@@ -103,12 +105,14 @@ enum AppleSurface {
         (
             "CHHapticDeviceCapability",
             [
-                "supportsHaptics", "supportsAudio", "attributesForEventParameter(_:eventType:)",
-                "attributesForDynamicParameter(_:)",
+                "supportsHaptics", "supportsAudio", "attributes(forEventParameter:eventType:)",
+                "attributes(forDynamicParameter:)",
             ]
         ),
         ("CHHapticParameterAttributes", ["minValue", "maxValue", "defaultValue"]),
-        ("CHHapticAudioResourceKey", ["useVolumeEnvelope", "loopEnabled"]),
+        ("CHHapticAudioResourceKey", []),
+        ("CHHapticAudioResourceKeyUseVolumeEnvelope", []),
+        ("CHHapticAudioResourceKeyLoopEnabled", []),
         ("CHHapticAudioResourceID", []),
         ("CHHapticTimeImmediate", []),
         ("CHHapticError", ["init(_:userInfo:)", "code", "userInfo", "errorDomain"]),
@@ -292,13 +296,16 @@ enum AppleSurface {
         let _: (URL, [AnyHashable: Any]) throws -> CHHapticAudioResourceID = engine.registerAudioResource(
             _:options:)
         let _: (CHHapticAudioResourceID) throws -> Void = engine.unregisterAudioResource(_:)
-        let options: [CHHapticAudioResourceKey: Any] = [.useVolumeEnvelope: true, .loopEnabled: false]
+        let _: CHHapticAudioResourceKey.Type = NSString.self
+        let options: [AnyHashable: Any] = [
+            CHHapticAudioResourceKeyUseVolumeEnvelope: true, CHHapticAudioResourceKeyLoopEnabled: false,
+        ]
 
         let _: Bool = capability.supportsHaptics
         let _: Bool = capability.supportsAudio
-        let attributes: any CHHapticParameterAttributes = try capability.attributesForEventParameter(
-            .hapticIntensity, eventType: .hapticTransient)
-        let _: any CHHapticParameterAttributes = try capability.attributesForDynamicParameter(.hapticIntensityControl)
+        let attributes: any CHHapticParameterAttributes = try capability.attributes(
+            forEventParameter: .hapticIntensity, eventType: .hapticTransient)
+        let _: any CHHapticParameterAttributes = try capability.attributes(forDynamicParameter: .hapticIntensityControl)
         let _: (Float, Float, Float) = (attributes.minValue, attributes.maxValue, attributes.defaultValue)
 
         let error = CHHapticError(.invalidTime, userInfo: [:])
@@ -306,12 +313,23 @@ enum AppleSurface {
         let _: [String: Any] = error.userInfo
         let _: String = CHHapticError.errorDomain
         let _: String = CoreHapticsErrorDomain
-        let _: CHHapticError.Code = CHHapticError.insufficientPower
+        // NS_ERROR_ENUM gives the error struct a static constant for each code.
+        let codes: [CHHapticError.Code] = [
+            CHHapticError.engineNotRunning, CHHapticError.operationNotPermitted, CHHapticError.engineStartTimeout,
+            CHHapticError.notSupported, CHHapticError.serverInitFailed, CHHapticError.serverInterrupted,
+            CHHapticError.invalidPatternPlayer, CHHapticError.invalidPatternData,
+            CHHapticError.invalidPatternDictionary, CHHapticError.invalidAudioSession,
+            CHHapticError.invalidEngineParameter, CHHapticError.invalidParameterType, CHHapticError.invalidEventType,
+            CHHapticError.invalidEventTime, CHHapticError.invalidEventDuration, CHHapticError.invalidAudioResource,
+            CHHapticError.resourceNotAvailable, CHHapticError.badEventEntry, CHHapticError.badParameterEntry,
+            CHHapticError.invalidTime, CHHapticError.fileNotFound, CHHapticError.insufficientPower,
+            CHHapticError.unknownError, CHHapticError.memoryError,
+        ]
         try await engine.stop()
 
         // The run itself: a pattern was exported, every key and option was made.
         #expect(exported[.pattern] != nil)
         #expect(keys.count == 15 && options.count == 2)
-        #expect(CHHapticError.Code.allCases.count == 24)
+        #expect(Set(codes.map(\.rawValue)).count == 24)
     }
 }

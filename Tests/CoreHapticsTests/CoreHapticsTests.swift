@@ -101,14 +101,14 @@ func tap(_ time: TimeInterval, _ intensity: Float) -> CHHapticEvent {
 
     @Test func capabilitiesGiveRanges() throws {
         let capability = CHHapticEngine.capabilitiesForHardware()
-        let intensity = try capability.attributesForEventParameter(.hapticIntensity, eventType: .hapticTransient)
+        let intensity = try capability.attributes(forEventParameter: .hapticIntensity, eventType: .hapticTransient)
         #expect([intensity.minValue, intensity.maxValue, intensity.defaultValue] == [0, 1, 1])
-        let pitch = try capability.attributesForEventParameter(.audioPitch, eventType: .audioContinuous)
+        let pitch = try capability.attributes(forEventParameter: .audioPitch, eventType: .audioContinuous)
         #expect([pitch.minValue, pitch.maxValue, pitch.defaultValue] == [-1, 1, 0])
         #expect(throws: CHHapticError.self) {
-            try capability.attributesForEventParameter(.audioPitch, eventType: .hapticTransient)
+            try capability.attributes(forEventParameter: .audioPitch, eventType: .hapticTransient)
         }
-        let sharpness = try capability.attributesForDynamicParameter(.hapticSharpnessControl)
+        let sharpness = try capability.attributes(forDynamicParameter: .hapticSharpnessControl)
         #expect([sharpness.minValue, sharpness.maxValue, sharpness.defaultValue] == [-1, 1, 0])
     }
 }
