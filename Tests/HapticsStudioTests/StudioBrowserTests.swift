@@ -37,6 +37,16 @@ import _HapticsTestSupport
                 #expect(
                     try await page.string("document.querySelector('#file-list li.current').textContent")
                         == "pats/rising-falling.ahap")
+                // A narrow list cuts the folder, never the file's own name.
+                #expect(
+                    try await page.string(
+                        """
+                        (() => { const li = document.querySelector('#file-list li.current');
+                          const name = li.querySelector('.name'), folder = li.querySelector('.folder');
+                          document.getElementById('files').style.width = (name.scrollWidth + 28) + 'px';
+                          return [name.scrollWidth <= name.clientWidth, folder.scrollWidth > folder.clientWidth,
+                            name.textContent].join(); })()
+                        """) == "true,true,rising-falling.ahap")
                 #expect(try await page.string("document.getElementById('timeline').dataset.eventsDrawn") == "20")
                 #expect(try await page.string("document.getElementById('finding-count').textContent") == "— none")
                 #expect(

@@ -75,7 +75,15 @@ function renderFileList() {
   for (const file of state.files) {
     if (filter && !file.path.toLowerCase().includes(filter)) continue;
     const li = document.createElement("li");
-    li.textContent = file.path;
+    // The folder gives way first (an ellipsis), so the file's own name always shows.
+    const cut = file.path.lastIndexOf("/") + 1;
+    const folder = document.createElement("span");
+    folder.className = "folder";
+    folder.textContent = file.path.slice(0, cut);
+    const name = document.createElement("span");
+    name.className = "name";
+    name.textContent = file.path.slice(cut);
+    li.append(folder, name);
     li.title = `${file.path} (${file.format}, ${file.bytes} bytes)`;
     li.dataset.path = file.path;
     if (file.path === state.path) li.classList.add("current");
