@@ -7,6 +7,7 @@ import HapticsSynthesis
 extension HapticCommand {
     struct Convert: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "convert",
             abstract: "Convert a pattern between AHAP and Meta/Lofelt .haptic, saying what the conversion loses.",
             discussion: """
                 The target format is --to, else the output's extension (.ahap, .haptic). What the \

@@ -7,6 +7,7 @@ import HapticsReview
 extension HapticCommand {
     struct Diff: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "diff",
             abstract: "Compare two patterns: what was added, removed, moved or re-parameterised.",
             discussion: """
                 Prints the differences, one per line. Events are matched by type and nearest time \

@@ -8,6 +8,7 @@ import SensoryFeedback
 extension HapticCommand {
     struct Feedback: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "feedback",
             abstract: "Hear a system feedback (SwiftUI's SensoryFeedback, UIKit's generators).",
             discussion: """
                 NAME is one of the names `haptic feedback --list` prints (SwiftUI spellings such as \

@@ -1,6 +1,11 @@
 import ArgumentParser
 
 /// `haptic`: hear, check and review Core Haptics patterns on Linux.
+///
+/// Every command names itself (`commandName:`). Without it ArgumentParser derives the name from
+/// `String(describing: Self.self)` for every command on every start, and each such call makes
+/// Swift's runtime scan the binary's whole conformance table: 22 M instructions, about half of
+/// what `haptic lint FILE` executed (BENCHMARKS.md, issue 12).
 @main
 struct HapticCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -7,6 +7,7 @@ import HapticsSynthesis
 extension HapticCommand {
     struct Info: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "info",
             abstract: "Describe a pattern: duration, events, parameters, curves, rendered peak and loudness.")
 
         @Argument(help: "The AHAP file.")

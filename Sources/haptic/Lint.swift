@@ -6,6 +6,7 @@ import HapticsEngine
 extension HapticCommand {
     struct Lint: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "lint",
             abstract: "Check AHAP files and explain every problem.",
             discussion: """
                 Prints one line per finding, FILE:PATH: severity[rule]: message. A folder is searched \

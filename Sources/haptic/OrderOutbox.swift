@@ -6,6 +6,7 @@ import OrderEndpoint
 extension HapticCommand.OrderFlow {
     struct Outbox: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "outbox",
             abstract: "List the orders not yet sent to their endpoint; --retry sends them.",
             discussion: """
                 An order for an endpoint is stored as pending before it is sent, and marked sent or \

@@ -7,6 +7,7 @@ import SensoryFeedback
 extension HapticCommand.OrderFlow {
     struct Replay: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "replay",
             abstract: "Play a session's feedback again, at the times it was logged.",
             discussion: """
                 Prints the timeline. With -o, renders it to a WAV file instead, each feedback on its \

@@ -7,6 +7,7 @@ import HapticsSynthesis
 extension HapticCommand {
     struct Play: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "play",
             abstract: "Play a pattern in real time through ALSA.",
             discussion: """
                 Ctrl-C stops within a few milliseconds with a short fade (exit status 130), and within \
@@ -83,7 +84,7 @@ extension HapticCommand {
     }
 
     struct Devices: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List ALSA playback devices.")
+        static let configuration = CommandConfiguration(commandName: "devices", abstract: "List ALSA playback devices.")
 
         func run() throws {
             let devices: [DeviceInfo]

@@ -8,6 +8,7 @@ import HapticsSynthesis
 extension HapticCommand {
     struct Plot: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "plot",
             abstract: "Draw a pattern's timeline as an SVG (or PNG) image.",
             discussion: """
                 Shows transients and continuous events, the effective intensity and sharpness after \

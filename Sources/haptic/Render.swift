@@ -6,6 +6,7 @@ import HapticsEngine
 extension HapticCommand {
     struct Render: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "render",
             abstract: "Render a pattern to a WAV file (or to standard output with -o -).",
             discussion: """
                 Several patterns, or a folder of them, render into the folder -o names (made if \

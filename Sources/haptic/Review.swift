@@ -10,6 +10,7 @@ import SensoryFeedback
 extension HapticCommand {
     struct Review: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "review",
             abstract: "Build one self-contained HTML page to review many patterns.",
             discussion: """
                 Lists every AHAP file found (folders are searched recursively) with its timeline, a \
