@@ -10,38 +10,12 @@ public import HapticsEngine
 /// catch CHHapticError.engineNotRunning { try engine.start() }
 /// ```
 public struct CHHapticError: Error, Hashable, Sendable, CustomNSError, LocalizedError, CustomStringConvertible {
-    /// Apple's `CHHapticError.Code` values.
-    ///
-    /// The same numbers as `HapticEngineError.Code`, spelled out on purpose: app code imports only
-    /// CoreHaptics, and a typealias to the engine's enum would make its cases invisible there
-    /// (member import visibility), breaking `catch CHHapticError.engineNotRunning`. A test keeps
-    /// the two enums in step.
-    public enum Code: Int, Hashable, Sendable, CaseIterable {
-        case engineNotRunning = -4805
-        case operationNotPermitted = -4806
-        case engineStartTimeout = -4808
-        case notSupported = -4809
-        case serverInitFailed = -4810
-        case serverInterrupted = -4811
-        case invalidPatternPlayer = -4812
-        case invalidPatternData = -4813
-        case invalidPatternDictionary = -4814
-        case invalidAudioSession = -4815
-        case invalidEngineParameter = -4816
-        case invalidParameterType = -4820
-        case invalidEventType = -4821
-        case invalidEventTime = -4822
-        case invalidEventDuration = -4823
-        case invalidAudioResource = -4824
-        case resourceNotAvailable = -4825
-        case badEventEntry = -4830
-        case badParameterEntry = -4831
-        case invalidTime = -4840
-        case fileNotFound = -4851
-        case insufficientPower = -4897
-        case unknownError = -4898
-        case memoryError = -4899
-    }
+    /// Apple's `CHHapticError.Code` values: an open C enum (CoreHapticsEnums), as Apple's
+    /// `NS_ERROR_ENUM` is, so a `switch` over it wants `@unknown default` exactly as with Apple's
+    /// SDK. The same numbers as `HapticEngineError.Code`, spelled out on purpose (a test keeps
+    /// the two in step); CoreHaptics re-exports the C module, so the cases are visible to app
+    /// code that imports only CoreHaptics.
+    public typealias Code = _CHHapticErrorCode
 
     /// Apple's error domain (``CoreHapticsErrorDomain``): `(error as NSError).domain`.
     public static var errorDomain: String { CoreHapticsErrorDomain }

@@ -163,6 +163,39 @@ enum AppleSurface {
     }
 }
 
+/// App code's `switch` over an error's code as Apple's SDK wants it: every case, then
+/// `@unknown default`. The build (warnings as errors) passes only while `CHHapticError.Code` is an
+/// open enum as Apple's is: over a closed one, `@unknown default` "will never be executed".
+func appleName(of code: CHHapticError.Code) -> String {
+    switch code {
+    case .engineNotRunning: "engineNotRunning"
+    case .operationNotPermitted: "operationNotPermitted"
+    case .engineStartTimeout: "engineStartTimeout"
+    case .notSupported: "notSupported"
+    case .serverInitFailed: "serverInitFailed"
+    case .serverInterrupted: "serverInterrupted"
+    case .invalidPatternPlayer: "invalidPatternPlayer"
+    case .invalidPatternData: "invalidPatternData"
+    case .invalidPatternDictionary: "invalidPatternDictionary"
+    case .invalidAudioSession: "invalidAudioSession"
+    case .invalidEngineParameter: "invalidEngineParameter"
+    case .invalidParameterType: "invalidParameterType"
+    case .invalidEventType: "invalidEventType"
+    case .invalidEventTime: "invalidEventTime"
+    case .invalidEventDuration: "invalidEventDuration"
+    case .invalidAudioResource: "invalidAudioResource"
+    case .resourceNotAvailable: "resourceNotAvailable"
+    case .badEventEntry: "badEventEntry"
+    case .badParameterEntry: "badParameterEntry"
+    case .invalidTime: "invalidTime"
+    case .fileNotFound: "fileNotFound"
+    case .insufficientPower: "insufficientPower"
+    case .unknownError: "unknownError"
+    case .memoryError: "memoryError"
+    @unknown default: "unknown \(code.rawValue)"
+    }
+}
+
 @Suite struct AppleSurfaceTests {
     @Test func theTableNamesEverySymbol() throws {
         let doc = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
@@ -331,5 +364,8 @@ enum AppleSurface {
         #expect(exported[.pattern] != nil)
         #expect(keys.count == 15 && options.count == 2)
         #expect(Set(codes.map(\.rawValue)).count == 24)
+        #expect(codes.map(appleName(of:)).first == "engineNotRunning")
+        // Open, as Apple's: a code this SDK does not name still makes a value.
+        #expect(CHHapticError.Code(rawValue: -4999).map(appleName(of:)) == "unknown -4999")
     }
 }
