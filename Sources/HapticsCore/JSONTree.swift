@@ -99,18 +99,13 @@ package final class JSONTree: Sendable {
     }
 
     /// The string in `node`, if it is one.
-    package func string(_ node: Int) -> String? {
+    package func string(_ node: Int) -> String? { stringRef(node).map(string) }
+
+    /// Where the bytes of the string in `node` are, if it is one.
+    @inline(__always) func stringRef(_ node: Int) -> StringRef? {
         let slot = slots[node]
         guard slot.tag == .string else { return nil }
-        return string(StringRef(offset: Int32(truncatingIfNeeded: slot.payload), length: slot.count, flags: slot.flags))
-    }
-
-    /// Whether `node` is the string `literal` (compared as Swift compares `String`s).
-    package func stringIs(_ node: Int, _ literal: StaticString) -> Bool {
-        let slot = slots[node]
-        guard slot.tag == .string else { return false }
-        return equals(
-            StringRef(offset: Int32(truncatingIfNeeded: slot.payload), length: slot.count, flags: slot.flags), literal)
+        return StringRef(offset: Int32(truncatingIfNeeded: slot.payload), length: slot.count, flags: slot.flags)
     }
 
     /// The indices of an array's elements; empty for anything else.
@@ -202,9 +197,7 @@ package final class JSONTree: Sendable {
     /// against `names` (the raw values of `T`'s cases, as `JSONTree.names` makes them) when it is ASCII.
     package func named<T: RawRepresentable>(_ node: Int, _ names: [(name: [UInt8], value: T)]) -> T?
     where T.RawValue == String {
-        let slot = slots[node]
-        guard slot.tag == .string else { return nil }
-        let ref = StringRef(offset: Int32(truncatingIfNeeded: slot.payload), length: slot.count, flags: slot.flags)
+        guard let ref = stringRef(node) else { return nil }
         if ref.flags & Self.nonASCII != 0 { return T(rawValue: string(ref)) }
         for entry in names where entry.name.count == Int(ref.length) {
             if entry.name.isEmpty || entry.name.withUnsafeBufferPointer({ sameBytes(ref, $0.baseAddress!) }) {

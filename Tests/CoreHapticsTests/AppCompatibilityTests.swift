@@ -207,6 +207,8 @@ import Testing
         #expect(try onsets(options: [:]) == 1)
         let looped = try onsets(options: [CHHapticAudioResourceKeyLoopEnabled: true])
         #expect(looped == 4)
+        // An NSDictionary's keys are NSStrings, which a String key does not find on Linux.
+        #expect(try onsets(options: [NSString(string: CHHapticAudioResourceKeyLoopEnabled): true]) == 4)
         #expect(throws: CHHapticError.self) {
             try Rig().engine.registerAudioResource(url, options: [CHHapticAudioResourceKeyLoopEnabled: "yes"])
         }
