@@ -36,7 +36,10 @@ let package = Package(
             name: "HapticsCore",
             dependencies: [.product(name: "OrderedCollections", package: "swift-collections")]
         ),
-        .target(name: "HapticsSynthesis", dependencies: ["HapticsCore"]),
+        // The oscillators' inner loops in C: one source built for the baseline CPU and for AVX2,
+        // chosen at run time (docs/ARCHITECTURE.md says why not Swift).
+        .target(name: "CRenderKernels"),
+        .target(name: "HapticsSynthesis", dependencies: ["HapticsCore", "CRenderKernels"]),
         .target(
             name: "HapticsEngine",
             dependencies: [
@@ -220,7 +223,7 @@ let package = Package(
 
 // One settings loop: the same strict features for every target.
 for target in package.targets
-where target.type != .system && target.name != "CMallocCounter" && target.name != "CoreHapticsEnums" {
+where target.type != .system && !["CMallocCounter", "CoreHapticsEnums", "CRenderKernels"].contains(target.name) {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .swiftLanguageMode(.v6),

@@ -33,27 +33,20 @@ public struct PreparedPattern: Sendable {
 
         /// Each timeline's knots, copied once into memory this storage owns, so the render loop
         /// can walk them without reference counting.
-        let knots: ControlTable<KnotBuffer>
+        let knots: KnotTable
 
         init(
             events: [PreparedEvent], timelines: ParameterTimelines, clips: [ClipData], duration: Double, sampleRate: Int
         ) {
             self.events = events
             self.timelines = timelines
-            knots = ControlTable { id in
-                let timeline = timelines[id]
-                let buffer = UnsafeMutableBufferPointer<ParameterTimeline.Knot>.allocate(capacity: timeline.knots.count)
-                _ = buffer.initialize(from: timeline.knots)
-                return KnotBuffer(knots: UnsafeBufferPointer(buffer))
-            }
+            knots = KnotTable(timelines)
             self.clips = clips
             self.duration = duration
             self.sampleRate = sampleRate
         }
 
-        deinit {
-            for id in DynamicParameterID.all { knots[id].knots.deallocate() }
-        }
+        deinit { knots.deallocate() }
     }
 }
 
@@ -230,8 +223,27 @@ struct VoicePlan {
     }
 }
 
-/// A timeline's knots in memory owned by `PreparedPattern.Storage`.
+/// Every timeline's knots in memory owned by `PreparedPattern.Storage`, one buffer per control.
+/// A lookup is one pointer load; a ``ControlTable`` read out of the class would copy all twelve
+/// buffers first (a `memcpy` per control evaluation on the render path).
 // @unchecked Sendable: written once in Storage.init, only read afterwards, freed in Storage.deinit.
-struct KnotBuffer: @unchecked Sendable {
-    let knots: UnsafeBufferPointer<ParameterTimeline.Knot>
+struct KnotTable: @unchecked Sendable {
+    private let buffers: UnsafeMutablePointer<UnsafeBufferPointer<ParameterTimeline.Knot>>
+
+    init(_ timelines: ParameterTimelines) {
+        buffers = .allocate(capacity: ControlTable<Int>.count)
+        for id in DynamicParameterID.all {
+            let knots = timelines[id].knots
+            let buffer = UnsafeMutableBufferPointer<ParameterTimeline.Knot>.allocate(capacity: knots.count)
+            _ = buffer.initialize(from: knots)
+            (buffers + id.index).initialize(to: UnsafeBufferPointer(buffer))
+        }
+    }
+
+    subscript(id: DynamicParameterID) -> UnsafeBufferPointer<ParameterTimeline.Knot> { buffers[id.index] }
+
+    func deallocate() {
+        for id in DynamicParameterID.all { buffers[id.index].deallocate() }
+        buffers.deallocate()
+    }
 }

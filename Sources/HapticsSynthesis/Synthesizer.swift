@@ -1,3 +1,4 @@
+import CRenderKernels
 public import HapticsCore
 
 #if canImport(Glibc)
@@ -54,6 +55,8 @@ public struct Synthesizer: ~Copyable {
     let toneTable: UnsafeMutablePointer<Float>
     let tonePeak: Float
     let tiltLowPass: Float
+    /// Which build of the oscillator loops runs (the same bits either way; tests compare them).
+    var kernels = Kernels.Set.best
     let stopFadeFrames: Int
     /// `log2(highestFrequency / lowestFrequency)` of the voicing, once rather than per update.
     let octaveSpan: Double
@@ -334,7 +337,7 @@ public struct Synthesizer: ~Copyable {
         while left > 0 {
             let frames = min(left, Self.mixFrames)
             mixVoices(frames: frames)
-            Self.limit(mix, into: out, count: frames * channels, clearingSource: true)
+            Self.limit(mix, into: out, count: frames * channels, clearingSource: true, kernels: kernels)
             out += frames * channels
             left -= frames
         }
@@ -362,68 +365,18 @@ public struct Synthesizer: ~Copyable {
     /// Soft limiter, memoryless: |x| <= T passes; above, `T + (1 - T) * u / (1 + u)` with
     /// `u = (|x| - T) / (1 - T)`, which is smooth at T and never reaches 1. An infinite sample
     /// becomes ±1 and NaN becomes 0, so what comes out is always finite and within -1...1.
-    @inlinable
-    static func limit(_ samples: UnsafeMutablePointer<Float>, count: Int) {
-        limit(samples, into: samples, count: count, clearingSource: false)
+    static func limit(_ samples: UnsafeMutablePointer<Float>, count: Int, kernels: Kernels.Set = .best) {
+        limit(samples, into: samples, count: count, clearingSource: false, kernels: kernels)
     }
 
     /// Limits `count` samples of `source` into `out` (the same memory, or apart) and, if asked,
-    /// sets the source's samples to 0 in the same pass.
-    @inlinable
+    /// sets the source's samples to 0 in the same pass (CRenderKernels: eight lanes at a time, and
+    /// a plain copy where nothing reaches the threshold).
     static func limit(
         _ source: UnsafeMutablePointer<Float>, into out: UnsafeMutablePointer<Float>, count: Int,
-        clearingSource: Bool
+        clearingSource: Bool, kernels: Kernels.Set = .best
     ) {
-        let threshold = limiterThreshold
-        // Whole vectors on both sides of every compare: a vector-to-scalar compare is lowered lane
-        // by lane.
-        let thresholdBits = SIMD8(repeating: Int32(bitPattern: threshold.bitPattern))
-        let infinityBits = SIMD8(repeating: Int32(bitPattern: Float.infinity.bitPattern))
-        let infinity = SIMD8<Float>(repeating: .infinity)
-        // Eight lanes at a time. Most stretches never reach the threshold: an integer compare of
-        // the magnitudes' bits (which order as the magnitudes do, infinity and NaN above every
-        // finite value) and a plain copy. Loud lanes take the same operations as the scalar tail,
-        // lane by lane (so the same bits).
-        var i = 0
-        let from = UnsafeMutableRawPointer(source)
-        let to = UnsafeMutableRawPointer(out)
-        while i &+ 8 <= count {
-            let x = from.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
-            if clearingSource { from.storeBytes(of: SIMD8<Float>(), toByteOffset: i &* 4, as: SIMD8<Float>.self) }
-            // Signed lanes: the magnitudes' bits are below 2^31, and SSE2 compares signed lanes.
-            let bits = unsafeBitCast(x, to: SIMD8<Int32>.self)
-            let magnitudeBits = bits & 0x7FFF_FFFF
-            let over = magnitudeBits .> thresholdBits
-            var result = x
-            if any(over) {
-                let magnitude = unsafeBitCast(magnitudeBits, to: SIMD8<Float>.self)
-                let u = (magnitude - threshold) / (1 - threshold)
-                // An infinite sample gives inf / inf here: `.<` is false for it, so it becomes 1.
-                let limited = (threshold + (1 - threshold) * (u / (1 + u))).replacing(
-                    with: 1, where: .!(u .< infinity))
-                var y = unsafeBitCast(pointwiseMin(limited, SIMD8(repeating: 1)), to: SIMD8<Int32>.self)
-                y |= bits & Int32.min
-                y.replace(with: 0, where: magnitudeBits .> infinityBits)  // NaN
-                result = unsafeBitCast(y, to: SIMD8<Float>.self).replacing(with: x, where: .!over)
-            }
-            to.storeBytes(of: result, toByteOffset: i &* 4, as: SIMD8<Float>.self)
-            i &+= 8
-        }
-        while i < count {
-            let x = source[i]
-            if clearingSource { source[i] = 0 }
-            let magnitude = x.magnitude
-            var y = x
-            if magnitude > threshold {
-                let u = (magnitude - threshold) / (1 - threshold)
-                let limited = u < .infinity ? min(threshold + (1 - threshold) * (u / (1 + u)), 1) : 1
-                y = x < 0 ? -limited : limited
-            } else if x.isNaN {
-                y = 0
-            }
-            out[i] = y
-            i &+= 1
-        }
+        hk_limit(kernels.c, source, out, Int64(count), clearingSource ? 1 : 0, limiterThreshold)
     }
 
     /// Runs commands due at `frame` and starts the events whose onset is `frame`.
@@ -655,78 +608,75 @@ public struct Synthesizer: ~Copyable {
 
     /// Renders every active voice over `[first, first + frames)`, retiring those that end.
     mutating func renderVoices(_ out: UnsafeMutablePointer<Float>, frames: Int, from first: Int64) {
-        let channels = format.channels
+        // In place: a voice is a few hundred bytes, too many to copy out and back per span.
+        let voices = self.voices
         for i in 0..<voiceHighWater where voices[i].active {
-            let slot = voices[i].layer
-            var v = voices[i]
-            if slot >= 0 && v.kind != .click && v.nextControlFrame == .max
-                && layers[slot].hasControls(haptic: v.isHaptic)
-            {
-                scheduleNextControl(&v, from: first, slot: slot)
-            }
-            var done = 0
-            while done < frames {
-                let frame = first + Int64(done)
-                if frame == v.nextControlFrame {
-                    v.gainLeft = v.gainLeftTarget
-                    v.gainRight = v.gainRightTarget
-                    if v.kind == .clip { v.tilt = v.tiltTarget } else { v.brightness = v.brightnessTarget }
-                    v.rampOrigin = frame
-                    if v.layer >= 0 && v.targetRevision == controlRevision {
-                        // Nothing changed since they were computed for this very frame.
-                        v.increment = v.incrementTarget
-                        v.step = v.stepTarget
-                    } else {
-                        let t = targets(v, at: frame, slot: v.layer)
-                        v.increment = t.increment
-                        v.step = t.step
-                    }
-                    if v.layer >= 0 && layers[v.layer].hasControls(haptic: v.isHaptic) {
-                        scheduleNextControl(&v, from: frame, slot: v.layer)
-                    } else {
-                        v.gainLeftStep = 0
-                        v.gainRightStep = 0
-                        v.brightnessStep = 0
-                        v.tiltStep = 0
-                        v.nextControlFrame = .max
-                    }
-                }
-                if v.untilRelease == 0 { v.release(frames: v.releaseFrames) }
-                if v.stageRemaining == 0 { v.nextStage() }
-                if v.stage == .done { break }
-                var n = min(frames - done, v.stageRemaining, v.untilRelease)
-                if v.nextControlFrame != .max { n = min(n, Int(v.nextControlFrame - frame)) }
-                let target = out + done * channels
-                let ramp = Float(frame - v.rampOrigin)
-                switch v.kind {
-                case .click, .buzz:
-                    if channels == 1 {
-                        Kernels.oscillatorMono(&v, target, n, hapticTable, ramp: ramp)
-                    } else {
-                        Kernels.oscillatorStereo(&v, target, n, hapticTable, ramp: ramp)
-                    }
-                case .tone:
-                    if channels == 1 {
-                        Kernels.oscillatorMono(&v, target, n, toneTable, ramp: ramp)
-                    } else {
-                        Kernels.oscillatorStereo(&v, target, n, toneTable, ramp: ramp)
-                    }
-                case .clip:
-                    Kernels.clip(&v, target, n, channels: channels, lowPass: tiltLowPass, ramp: ramp)
-                }
-                if v.stageRemaining != .max { v.stageRemaining -= n }
-                if v.untilRelease != .max { v.untilRelease -= n }
-                done += n
-            }
-            if v.stageRemaining == 0 && v.untilRelease != 0 && v.stage != .sustain { v.nextStage() }
-            if v.stage == .done {
-                v.active = false
-                v.clip = nil
-                if v.layer >= 0 { layers[v.layer].voiceCount -= 1 }
-            }
-            voices[i] = v
+            renderVoice(&voices[i], out, frames: frames, from: first)
         }
         while voiceHighWater > 0 && !voices[voiceHighWater - 1].active { voiceHighWater -= 1 }
+    }
+
+    /// Renders one voice over `[first, first + frames)` and retires it if it ends.
+    mutating func renderVoice(_ v: inout Voice, _ out: UnsafeMutablePointer<Float>, frames: Int, from first: Int64) {
+        let channels = format.channels
+        let slot = v.layer
+        if slot >= 0 && v.kind != .click && v.nextControlFrame == .max
+            && layers[slot].hasControls(haptic: v.isHaptic)
+        {
+            scheduleNextControl(&v, from: first, slot: slot)
+        }
+        var done = 0
+        while done < frames {
+            let frame = first + Int64(done)
+            if frame == v.nextControlFrame {
+                v.gainLeft = v.gainLeftTarget
+                v.gainRight = v.gainRightTarget
+                if v.kind == .clip { v.tilt = v.tiltTarget } else { v.brightness = v.brightnessTarget }
+                v.rampOrigin = frame
+                if v.layer >= 0 && v.targetRevision == controlRevision {
+                    // Nothing changed since they were computed for this very frame.
+                    v.increment = v.incrementTarget
+                    v.step = v.stepTarget
+                } else {
+                    let t = targets(v, at: frame, slot: v.layer)
+                    v.increment = t.increment
+                    v.step = t.step
+                }
+                if v.layer >= 0 && layers[v.layer].hasControls(haptic: v.isHaptic) {
+                    scheduleNextControl(&v, from: frame, slot: v.layer)
+                } else {
+                    v.gainLeftStep = 0
+                    v.gainRightStep = 0
+                    v.brightnessStep = 0
+                    v.tiltStep = 0
+                    v.nextControlFrame = .max
+                }
+            }
+            if v.untilRelease == 0 { v.release(frames: v.releaseFrames) }
+            if v.stageRemaining == 0 { v.nextStage() }
+            if v.stage == .done { break }
+            var n = min(frames - done, v.stageRemaining, v.untilRelease)
+            if v.nextControlFrame != .max { n = min(n, Int(v.nextControlFrame - frame)) }
+            let target = out + done * channels
+            let ramp = Float(frame - v.rampOrigin)
+            switch v.kind {
+            case .click, .buzz, .tone:
+                Kernels.oscillator(
+                    &v, target, n, v.kind == .tone ? toneTable : hapticTable, channels: channels, ramp: ramp,
+                    kernels: kernels)
+            case .clip:
+                Kernels.clip(&v, target, n, channels: channels, lowPass: tiltLowPass, ramp: ramp)
+            }
+            if v.stageRemaining != .max { v.stageRemaining -= n }
+            if v.untilRelease != .max { v.untilRelease -= n }
+            done += n
+        }
+        if v.stageRemaining == 0 && v.untilRelease != 0 && v.stage != .sustain { v.nextStage() }
+        if v.stage == .done {
+            v.active = false
+            v.clip = nil
+            if v.layer >= 0 { layers[v.layer].voiceCount -= 1 }
+        }
     }
 }
 
@@ -811,7 +761,7 @@ struct Layer {
             // The layer holds the storage strongly for the whole call: no retain per evaluation
             // (this runs once per voice every control interval).
             unowned(unsafe) let storage = pattern.unsafelyUnwrapped
-            let knots = storage.knots[id].knots
+            let knots = storage.knots[id]
             let t = offset + Double(frame - startFrame) / seconds
             let k = patternCursors[id].seek(in: knots, to: t)
             if k >= 0 {

@@ -1,3 +1,5 @@
+import CRenderKernels
+
 #if canImport(Glibc)
     import Glibc
 #elseif canImport(Darwin)
@@ -66,9 +68,12 @@ struct Voice {
     var stepTarget: Double = 1
     var targetRevision = 0
 
-    // Envelope: env = env * k + d per frame within a stage.
+    // Envelope: env' = env·k + d per frame within a stage, kept as its value at an anchor every
+    // `HK_ENVELOPE_STRIDE` frames and the frames since (CRenderKernels), so that the kernels compute
+    // eight frames side by side and a frame's value does not depend on where a block began.
     var stage = Stage.attack
-    var env: Float = 0
+    var envAnchor: Float = 0
+    var envSince: Int32 = 0
     var envK: Float = 1
     var envD: Float = 0
     var stageRemaining = 0
@@ -76,6 +81,19 @@ struct Voice {
     var sustained = false
     var untilRelease = Int.max
     var releaseFrames = 1
+
+    /// The envelope at the current frame.
+    var env: Float {
+        envSince == 0 ? envAnchor : hk_envelope_at(envAnchor, envSince, envK, envD)
+    }
+
+    /// Starts a recurrence at the current frame from `value`.
+    mutating func setEnvelope(_ value: Float, k: Float, d: Float) {
+        envAnchor = value
+        envSince = 0
+        envK = k
+        envD = d
+    }
 
     /// Moves the ramps' origin to `frame`: the fields take the values the ramps reach there.
     mutating func settleRamps(at frame: Int64) {
@@ -95,9 +113,7 @@ struct Voice {
         releaseFrames = plan.releaseFrames
         stage = .attack
         let n = max(1, plan.attackFrames)
-        envK = 1
-        envD = 1 / Float(n)
-        env = envD
+        setEnvelope(1 / Float(n), k: 1, d: 1 / Float(n))
         stageRemaining = n
     }
 
@@ -106,34 +122,30 @@ struct Voice {
     mutating func beginFall(_ next: Stage, frames: Int) {
         stage = next
         stageRemaining = max(0, frames)
-        guard frames > 0, env > 0 else {
+        let current = env
+        guard frames > 0, current > 0 else {
             stageRemaining = 0
             return
         }
         let overshoot = 0.01
         let k = pow(overshoot / (1 + overshoot), 1 / Double(frames))
-        let target = -overshoot * Double(env)
-        envK = Float(k)
-        envD = Float(target * (1 - k))
+        let target = -overshoot * Double(current)
+        setEnvelope(current, k: Float(k), d: Float(target * (1 - k)))
     }
 
     /// Moves to the next envelope stage after the current one ran out.
     mutating func nextStage() {
         switch stage {
         case .attack:
-            env = 1
+            setEnvelope(1, k: 1, d: 0)
             if sustained {
                 stage = .sustain
-                envK = 1
-                envD = 0
                 stageRemaining = Int.max
             } else {
                 beginFall(.decay, frames: decayFrames)
             }
         case .decay, .release, .done:
-            env = 0
-            envK = 1
-            envD = 0
+            setEnvelope(0, k: 1, d: 0)
             stage = .done
             stageRemaining = Int.max
         case .sustain:
@@ -156,11 +168,12 @@ struct Voice {
             if untilRelease == 0 { release(frames: releaseFrames) }
             if stageRemaining == 0 { nextStage(); continue }
             let m = min(left, stageRemaining, untilRelease)
+            // In closed form (the skip is the same wherever the blocks fall), then a new anchor.
             if envK == 1 {
-                env += envD * Float(m)
+                setEnvelope(env + envD * Float(m), k: envK, d: envD)
             } else {
                 let target = envD / (1 - envK)
-                env = target + (env - target) * Float(pow(Double(envK), Double(m)))
+                setEnvelope(target + (env - target) * Float(pow(Double(envK), Double(m))), k: envK, d: envD)
             }
             if stageRemaining != Int.max { stageRemaining -= m }
             if untilRelease != Int.max { untilRelease -= m }
@@ -173,169 +186,47 @@ struct Voice {
 /// phase one increment and the ramped values (gains, brightness, tilt) one step from their
 /// origin; `ramp` is the span's first frame counted from the voice's `rampOrigin`.
 ///
-/// The oscillators work four frames at a time with the same operations per frame as the scalar
-/// tail (the envelope's recurrence stepped frame by frame, the phase in exact integers, each
-/// ramped value `value + step × frame`), so a sample does not depend on where a span or a block
-/// begins.
+/// The oscillators are CRenderKernels' loops: eight frames at a time, for the baseline CPU or for
+/// AVX2 (the same bits either way). A frame's sample does not depend on where a span or a block
+/// begins: the envelope comes from its anchor, the phase is exact integer arithmetic and each
+/// ramped value is `value + step × frame`.
 enum Kernels {
-    /// Linear-interpolated lookup of `sine + brightness * harmonics`.
+    /// A build of the oscillator loops.
+    enum Set: Sendable {
+        case baseline, avx2
+
+        /// What this process runs: the best the CPU has, or the baseline build when
+        /// `HAPTICS_KERNELS=baseline` is set (to compare the two).
+        static let best: Set = {
+            if let value = getenv("HAPTICS_KERNELS"), String(cString: value) == "baseline" { return .baseline }
+            return hk_best_kernel_set() == HK_KERNELS_AVX2 ? .avx2 : .baseline
+        }()
+
+        /// Whether this CPU runs the AVX2 build.
+        static let avx2Available = hk_best_kernel_set() == HK_KERNELS_AVX2
+
+        var c: hk_kernel_set { self == .avx2 ? HK_KERNELS_AVX2 : HK_KERNELS_BASELINE }
+    }
+
+    /// Adds `n` frames of an oscillator voice (click, buzz or tone) to `out`.
     @inline(__always)
-    static func wave(_ table: UnsafePointer<Float>, _ phase: UInt32, _ brightness: Float) -> Float {
-        let shift = UInt32(32 - Wavetable.bits)
-        let i = Int(phase >> shift) &* 2
-        let fraction = Float(phase & ((1 << shift) - 1)) * (1 / Float(1 << shift))
-        let s0 = table[i]
-        let h0 = table[i &+ 1]
-        let s1 = table[i &+ 2]
-        let h1 = table[i &+ 3]
-        let s = s0 + fraction * (s1 - s0)
-        let h = h0 + fraction * (h1 - h0)
-        return s + brightness * h
-    }
-
-    /// ``wave(_:_:_:)`` for four phases: each lane's (sine, harmonics) pair and the pair after it
-    /// are one unaligned 16-byte load, transposed into lanes.
-    @inline(__always)
-    static func wave4(_ table: UnsafePointer<Float>, _ phase: SIMD4<UInt32>, _ brightness: SIMD4<Float>)
-        -> SIMD4<Float>
-    {
-        let shift = UInt32(32 - Wavetable.bits)
-        // Below 2^21, so the signed conversion is exact (and cheaper than the unsigned one).
-        let low = SIMD4<Int32>(truncatingIfNeeded: phase & ((1 << shift) - 1))
-        let fraction = SIMD4<Float>(low) * (1 / Float(1 << shift))
-        let index = phase &>> shift
-        let raw = UnsafeRawPointer(table)
-        let q0 = raw.loadUnaligned(fromByteOffset: Int(index[0]) &* 8, as: SIMD4<Float>.self)
-        let q1 = raw.loadUnaligned(fromByteOffset: Int(index[1]) &* 8, as: SIMD4<Float>.self)
-        let q2 = raw.loadUnaligned(fromByteOffset: Int(index[2]) &* 8, as: SIMD4<Float>.self)
-        let q3 = raw.loadUnaligned(fromByteOffset: Int(index[3]) &* 8, as: SIMD4<Float>.self)
-        let s0 = SIMD4(q0[0], q1[0], q2[0], q3[0])
-        let h0 = SIMD4(q0[1], q1[1], q2[1], q3[1])
-        let s1 = SIMD4(q0[2], q1[2], q2[2], q3[2])
-        let h1 = SIMD4(q0[3], q1[3], q2[3], q3[3])
-        let s = s0 + fraction * (s1 - s0)
-        let h = h0 + fraction * (h1 - h0)
-        return s + brightness * h
-    }
-
-    /// The part of an oscillator voice both channel layouts share: the envelope recurrence, the
-    /// phase and the brightness ramp, advanced four frames or one frame at a time.
-    struct Oscillator {
-        var phase: UInt32
-        let increment: UInt32
-        var env: Float
-        let k: Float
-        let d: Float
-        let brightness: Float
-        let brightnessStep: Float
-        let phaseLanes: SIMD4<UInt32>
-        let table: UnsafePointer<Float>
-
-        @inline(__always)
-        init(_ v: Voice, _ table: UnsafePointer<Float>) {
-            phase = v.phase
-            increment = v.increment
-            env = v.env
-            k = v.envK
-            d = v.envD
-            brightness = v.brightness
-            brightnessStep = v.brightnessStep
-            phaseLanes = SIMD4<UInt32>(0, 1, 2, 3) &* v.increment
-            self.table = table
-        }
-
-        /// The waveform and the envelope at four frames whose ramp positions are `t`.
-        @inline(__always)
-        mutating func next4(_ t: SIMD4<Float>) -> (wave: SIMD4<Float>, env: SIMD4<Float>) {
-            let e0 = env
-            let e1 = e0 * k + d
-            let e2 = e1 * k + d
-            let e3 = e2 * k + d
-            env = e3 * k + d
-            let w = wave4(table, SIMD4(repeating: phase) &+ phaseLanes, brightness + brightnessStep * t)
-            phase &+= increment &* 4
-            return (w, SIMD4(e0, e1, e2, e3))
-        }
-
-        /// The waveform and the envelope at one frame whose ramp position is `t`.
-        @inline(__always)
-        mutating func next(_ t: Float) -> (wave: Float, env: Float) {
-            let w = wave(table, phase, brightness + brightnessStep * t)
-            let e = env
-            env = env * k + d
-            phase &+= increment
-            return (w, e)
-        }
-
-        /// Leaves the voice where the oscillator stopped.
-        @inline(__always)
-        func store(into v: inout Voice) {
-            v.phase = phase
-            v.env = env
-        }
-    }
-
-    /// The ramp positions of frames `j ..< j + 4` of a span that starts `ramp` frames after the
-    /// ramps' origin (exact integers in floating point, as in the scalar tails).
-    @inline(__always)
-    static func ramp4(_ ramp: Float, _ j: Int) -> SIMD4<Float> {
-        SIMD4(repeating: ramp + Float(j)) + SIMD4(0, 1, 2, 3)
-    }
-
-    static func oscillatorMono(
-        _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>, ramp: Float
+    static func oscillator(
+        _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>,
+        channels: Int, ramp: Float, kernels: Set
     ) {
-        var oscillator = Oscillator(v, table)
-        let gain = v.gainLeft
-        let gainStep = v.gainLeftStep
-        let raw = UnsafeMutableRawPointer(out)
-        var j = 0
-        while j &+ 4 <= n {
-            let t = ramp4(ramp, j)
-            let (w, e) = oscillator.next4(t)
-            let o = raw.loadUnaligned(fromByteOffset: j &* 4, as: SIMD4<Float>.self)
-            raw.storeBytes(of: o + w * (e * (gain + gainStep * t)), toByteOffset: j &* 4, as: SIMD4<Float>.self)
-            j &+= 4
+        var state = hk_oscillator(
+            phase: v.phase, increment: v.increment, env_anchor: v.envAnchor, env_since: v.envSince,
+            env_k: v.envK, env_d: v.envD, brightness: v.brightness, brightness_step: v.brightnessStep,
+            gain_left: v.gainLeft, gain_left_step: v.gainLeftStep, gain_right: v.gainRight,
+            gain_right_step: v.gainRightStep)
+        if channels == 1 {
+            hk_oscillator_mono(kernels.c, &state, out, Int64(n), table, ramp)
+        } else {
+            hk_oscillator_stereo(kernels.c, &state, out, Int64(n), table, ramp)
         }
-        while j < n {
-            let t = ramp + Float(j)
-            let (w, e) = oscillator.next(t)
-            out[j] += w * (e * (gain + gainStep * t))
-            j &+= 1
-        }
-        oscillator.store(into: &v)
-    }
-
-    static func oscillatorStereo(
-        _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>, ramp: Float
-    ) {
-        var oscillator = Oscillator(v, table)
-        let left = v.gainLeft
-        let leftStep = v.gainLeftStep
-        let right = v.gainRight
-        let rightStep = v.gainRightStep
-        let raw = UnsafeMutableRawPointer(out)
-        var j = 0
-        while j &+ 4 <= n {
-            let t = ramp4(ramp, j)
-            let (w, e) = oscillator.next4(t)
-            let x = w * e
-            let l = x * (left + leftStep * t)
-            let r = x * (right + rightStep * t)
-            let o = raw.loadUnaligned(fromByteOffset: j &* 8, as: SIMD8<Float>.self)
-            let lr = SIMD8(l[0], r[0], l[1], r[1], l[2], r[2], l[3], r[3])
-            raw.storeBytes(of: o + lr, toByteOffset: j &* 8, as: SIMD8<Float>.self)
-            j &+= 4
-        }
-        while j < n {
-            let t = ramp + Float(j)
-            let (w, e) = oscillator.next(t)
-            let x = w * e
-            out[2 &* j] += x * (left + leftStep * t)
-            out[2 &* j &+ 1] += x * (right + rightStep * t)
-            j &+= 1
-        }
-        oscillator.store(into: &v)
+        v.phase = state.phase
+        v.envAnchor = state.env_anchor
+        v.envSince = state.env_since
     }
 
     /// One sample of channel `c` at fractional frame `position` (Catmull-Rom cubic).
@@ -369,9 +260,6 @@ enum Kernels {
         let frames = Double(clip.frames)
         var position = v.position
         let step = v.step
-        var env = v.env
-        let k = v.envK
-        let d = v.envD
         let left = v.gainLeft
         let leftStep = v.gainLeftStep
         let right = v.gainRight
@@ -381,27 +269,43 @@ enum Kernels {
         var lowLeft = v.lowLeft
         var lowRight = v.lowRight
         let stereoClip = clip.channels == 2
-        for j in 0..<n {
-            let t = ramp + Float(j)
-            let tiltNow = tilt + tiltStep * t
-            var x = clipSample(clip, position, 0, v.loops)
-            var y = stereoClip ? clipSample(clip, position, 1, v.loops) : x
-            lowLeft += a * (x - lowLeft)
-            lowRight += a * (y - lowRight)
-            x = (lowLeft + tiltNow * (x - lowLeft)) * env
-            y = (lowRight + tiltNow * (y - lowRight)) * env
-            if channels == 1 {
-                out[j] += (stereoClip ? 0.5 * (x + y) : x) * (left + leftStep * t)
-            } else {
-                out[2 &* j] += x * (left + leftStep * t)
-                out[2 &* j &+ 1] += y * (right + rightStep * t)
+        let loops = v.loops
+        // The envelope from its anchor, as the oscillators compute it.
+        let stride = Int(HK_ENVELOPE_STRIDE)
+        var anchor = v.envAnchor
+        var since = Int(v.envSince)
+        withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * (stride + 1)) { table in
+            let envA = table.baseAddress!
+            let envB = envA + stride + 1
+            hk_envelope_table(v.envK, v.envD, envA, envB)
+            for j in 0..<n {
+                let t = ramp + Float(j)
+                let env = anchor * envA[since] + envB[since]
+                let tiltNow = tilt + tiltStep * t
+                var x = clipSample(clip, position, 0, loops)
+                var y = stereoClip ? clipSample(clip, position, 1, loops) : x
+                lowLeft += a * (x - lowLeft)
+                lowRight += a * (y - lowRight)
+                x = (lowLeft + tiltNow * (x - lowLeft)) * env
+                y = (lowRight + tiltNow * (y - lowRight)) * env
+                if channels == 1 {
+                    out[j] += (stereoClip ? 0.5 * (x + y) : x) * (left + leftStep * t)
+                } else {
+                    out[2 &* j] += x * (left + leftStep * t)
+                    out[2 &* j &+ 1] += y * (right + rightStep * t)
+                }
+                since += 1
+                if since == stride {
+                    anchor = anchor * envA[stride] + envB[stride]
+                    since = 0
+                }
+                position += step
+                if position >= frames && loops { position -= frames }
             }
-            env = env * k + d
-            position += step
-            if position >= frames && v.loops { position -= frames }
         }
         v.position = position
-        v.env = env
+        v.envAnchor = anchor
+        v.envSince = Int32(since)
         v.lowLeft = lowLeft
         v.lowRight = lowRight
     }

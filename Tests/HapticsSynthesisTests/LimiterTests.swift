@@ -4,7 +4,8 @@ import _HapticsTestSupport
 @testable import HapticsSynthesis
 
 /// The soft limiter works eight samples at a time; every sample must come out as the formula
-/// gives it one at a time (the same bits), whatever the buffer's length and alignment.
+/// gives it one at a time (the same bits), whatever the buffer's length and alignment, and with
+/// either build of the loops (baseline, AVX2) this CPU runs.
 @Suite struct LimiterTests {
     /// The limiter's curve, one sample at a time: the reference (an infinite sample is ±1,
     /// NaN is 0).
@@ -31,26 +32,30 @@ import _HapticsTestSupport
         return samples
     }
 
-    @Test(arguments: [0, 1, 7, 8, 9, 63, 1_000])
-    func everySampleMatchesTheFormulaBitForBit(count: Int) {
+    /// The kernel sets this machine can run.
+    static let kernelSets: [Kernels.Set] = Kernels.Set.avx2Available ? [.baseline, .avx2] : [.baseline]
+
+    @Test(arguments: [0, 1, 7, 8, 9, 63, 1_000], kernelSets)
+    func everySampleMatchesTheFormulaBitForBit(count: Int, kernels: Kernels.Set) {
         var samples = Self.samples(count)
         let expected = samples.map(Self.reference)
         samples.withUnsafeMutableBufferPointer { buffer in
-            if let base = buffer.baseAddress { Synthesizer.limit(base, count: buffer.count) }
+            if let base = buffer.baseAddress { Synthesizer.limit(base, count: buffer.count, kernels: kernels) }
         }
         #expect(samples.map(\.bitPattern) == expected.map(\.bitPattern))
         #expect(samples.allSatisfy { $0.isFinite && $0.magnitude <= 1 })
     }
 
     /// The render path limits its mix into the caller's buffer and leaves the mix all zero.
-    @Test(arguments: [5, 8, 63, 1_000])
-    func limitingIntoAnotherBufferClearsTheSource(count: Int) {
+    @Test(arguments: [5, 8, 63, 1_000], kernelSets)
+    func limitingIntoAnotherBufferClearsTheSource(count: Int, kernels: Kernels.Set) {
         var source = Self.samples(count)
         let expected = source.map(Self.reference)
         var out = [Float](repeating: 7, count: count)
         source.withUnsafeMutableBufferPointer { from in
             out.withUnsafeMutableBufferPointer { to in
-                Synthesizer.limit(from.baseAddress!, into: to.baseAddress!, count: count, clearingSource: true)
+                Synthesizer.limit(
+                    from.baseAddress!, into: to.baseAddress!, count: count, clearingSource: true, kernels: kernels)
             }
         }
         #expect(out.map(\.bitPattern) == expected.map(\.bitPattern))

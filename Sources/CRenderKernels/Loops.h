@@ -1,0 +1,216 @@
+// The loops, written once and included by RenderKernels.c once per kernel set: with HK_SET (a name
+// suffix), HK_TARGET (the target attribute, empty for the baseline) and HK_ANY (whether any lane of
+// a mask is set) defined. Not a public header: nothing outside RenderKernels.c includes it.
+
+#define HK_JOIN2(a, b) a##_##b
+#define HK_JOIN(a, b) HK_JOIN2(a, b)
+#define HK_FN(name) HK_JOIN(name, HK_SET)
+
+/// `sine + brightness × harmonics` at one phase, each linearly interpolated between the two
+/// table points around it.
+HK_TARGET static inline __attribute__((always_inline)) float HK_FN(wave1)(
+    const float *table, uint32_t phase, float brightness) {
+    const uint32_t i = (phase >> HK_FRACTION_BITS) * 2;
+    const float fraction = (float)(int32_t)(phase & HK_FRACTION_MASK) * HK_FRACTION_SCALE;
+    const float s = table[i] + fraction * (table[i + 2] - table[i]);
+    const float h = table[i + 1] + fraction * (table[i + 3] - table[i + 1]);
+    return s + brightness * h;
+}
+
+/// `wave1` for eight phases, into `wave`. Each lane's two points (sine, harmonics, sine, harmonics)
+/// are one 16-byte load; the eight loads are transposed into four vectors of eight.
+HK_TARGET static inline __attribute__((always_inline)) void HK_FN(wave8)(
+    hk_f8 *wave, const float *table, const hk_u8 *phases, const hk_f8 *brightness) {
+    const hk_u8 phase = *phases;
+    // Below 2^21, so the signed conversion is exact.
+    const hk_f8 fraction =
+        __builtin_convertvector((hk_i8)(phase & HK_FRACTION_MASK), hk_f8) * HK_FRACTION_SCALE;
+    const hk_u8 index = phase >> HK_FRACTION_BITS;
+    const hk_f4 q0 = hk_load4(table + index[0] * 2);
+    const hk_f4 q1 = hk_load4(table + index[1] * 2);
+    const hk_f4 q2 = hk_load4(table + index[2] * 2);
+    const hk_f4 q3 = hk_load4(table + index[3] * 2);
+    const hk_f4 q4 = hk_load4(table + index[4] * 2);
+    const hk_f4 q5 = hk_load4(table + index[5] * 2);
+    const hk_f4 q6 = hk_load4(table + index[6] * 2);
+    const hk_f4 q7 = hk_load4(table + index[7] * 2);
+    // Lanes 0-3 from q0-q3 and 4-7 from q4-q7: a 4x4 transpose within each 128-bit half.
+    const hk_f8 a = __builtin_shufflevector(q0, q4, 0, 1, 2, 3, 4, 5, 6, 7);
+    const hk_f8 b = __builtin_shufflevector(q1, q5, 0, 1, 2, 3, 4, 5, 6, 7);
+    const hk_f8 c = __builtin_shufflevector(q2, q6, 0, 1, 2, 3, 4, 5, 6, 7);
+    const hk_f8 d = __builtin_shufflevector(q3, q7, 0, 1, 2, 3, 4, 5, 6, 7);
+    const hk_f8 ab0 = __builtin_shufflevector(a, b, 0, 8, 1, 9, 4, 12, 5, 13);
+    const hk_f8 ab1 = __builtin_shufflevector(a, b, 2, 10, 3, 11, 6, 14, 7, 15);
+    const hk_f8 cd0 = __builtin_shufflevector(c, d, 0, 8, 1, 9, 4, 12, 5, 13);
+    const hk_f8 cd1 = __builtin_shufflevector(c, d, 2, 10, 3, 11, 6, 14, 7, 15);
+    const hk_f8 s0 = __builtin_shufflevector(ab0, cd0, 0, 1, 8, 9, 4, 5, 12, 13);
+    const hk_f8 h0 = __builtin_shufflevector(ab0, cd0, 2, 3, 10, 11, 6, 7, 14, 15);
+    const hk_f8 s1 = __builtin_shufflevector(ab1, cd1, 0, 1, 8, 9, 4, 5, 12, 13);
+    const hk_f8 h1 = __builtin_shufflevector(ab1, cd1, 2, 3, 10, 11, 6, 7, 14, 15);
+    const hk_f8 s = s0 + fraction * (s1 - s0);
+    const hk_f8 h = h0 + fraction * (h1 - h0);
+    *wave = s + *brightness * h;
+}
+
+/// One channel layout's loop. A span may begin between envelope anchors: frame by frame up to the
+/// next anchor, then eight frames at a time from anchor to anchor, then frame by frame to the end.
+/// A frame gets the same operations on either path, so its value does not depend on the span.
+#define HK_OSCILLATOR_LOOP(FRAME1, FRAME8)                                                          \
+    float a[HK_ENVELOPE_STRIDE + 1];                                                              \
+    float b[HK_ENVELOPE_STRIDE + 1];                                                              \
+    hk_envelope_table(v->env_k, v->env_d, a, b);                                                  \
+    uint32_t phase = v->phase;                                                                    \
+    const uint32_t increment = v->increment;                                                      \
+    float anchor = v->env_anchor;                                                                 \
+    int32_t since = v->env_since;                                                                 \
+    const float brightness = v->brightness;                                                       \
+    const float brightness_step = v->brightness_step;                                             \
+    int64_t j = 0;                                                                                \
+    while (j < n && since != 0) {                                                                 \
+        const float t = ramp + (float)j;                                                          \
+        const float e = anchor * a[since] + b[since];                                             \
+        const float w = HK_FN(wave1)(table, phase, brightness + brightness_step * t);             \
+        FRAME1;                                                                                   \
+        phase += increment;                                                                       \
+        j += 1;                                                                                   \
+        if (++since == HK_ENVELOPE_STRIDE) {                                                      \
+            anchor = anchor * a[HK_ENVELOPE_STRIDE] + b[HK_ENVELOPE_STRIDE];                      \
+            since = 0;                                                                            \
+        }                                                                                         \
+    }                                                                                             \
+    hk_f8 a8;                                                                                     \
+    hk_f8 b8;                                                                                     \
+    hk_load8(&a8, a);                                                                             \
+    hk_load8(&b8, b);                                                                             \
+    const hk_f8 lanes = {0, 1, 2, 3, 4, 5, 6, 7};                                                 \
+    const hk_u8 phase_lanes = (hk_u8){0, 1, 2, 3, 4, 5, 6, 7} * increment;                        \
+    for (; j + 8 <= n; j += 8) {                                                                  \
+        const hk_f8 t = (ramp + (float)j) + lanes;                                                \
+        const hk_f8 e = anchor * a8 + b8;                                                         \
+        anchor = anchor * a[HK_ENVELOPE_STRIDE] + b[HK_ENVELOPE_STRIDE];                          \
+        const hk_u8 phases = phase + phase_lanes;                                                 \
+        const hk_f8 brightnesses = brightness + brightness_step * t;                              \
+        hk_f8 w;                                                                                  \
+        HK_FN(wave8)(&w, table, &phases, &brightnesses);                                          \
+        FRAME8;                                                                                   \
+        phase += increment * 8;                                                                   \
+    }                                                                                             \
+    for (; j < n; j += 1) {                                                                       \
+        const float t = ramp + (float)j;                                                          \
+        const float e = anchor * a[since] + b[since];                                             \
+        const float w = HK_FN(wave1)(table, phase, brightness + brightness_step * t);             \
+        FRAME1;                                                                                   \
+        phase += increment;                                                                       \
+        if (++since == HK_ENVELOPE_STRIDE) {                                                      \
+            anchor = anchor * a[HK_ENVELOPE_STRIDE] + b[HK_ENVELOPE_STRIDE];                      \
+            since = 0;                                                                            \
+        }                                                                                         \
+    }                                                                                             \
+    v->phase = phase;                                                                             \
+    v->env_anchor = anchor;                                                                       \
+    v->env_since = since;
+
+HK_TARGET static void HK_FN(oscillator_mono)(
+    hk_oscillator *restrict v, float *restrict out, int64_t n, const float *restrict table, float ramp) {
+    const float gain = v->gain_left;
+    const float gain_step = v->gain_left_step;
+    HK_OSCILLATOR_LOOP(
+        { out[j] += w * (e * (gain + gain_step * t)); },
+        {
+            hk_f8 o;
+            hk_load8(&o, out + j);
+            o += w * (e * (gain + gain_step * t));
+            hk_store8(out + j, &o);
+        })
+}
+
+HK_TARGET static void HK_FN(oscillator_stereo)(
+    hk_oscillator *restrict v, float *restrict out, int64_t n, const float *restrict table, float ramp) {
+    const float left = v->gain_left;
+    const float left_step = v->gain_left_step;
+    const float right = v->gain_right;
+    const float right_step = v->gain_right_step;
+    HK_OSCILLATOR_LOOP(
+        {
+            const float x = w * e;
+            out[2 * j] += x * (left + left_step * t);
+            out[2 * j + 1] += x * (right + right_step * t);
+        },
+        {
+            const hk_f8 x = w * e;
+            const hk_f8 l = x * (left + left_step * t);
+            const hk_f8 r = x * (right + right_step * t);
+            const hk_f8 lr0 = __builtin_shufflevector(l, r, 0, 8, 1, 9, 2, 10, 3, 11);
+            const hk_f8 lr1 = __builtin_shufflevector(l, r, 4, 12, 5, 13, 6, 14, 7, 15);
+            hk_f8 o0;
+            hk_f8 o1;
+            hk_load8(&o0, out + 2 * j);
+            hk_load8(&o1, out + 2 * j + 8);
+            o0 += lr0;
+            o1 += lr1;
+            hk_store8(out + 2 * j, &o0);
+            hk_store8(out + 2 * j + 8, &o1);
+        })
+}
+
+/// The soft limiter on one sample (RenderKernels.h gives the curve).
+HK_TARGET static inline __attribute__((always_inline)) float HK_FN(limit1)(float x, float threshold) {
+    const float magnitude = __builtin_fabsf(x);
+    if (magnitude > threshold) {
+        const float u = (magnitude - threshold) / (1 - threshold);
+        float limited = threshold + (1 - threshold) * (u / (1 + u));
+        if (!(u < __builtin_inff())) limited = 1;
+        if (!(limited < 1)) limited = 1;
+        return x < 0 ? -limited : limited;
+    }
+    return x != x ? 0 : x;
+}
+
+HK_TARGET static void HK_FN(limit)(
+    float *source, float *out, int64_t count, int clearing_source, float threshold) {
+    // Eight lanes at a time. Most stretches never reach the threshold: an integer compare of the
+    // magnitudes' bits (which order as the magnitudes do, infinity and NaN above every finite
+    // value) and a plain copy. Loud lanes take limit1's operations, side by side.
+    int32_t threshold_bits;
+    memcpy(&threshold_bits, &threshold, sizeof threshold_bits);
+    const int32_t infinity_bits = 0x7F800000;
+    int64_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        hk_f8 x;
+        hk_load8(&x, source + i);
+        if (clearing_source) {
+            const hk_f8 zero = {0};
+            hk_store8(source + i, &zero);
+        }
+        const hk_i8 bits = (hk_i8)x;
+        const hk_i8 magnitude_bits = bits & 0x7FFFFFFF;
+        const hk_i8 over = magnitude_bits > threshold_bits;
+        hk_i8 result = bits;
+        if (HK_ANY(over)) {
+            const hk_f8 magnitude = (hk_f8)magnitude_bits;
+            const hk_f8 u = (magnitude - threshold) / (1 - threshold);
+            const hk_f8 limited = threshold + (1 - threshold) * (u / (1 + u));
+            const hk_f8 one = {1, 1, 1, 1, 1, 1, 1, 1};
+            // Not below infinity (an infinite sample, whose u is inf / inf): 1.
+            const hk_i8 finite = u < __builtin_inff();
+            hk_i8 y = ((hk_i8)limited & finite) | ((hk_i8)one & ~finite);
+            const hk_i8 below_one = (hk_f8)y < 1;
+            y = (y & below_one) | ((hk_i8)one & ~below_one);
+            y |= bits & (int32_t)0x80000000;
+            y &= ~(magnitude_bits > infinity_bits);  // NaN becomes 0
+            result = (y & over) | (bits & ~over);
+        }
+        const hk_f8 limited_x = (hk_f8)result;
+        hk_store8(out + i, &limited_x);
+    }
+    for (; i < count; i += 1) {
+        const float x = source[i];
+        if (clearing_source) source[i] = 0;
+        out[i] = HK_FN(limit1)(x, threshold);
+    }
+}
+
+#undef HK_OSCILLATOR_LOOP
+#undef HK_FN
+#undef HK_JOIN
+#undef HK_JOIN2

@@ -1,0 +1,122 @@
+#include "RenderKernels.h"
+
+#include <string.h>
+
+// No fused multiply-adds: a contraction would round differently from the other kernel set (and
+// from the Swift code that shares these formulas).
+#pragma STDC FP_CONTRACT OFF
+#pragma clang fp contract(off)
+
+typedef float hk_f4 __attribute__((vector_size(16)));
+typedef float hk_f8 __attribute__((vector_size(32)));
+typedef int32_t hk_i8 __attribute__((vector_size(32)));
+typedef uint32_t hk_u8 __attribute__((vector_size(32)));
+
+// The wavetable: 2^11 points a cycle, so the top 11 bits of the phase index it and the low 21 are
+// the fraction between two points.
+#define HK_FRACTION_BITS 21
+#define HK_FRACTION_MASK ((1u << HK_FRACTION_BITS) - 1)
+#define HK_FRACTION_SCALE (1.0f / (float)(1u << HK_FRACTION_BITS))
+
+// Unaligned vector loads and stores; memcpy compiles to one move. Vectors of eight go by pointer:
+// the baseline build has no 256-bit registers to pass them in (a different ABI, which clang warns
+// about even for functions that are always inlined).
+static inline __attribute__((always_inline)) hk_f4 hk_load4(const float *p) {
+    hk_f4 x;
+    memcpy(&x, p, sizeof x);
+    return x;
+}
+
+static inline __attribute__((always_inline)) void hk_load8(hk_f8 *x, const float *p) { memcpy(x, p, sizeof *x); }
+
+static inline __attribute__((always_inline)) void hk_store8(float *p, const hk_f8 *x) { memcpy(p, x, sizeof *x); }
+
+void hk_envelope_table(float k, float d, float *a, float *b) {
+    a[0] = 1;
+    b[0] = 0;
+    for (int j = 1; j <= HK_ENVELOPE_STRIDE; j++) {
+        a[j] = a[j - 1] * k;
+        b[j] = b[j - 1] * k + d;
+    }
+}
+
+float hk_envelope_at(float anchor, int32_t since, float k, float d) {
+    float a[HK_ENVELOPE_STRIDE + 1], b[HK_ENVELOPE_STRIDE + 1];
+    hk_envelope_table(k, d, a, b);
+    return anchor * a[since] + b[since];
+}
+
+void hk_envelope_advance(float *anchor, int32_t *since, float k, float d, int64_t frames) {
+    float a[HK_ENVELOPE_STRIDE + 1], b[HK_ENVELOPE_STRIDE + 1];
+    hk_envelope_table(k, d, a, b);
+    int64_t total = *since + frames;
+    float x = *anchor;
+    for (int64_t i = total / HK_ENVELOPE_STRIDE; i > 0; i--) {
+        x = x * a[HK_ENVELOPE_STRIDE] + b[HK_ENVELOPE_STRIDE];
+    }
+    *anchor = x;
+    *since = (int32_t)(total % HK_ENVELOPE_STRIDE);
+}
+
+#define HK_SET baseline
+#define HK_TARGET
+#define HK_ANY(mask) (__builtin_reduce_or(mask) != 0)
+#include "Loops.h"
+#undef HK_SET
+#undef HK_TARGET
+#undef HK_ANY
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define HK_SET avx2
+#define HK_TARGET __attribute__((target("avx2")))
+#define HK_ANY(mask) (!_mm256_testz_si256((__m256i)(mask), (__m256i)(mask)))
+#include "Loops.h"
+#undef HK_SET
+#undef HK_TARGET
+#undef HK_ANY
+#endif
+
+hk_kernel_set hk_best_kernel_set(void) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("avx2")) return HK_KERNELS_AVX2;
+#endif
+    return HK_KERNELS_BASELINE;
+}
+
+void hk_oscillator_mono(
+    hk_kernel_set set, hk_oscillator *voice, float *out, int64_t frames, const float *table, float ramp) {
+#if defined(__x86_64__)
+    if (set == HK_KERNELS_AVX2) {
+        oscillator_mono_avx2(voice, out, frames, table, ramp);
+        return;
+    }
+#endif
+    (void)set;
+    oscillator_mono_baseline(voice, out, frames, table, ramp);
+}
+
+void hk_oscillator_stereo(
+    hk_kernel_set set, hk_oscillator *voice, float *out, int64_t frames, const float *table, float ramp) {
+#if defined(__x86_64__)
+    if (set == HK_KERNELS_AVX2) {
+        oscillator_stereo_avx2(voice, out, frames, table, ramp);
+        return;
+    }
+#endif
+    (void)set;
+    oscillator_stereo_baseline(voice, out, frames, table, ramp);
+}
+
+void hk_limit(
+    hk_kernel_set set, float *source, float *out, int64_t count, int clearing_source, float threshold) {
+#if defined(__x86_64__)
+    if (set == HK_KERNELS_AVX2) {
+        limit_avx2(source, out, count, clearing_source, threshold);
+        return;
+    }
+#endif
+    (void)set;
+    limit_baseline(source, out, count, clearing_source, threshold);
+}

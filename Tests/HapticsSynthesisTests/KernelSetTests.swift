@@ -1,0 +1,63 @@
+import HapticsCore
+import Testing
+import _HapticsTestSupport
+
+@testable import HapticsSynthesis
+
+/// The oscillator loops exist as a baseline build and an AVX2 build (CRenderKernels); which one a
+/// machine runs must never change a single sample.
+@Suite struct KernelSetTests {
+    /// Haptic voices under intensity and sharpness curves, and a tone panned and brightened by
+    /// curves, so every ramp the loops take is exercised.
+    static func mixedPattern() -> HapticPattern {
+        var elements = benchmarkLikePattern(seconds: 6).elements
+        elements.append(
+            .event(
+                HapticEvent(
+                    time: 0.25, type: .audioContinuous, duration: 3,
+                    parameters: [.init(.audioPitch, 0.3), .init(.audioVolume, 0.7), .init(.audioBrightness, 0.2)])))
+        elements.append(
+            .curve(
+                ParameterCurve(
+                    .audioPanControl, time: 0.25,
+                    controlPoints: [.init(time: 0, value: -1), .init(time: 2.5, value: 1)])))
+        elements.append(
+            .curve(
+                ParameterCurve(
+                    .audioBrightnessControl, time: 0.5,
+                    controlPoints: [.init(time: 0, value: 0), .init(time: 2, value: 0.8)])))
+        return HapticPattern(elements: elements)
+    }
+
+    static func render(_ pattern: HapticPattern, _ format: AudioFormat, _ kernels: Kernels.Set, block: Int) -> [Float] {
+        var renderer = PatternRenderer(pattern: pattern, format: format)
+        renderer.synthesizer.kernels = kernels
+        var out: [Float] = []
+        var buffer = [Float](repeating: 0, count: block * format.channels)
+        while true {
+            let n = buffer.withUnsafeMutableBufferPointer { renderer.render(into: $0) }
+            if n == 0 { break }
+            out += buffer[..<(n * format.channels)]
+        }
+        return out
+    }
+
+    @Test(
+        "The AVX2 loops give the baseline loops' bits, mono and stereo, whatever the blocks",
+        .enabled(if: Kernels.Set.avx2Available, "this CPU has no AVX2"),
+        arguments: [1, 2])
+    func avx2MatchesBaseline(channels: Int) {
+        let format = AudioFormat(sampleRate: 48_000, channels: channels)
+        let pattern = Self.mixedPattern()
+        let baseline = Self.render(pattern, format, .baseline, block: 4_096)
+        let avx2 = Self.render(pattern, format, .avx2, block: 4_096)
+        // Odd blocks start spans between envelope anchors and between groups of eight frames.
+        let avx2Odd = Self.render(pattern, format, .avx2, block: 1_001)
+        #expect(AudioAnalysis.peak(baseline) > 0.3)
+        #expect(baseline.count == avx2.count)
+        // The first sample that differs, if any (not the whole arrays in the failure).
+        #expect(baseline.indices.first { baseline[$0].bitPattern != avx2[$0].bitPattern } == nil)
+        #expect(avx2Odd.count == avx2.count)
+        #expect(avx2.indices.first { avx2Odd[$0].bitPattern != avx2[$0].bitPattern } == nil)
+    }
+}
