@@ -229,23 +229,45 @@ public struct PatternFile: Sendable {
         guard descriptor >= 0 else {
             throw fail(.fileUnreadable, "cannot read \(what) '\(path)': \(String(cString: strerror(errno)))")
         }
-        let handle = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
-        defer { try? handle.close() }
+        defer { close(descriptor) }
         guard fstat(descriptor, &status) == 0, nonRegularKind(status.st_mode) == nil else {
             throw fail(
                 .fileUnreadable, "\(what) '\(path)' changed into something other than a regular file; refused")
         }
-        do {
-            // Read one byte past the limit so a file that grew after the size check is still caught.
-            let data = try handle.read(upToCount: limit + 1) ?? Data()
-            guard data.count <= limit else {
+        // Straight into the array, sized by fstat: one copy from the page cache and no buffer in
+        // between. One byte past the size (and on, up to one past the limit) so a file that grew
+        // after the size check is read whole, or refused when it outgrew the limit.
+        var bytes = [UInt8]()
+        var capacity = min(Int(status.st_size), limit) + 1
+        while true {
+            let start = bytes.count
+            let room = capacity - start
+            var failure: SystemCallError?
+            let read = [UInt8](unsafeUninitializedCapacity: room) { buffer, initialized in
+                var total = 0
+                while total < room {
+                    do throws(SystemCallError) {
+                        let n = try systemCall("read", path: path) {
+                            Glibc.read(descriptor, buffer.baseAddress! + total, room - total)
+                        }
+                        if n == 0 { break }
+                        total += n
+                    } catch {
+                        failure = error
+                        break
+                    }
+                }
+                initialized = total
+            }
+            if let failure {
+                throw fail(.fileUnreadable, "cannot read \(what) '\(path)': \(failure.errno)")
+            }
+            if start == 0 { bytes = read } else { bytes += read }
+            guard bytes.count <= limit else {
                 throw fail(.fileTooLarge, "\(what) '\(path)' is larger than the limit of \(limit) bytes")
             }
-            return [UInt8](data)
-        } catch let error as AHAPError {
-            throw error
-        } catch {
-            throw fail(.fileUnreadable, "cannot read \(what) '\(path)': \(error.localizedDescription)")
+            if bytes.count < capacity { return bytes }
+            capacity = min(2 * capacity, limit + 1)
         }
     }
 
