@@ -1,6 +1,6 @@
 // The loops, written once and included by RenderKernels.c once per kernel set: with HK_SET (a name
-// suffix), HK_TARGET (the target attribute, empty for the baseline) and HK_ANY (whether any lane of
-// a mask is set) defined. Not a public header: nothing outside RenderKernels.c includes it.
+// suffix), HK_TARGET (the target attribute, empty for the baseline), HK_ANY (whether any lane of
+// a mask is set) and HK_ROUND8 (eight floats to int32, nearest, ties to even) defined. Not a public header: nothing outside RenderKernels.c includes it.
 
 #define HK_JOIN2(a, b) a##_##b
 #define HK_JOIN(a, b) HK_JOIN2(a, b)
@@ -207,6 +207,91 @@ HK_TARGET static void HK_FN(limit)(
         const float x = source[i];
         if (clearing_source) source[i] = 0;
         out[i] = HK_FN(limit1)(x, threshold);
+    }
+}
+
+/// The encoders' clamp for eight samples: NaN to 0, then -1...1.
+HK_TARGET static inline __attribute__((always_inline)) void HK_FN(clamp8)(hk_f8 *x) {
+    const hk_f8 y = *x;
+    const hk_f8 one = {1, 1, 1, 1, 1, 1, 1, 1};
+    const hk_i8 number = y == y;
+    hk_i8 z = (hk_i8)y & number;
+    const hk_i8 low = (hk_f8)z < -one;
+    z = (z & ~low) | ((hk_i8)(-one) & low);
+    const hk_i8 high = (hk_f8)z > one;
+    z = (z & ~high) | ((hk_i8)one & high);
+    *x = (hk_f8)z;
+}
+
+/// Little-endian f32, clamped.
+HK_TARGET static void HK_FN(encode_f32)(const float *restrict source, uint8_t *restrict out, int64_t count) {
+    int64_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        hk_f8 x;
+        hk_load8(&x, source + i);
+        HK_FN(clamp8)(&x);
+        memcpy(out + 4 * i, &x, sizeof x);
+    }
+    for (; i < count; i += 1) {
+        const float x = hk_clamp1(source[i]);
+        memcpy(out + 4 * i, &x, sizeof x);
+    }
+}
+
+/// Little-endian 16-bit PCM: clamped, scaled by 2^15 (+1 clips to 32767), rounded to nearest,
+/// ties to even.
+HK_TARGET static void HK_FN(encode_s16)(const float *restrict source, uint8_t *restrict out, int64_t count) {
+    int64_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        hk_f8 x;
+        hk_load8(&x, source + i);
+        HK_FN(clamp8)(&x);
+        const hk_f8 largest = {32767, 32767, 32767, 32767, 32767, 32767, 32767, 32767};
+        x *= 32768.0f;
+        const hk_i8 over = x > largest;
+        x = (hk_f8)(((hk_i8)x & ~over) | ((hk_i8)largest & over));
+        hk_i8 code;
+        HK_ROUND8(&code, &x);
+        const hk_s8 narrow = __builtin_convertvector(code, hk_s8);
+        memcpy(out + 2 * i, &narrow, sizeof narrow);
+    }
+    for (; i < count; i += 1) {
+        float x = hk_clamp1(source[i]) * 32768.0f;
+        if (x > 32767.0f) x = 32767.0f;
+        const int16_t code = (int16_t)hk_round1(x);
+        memcpy(out + 2 * i, &code, sizeof code);
+    }
+}
+
+/// Little-endian 24-bit PCM: clamped, scaled by 2^23 (+1 clips to 8388607), rounded to nearest,
+/// ties to even. The scaled value is exact in float (a power-of-two scale), so rounding it is
+/// exactly rounding x·2^23.
+HK_TARGET static void HK_FN(encode_s24)(const float *restrict source, uint8_t *restrict out, int64_t count) {
+    int64_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        hk_f8 x;
+        hk_load8(&x, source + i);
+        HK_FN(clamp8)(&x);
+        const hk_f8 largest = {8388607, 8388607, 8388607, 8388607, 8388607, 8388607, 8388607, 8388607};
+        x *= 8388608.0f;
+        const hk_i8 over = x > largest;
+        x = (hk_f8)(((hk_i8)x & ~over) | ((hk_i8)largest & over));
+        hk_i8 code;
+        HK_ROUND8(&code, &x);
+        // The low three bytes of each lane, packed: 24 bytes.
+        const hk_b32 bytes = (hk_b32)code;
+        const hk_b32 packed = __builtin_shufflevector(
+            bytes, bytes, 0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 16, 17, 18, 20, 21, 22, 24, 25, 26, 28, 29, 30, 0, 0,
+            0, 0, 0, 0, 0, 0);
+        memcpy(out + 3 * i, &packed, 24);
+    }
+    for (; i < count; i += 1) {
+        float x = hk_clamp1(source[i]) * 8388608.0f;
+        if (x > 8388607.0f) x = 8388607.0f;
+        const int32_t code = hk_round1(x);
+        out[3 * i] = (uint8_t)code;
+        out[3 * i + 1] = (uint8_t)(code >> 8);
+        out[3 * i + 2] = (uint8_t)(code >> 16);
     }
 }
 

@@ -2,6 +2,11 @@
 
 #include <string.h>
 
+// The encoders store each lane's bytes as memory holds them: WAV data is little-endian.
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "CRenderKernels' encoders assume a little-endian CPU"
+#endif
+
 // No fused multiply-adds: a contraction would round differently from the other kernel set (and
 // from the Swift code that shares these formulas).
 #pragma STDC FP_CONTRACT OFF
@@ -11,6 +16,8 @@ typedef float hk_f4 __attribute__((vector_size(16)));
 typedef float hk_f8 __attribute__((vector_size(32)));
 typedef int32_t hk_i8 __attribute__((vector_size(32)));
 typedef uint32_t hk_u8 __attribute__((vector_size(32)));
+typedef int16_t hk_s8 __attribute__((vector_size(16)));
+typedef uint8_t hk_b32 __attribute__((vector_size(32)));
 
 // The wavetable: 2^11 points a cycle, so the top 11 bits of the phase index it and the low 21 are
 // the fraction between two points.
@@ -30,6 +37,46 @@ static inline __attribute__((always_inline)) hk_f4 hk_load4(const float *p) {
 static inline __attribute__((always_inline)) void hk_load8(hk_f8 *x, const float *p) { memcpy(x, p, sizeof *x); }
 
 static inline __attribute__((always_inline)) void hk_store8(float *p, const hk_f8 *x) { memcpy(p, x, sizeof *x); }
+
+/// NaN to 0, then -1...1.
+static inline __attribute__((always_inline)) float hk_clamp1(float x) {
+    const float y = x == x ? x : 0;
+    return y < -1 ? -1 : (y > 1 ? 1 : y);
+}
+
+/// To the nearest integer, ties to even (the default rounding mode, which nothing here changes).
+static inline __attribute__((always_inline)) int32_t hk_round1(float x) { return (int32_t)__builtin_lrintf(x); }
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+/// HK_ROUND8 for the baseline: SSE2's conversion, four lanes at a time.
+static inline __attribute__((always_inline)) void hk_round8_sse2(hk_i8 *out, const hk_f8 *x) {
+    __m128 low;
+    __m128 high;
+    memcpy(&low, x, 16);
+    memcpy(&high, (const char *)x + 16, 16);
+    const __m128i a = _mm_cvtps_epi32(low);
+    const __m128i b = _mm_cvtps_epi32(high);
+    memcpy(out, &a, 16);
+    memcpy((char *)out + 16, &b, 16);
+}
+#define HK_ROUND8_BASELINE(out, x) hk_round8_sse2(out, x)
+
+/// HK_ROUND8 for AVX2: one conversion.
+__attribute__((target("avx2"))) static inline __attribute__((always_inline)) void hk_round8_avx2(
+    hk_i8 *out, const hk_f8 *x) {
+    __m256 v;
+    memcpy(&v, x, 32);
+    const __m256i r = _mm256_cvtps_epi32(v);
+    memcpy(out, &r, 32);
+}
+#else
+/// HK_ROUND8 elsewhere: lane by lane.
+static inline __attribute__((always_inline)) void hk_round8_lanes(hk_i8 *out, const hk_f8 *x) {
+    for (int i = 0; i < 8; i++) (*out)[i] = hk_round1((*x)[i]);
+}
+#define HK_ROUND8_BASELINE(out, x) hk_round8_lanes(out, x)
+#endif
 
 void hk_envelope_table(float k, float d, float *a, float *b) {
     a[0] = 1;
@@ -61,20 +108,23 @@ void hk_envelope_advance(float *anchor, int32_t *since, float k, float d, int64_
 #define HK_SET baseline
 #define HK_TARGET
 #define HK_ANY(mask) (__builtin_reduce_or(mask) != 0)
+#define HK_ROUND8(out, x) HK_ROUND8_BASELINE(out, x)
 #include "Loops.h"
 #undef HK_SET
 #undef HK_TARGET
 #undef HK_ANY
+#undef HK_ROUND8
 
 #if defined(__x86_64__)
-#include <immintrin.h>
 #define HK_SET avx2
 #define HK_TARGET __attribute__((target("avx2")))
 #define HK_ANY(mask) (!_mm256_testz_si256((__m256i)(mask), (__m256i)(mask)))
+#define HK_ROUND8(out, x) hk_round8_avx2(out, x)
 #include "Loops.h"
 #undef HK_SET
 #undef HK_TARGET
 #undef HK_ANY
+#undef HK_ROUND8
 #endif
 
 hk_kernel_set hk_best_kernel_set(void) {
@@ -119,4 +169,22 @@ void hk_limit(
 #endif
     (void)set;
     limit_baseline(source, out, count, clearing_source, threshold);
+}
+
+void hk_encode(hk_kernel_set set, hk_sample_format format, const float *source, uint8_t *out, int64_t count) {
+#if defined(__x86_64__)
+    if (set == HK_KERNELS_AVX2) {
+        switch (format) {
+        case HK_SAMPLES_F32: encode_f32_avx2(source, out, count); return;
+        case HK_SAMPLES_S16: encode_s16_avx2(source, out, count); return;
+        case HK_SAMPLES_S24: encode_s24_avx2(source, out, count); return;
+        }
+    }
+#endif
+    (void)set;
+    switch (format) {
+    case HK_SAMPLES_F32: encode_f32_baseline(source, out, count); return;
+    case HK_SAMPLES_S16: encode_s16_baseline(source, out, count); return;
+    case HK_SAMPLES_S24: encode_s24_baseline(source, out, count); return;
+    }
 }

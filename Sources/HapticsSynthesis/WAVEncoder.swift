@@ -1,3 +1,5 @@
+import CRenderKernels
+
 /// The bytes that precede (and, for odd-sized data, follow) the samples of a WAV file.
 ///
 /// Lets a writer stream a file of known length without holding it: write ``bytes``, then each
@@ -183,61 +185,22 @@ public struct WAVEncoder: Hashable, Sendable {
         out.withUnsafeMutableBytes { Self.write(samples, as: sampleFormat, to: $0) }
     }
 
-    /// Encodes into raw memory that has room for `samples.count * format.bytesPerSample` bytes.
+    /// Encodes into raw memory that has room for `samples.count * format.bytesPerSample` bytes
+    /// (CRenderKernels: eight samples at a time, the same bytes from either kernel build).
     static func write(
-        _ samples: UnsafeBufferPointer<Float>, as format: SampleFormat, to out: UnsafeMutableRawBufferPointer
+        _ samples: UnsafeBufferPointer<Float>, as format: SampleFormat, to out: UnsafeMutableRawBufferPointer,
+        kernels: Kernels.Set = .best
     ) {
         precondition(out.count >= samples.count * format.bytesPerSample)
         guard let source = samples.baseAddress, let target = out.baseAddress else { return }
-        let count = samples.count
-        switch format {
-        case .f32:
-            var i = 0
-            #if _endian(little)
-                // Eight at a time: the same selects as `clamp`, lane by lane.
-                let raw = UnsafeRawPointer(source)
-                while i &+ 8 <= count {
-                    var x = raw.loadUnaligned(fromByteOffset: i &* 4, as: SIMD8<Float>.self)
-                    x.replace(with: 0, where: x .!= x)
-                    x.replace(with: -1, where: x .< -1)
-                    x.replace(with: 1, where: x .> 1)
-                    target.storeBytes(of: x, toByteOffset: i &* 4, as: SIMD8<Float>.self)
-                    i &+= 8
-                }
-            #endif
-            while i < count {
-                target.storeBytes(
-                    of: clamp(source[i]).bitPattern.littleEndian, toByteOffset: i &* 4, as: UInt32.self)
-                i &+= 1
+        let cFormat =
+            switch format {
+            case .f32: HK_SAMPLES_F32
+            case .s16: HK_SAMPLES_S16
+            case .s24: HK_SAMPLES_S24
             }
-        case .s16:
-            for i in 0..<count {
-                // x * 2^15 + 1.5 * 2^23 rounds to an integer (nearest, ties to even) held in the
-                // low mantissa bits, two's complement: no float-to-int conversion, so it vectorizes.
-                let scaled = Swift.min(clamp(source[i]) * 32_768, 32_767) + 12_582_912
-                let code = Int16(truncatingIfNeeded: scaled.bitPattern)
-                target.storeBytes(of: code.littleEndian, toByteOffset: i &* 2, as: Int16.self)
-            }
-        case .s24:
-            let bytes = target.assumingMemoryBound(to: UInt8.self)
-            for i in 0..<count {
-                // Float has 24 significant bits, too few at 2^23 scale: the same trick in Double.
-                let scaled = Swift.min(Double(clamp(source[i])) * 8_388_608, 8_388_607) + 6_755_399_441_055_744
-                let code = UInt32(truncatingIfNeeded: scaled.bitPattern)
-                let p = bytes + i &* 3
-                p[0] = UInt8(truncatingIfNeeded: code)
-                p[1] = UInt8(truncatingIfNeeded: code &>> 8)
-                p[2] = UInt8(truncatingIfNeeded: code &>> 16)
-            }
-        }
-    }
-
-    /// -1...1, with NaN mapped to 0.
-    @inline(__always)
-    static func clamp(_ x: Float) -> Float {
-        // NaN fails both comparisons: select it away first; ordered selects vectorize to min/max.
-        let y = x == x ? x : 0
-        return y < -1 ? -1 : (y > 1 ? 1 : y)
+        hk_encode(
+            kernels.c, cFormat, source, target.assumingMemoryBound(to: UInt8.self), Int64(samples.count))
     }
 }
 

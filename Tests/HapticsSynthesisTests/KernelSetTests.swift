@@ -60,4 +60,46 @@ import _HapticsTestSupport
         #expect(avx2Odd.count == avx2.count)
         #expect(avx2.indices.first { avx2Odd[$0].bitPattern != avx2[$0].bitPattern } == nil)
     }
+
+    /// The encoders' formula one sample at a time, in Swift (the integer formats scale, clip the
+    /// top code and round to nearest, ties to even, done in Double so the reference is exact).
+    static func reference(_ x: Float, _ format: SampleFormat) -> [UInt8] {
+        let y = x.isNaN ? 0 : Swift.min(Swift.max(x, -1), 1)
+        switch format {
+        case .f32: return withUnsafeBytes(of: y.bitPattern.littleEndian, Array.init)
+        case .s16:
+            let code = Int16((Swift.min(Double(y) * 32_768, 32_767)).rounded(.toNearestOrEven))
+            return withUnsafeBytes(of: code.littleEndian, Array.init)
+        case .s24:
+            let code = Int32((Swift.min(Double(y) * 8_388_608, 8_388_607)).rounded(.toNearestOrEven))
+            return Array(withUnsafeBytes(of: code.littleEndian, Array.init)[0..<3])
+        }
+    }
+
+    @Test(
+        "Every encoder gives the formula's bytes with either build of the loops, ties and specials included",
+        arguments: SampleFormat.allCases)
+    func encodersMatchTheFormula(format: SampleFormat) {
+        var random = SplitMix64(seed: 7)
+        // Random levels, exact halves between codes (ties) and the specials, 1,003 in all so the
+        // last three take the one-at-a-time tail.
+        var samples = (0..<1_003).map { _ in Float(Double(random.next() % 4_000_001) / 1_000_000 - 2) }
+        for k in 0..<200 {
+            let scale: Float = format == .s24 ? 8_388_608 : 32_768
+            samples[k] = (Float(Int(random.next() % 60_000)) - 30_000 + 0.5) / scale
+        }
+        let specials: [Float] = [.nan, .infinity, -.infinity, -0.0, 1, -1, 0.99999994, -0.99999994]
+        for (k, special) in specials.enumerated() {
+            samples[300 + k] = special
+            samples[1_000 + k % 3] = special
+        }
+        let expected = samples.flatMap { Self.reference($0, format) }
+        for kernels in Kernels.Set.avx2Available ? [Kernels.Set.baseline, .avx2] : [.baseline] {
+            var out = [UInt8](repeating: 0xAA, count: samples.count * format.bytesPerSample)
+            samples.withUnsafeBufferPointer { source in
+                out.withUnsafeMutableBytes { WAVEncoder.write(source, as: format, to: $0, kernels: kernels) }
+            }
+            #expect(out.indices.first { out[$0] != expected[$0] } == nil, "\(kernels)")
+        }
+    }
 }

@@ -1,4 +1,4 @@
-// The synthesizer's inner loops (the oscillators and the soft limiter), in C so that one source compiles twice: for the
+// The render path's inner loops (the oscillators, the soft limiter and the WAV encoders), in C so that one source compiles twice: for the
 // baseline CPU and, on x86-64, for AVX2, chosen at run time (docs/ARCHITECTURE.md says why Swift
 // cannot do this itself). Both builds do the same IEEE operations in the same order, with no
 // contraction into fused multiply-adds, so they give the same bits: which one ran never changes
@@ -66,5 +66,17 @@ void hk_oscillator_stereo(
 /// `clearing_source` is non-zero, sets the source's samples to 0 in the same pass.
 void hk_limit(
     hk_kernel_set set, float *source, float *out, int64_t count, int clearing_source, float threshold);
+
+/// How the encoder stores a sample.
+typedef enum {
+    HK_SAMPLES_F32 = 0,
+    HK_SAMPLES_S16 = 1,
+    HK_SAMPLES_S24 = 2,
+} hk_sample_format;
+
+/// Encodes `count` samples as little-endian WAV data into `out` (4, 2 or 3 bytes each): clamped to
+/// -1...1 with NaN as 0; the integer formats scaled by 2^15 or 2^23 (+1 clips to the largest code)
+/// and rounded to nearest, ties to even.
+void hk_encode(hk_kernel_set set, hk_sample_format format, const float *source, uint8_t *out, int64_t count);
 
 #endif
