@@ -56,9 +56,8 @@ HK_TARGET static inline __attribute__((always_inline)) void HK_FN(wave8)(
 /// next anchor, then eight frames at a time from anchor to anchor, then frame by frame to the end.
 /// A frame gets the same operations on either path, so its value does not depend on the span.
 #define HK_OSCILLATOR_LOOP(FRAME1, FRAME8)                                                          \
-    float a[HK_ENVELOPE_STRIDE + 1];                                                              \
-    float b[HK_ENVELOPE_STRIDE + 1];                                                              \
-    hk_envelope_table(v->env_k, v->env_d, a, b);                                                  \
+    const float *a = v->envelope->a;                                                              \
+    const float *b = v->envelope->b;                                                              \
     uint32_t phase = v->phase;                                                                    \
     const uint32_t increment = v->increment;                                                      \
     float anchor = v->env_anchor;                                                                 \

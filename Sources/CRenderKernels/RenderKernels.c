@@ -78,32 +78,19 @@ static inline __attribute__((always_inline)) void hk_round8_lanes(hk_i8 *out, co
 #define HK_ROUND8_BASELINE(out, x) hk_round8_lanes(out, x)
 #endif
 
-void hk_envelope_table(float k, float d, float *a, float *b) {
-    a[0] = 1;
-    b[0] = 0;
+void hk_envelope_table(float k, float d, hk_envelope *table) {
+    table->a[0] = 1;
+    table->b[0] = 0;
     for (int j = 1; j <= HK_ENVELOPE_STRIDE; j++) {
-        a[j] = a[j - 1] * k;
-        b[j] = b[j - 1] * k + d;
+        table->a[j] = table->a[j - 1] * k;
+        table->b[j] = table->b[j - 1] * k + d;
     }
 }
 
-float hk_envelope_at(float anchor, int32_t since, float k, float d) {
-    float a[HK_ENVELOPE_STRIDE + 1], b[HK_ENVELOPE_STRIDE + 1];
-    hk_envelope_table(k, d, a, b);
-    return anchor * a[since] + b[since];
+float hk_envelope_at(const hk_envelope *table, float anchor, int32_t since) {
+    return anchor * table->a[since] + table->b[since];
 }
 
-void hk_envelope_advance(float *anchor, int32_t *since, float k, float d, int64_t frames) {
-    float a[HK_ENVELOPE_STRIDE + 1], b[HK_ENVELOPE_STRIDE + 1];
-    hk_envelope_table(k, d, a, b);
-    int64_t total = *since + frames;
-    float x = *anchor;
-    for (int64_t i = total / HK_ENVELOPE_STRIDE; i > 0; i--) {
-        x = x * a[HK_ENVELOPE_STRIDE] + b[HK_ENVELOPE_STRIDE];
-    }
-    *anchor = x;
-    *since = (int32_t)(total % HK_ENVELOPE_STRIDE);
-}
 
 #define HK_SET baseline
 #define HK_TARGET

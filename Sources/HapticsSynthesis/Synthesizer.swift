@@ -232,7 +232,13 @@ public struct Synthesizer: ~Copyable {
     }
 
     /// Whether a voice is heard at all under the mute switches.
-    func audible(_ v: Voice) -> Bool {
+    /// Whether layer `slot` has controls for haptic (or audio) voices. The flags are read in place:
+    /// calling a method on `layers[slot]` copies the whole layer (288 bytes) first.
+    func layerHasControls(_ slot: Int, haptic: Bool) -> Bool {
+        haptic ? layers[slot].hapticControls : layers[slot].audioControls
+    }
+
+    func audible(_ v: VoiceInputs) -> Bool {
         if v.isHaptic ? mutedHaptics : mutedAudio { return false }
         return v.layer < 0 || !layers[v.layer].muted
     }
@@ -480,7 +486,7 @@ public struct Synthesizer: ~Copyable {
         voice.beginEnvelope(plan)
         let now = onset + Int64(skip)
         setControls(&voice, at: now, slot: slot, snap: false)
-        if voice.kind != .click && layers[slot].hasControls(haptic: voice.isHaptic) {
+        if voice.kind != .click && layerHasControls(slot, haptic: voice.isHaptic) {
             scheduleNextControl(&voice, from: now, slot: slot)
         }
         if skip > 0 {
@@ -496,7 +502,7 @@ public struct Synthesizer: ~Copyable {
 
     /// Computes the voice's modulated values at `frame` and sets them as current (no ramp).
     func setControls(_ v: inout Voice, at frame: Int64, slot: Int, snap: Bool) {
-        let t = targets(v, at: frame, slot: slot)
+        let t = targets(v.inputs, at: frame, slot: slot)
         v.gainLeft = t.left
         v.gainRight = t.right
         v.brightness = t.brightness
@@ -518,7 +524,7 @@ public struct Synthesizer: ~Copyable {
         let origin = slot >= 0 ? layers[slot].startFrame : 0
         let next = origin + (Swift.max(0, frame - origin) / interval + 1) * interval
         v.settleRamps(at: frame)
-        let t = targets(v, at: next, slot: slot)
+        let t = targets(v.inputs, at: next, slot: slot)
         let n = Float(next - frame)
         v.incrementTarget = t.increment
         v.stepTarget = t.step
@@ -547,7 +553,7 @@ public struct Synthesizer: ~Copyable {
     }
 
     /// The voice's gains, brightness and pitch at `frame` under its layer's controls and the mutes.
-    func targets(_ v: Voice, at frame: Int64, slot: Int) -> Targets {
+    func targets(_ v: VoiceInputs, at frame: Int64, slot: Int) -> Targets {
         var t = unmutedTargets(v, at: frame, slot: slot)
         if !audible(v) {
             t.left = 0
@@ -556,7 +562,7 @@ public struct Synthesizer: ~Copyable {
         return t
     }
 
-    func unmutedTargets(_ v: Voice, at frame: Int64, slot: Int) -> Targets {
+    func unmutedTargets(_ v: VoiceInputs, at frame: Int64, slot: Int) -> Targets {
         let rate = Double(format.sampleRate)
         func value(_ id: DynamicParameterID, _ base: Float) -> Float {
             guard slot >= 0 else { return base }
@@ -584,7 +590,7 @@ public struct Synthesizer: ~Copyable {
             var left: Float = 1
             var right: Float = 1
             if stereo {
-                if v.kind == .clip && v.clip?.channels == 2 {
+                if v.kind == .clip && v.stereoClip {
                     left = pan > 0 ? 1 - pan : 1  // balance for stereo clips
                     right = pan < 0 ? 1 + pan : 1
                 } else {
@@ -617,11 +623,11 @@ public struct Synthesizer: ~Copyable {
     }
 
     /// Renders one voice over `[first, first + frames)` and retires it if it ends.
-    mutating func renderVoice(_ v: inout Voice, _ out: UnsafeMutablePointer<Float>, frames: Int, from first: Int64) {
+    func renderVoice(_ v: inout Voice, _ out: UnsafeMutablePointer<Float>, frames: Int, from first: Int64) {
         let channels = format.channels
         let slot = v.layer
         if slot >= 0 && v.kind != .click && v.nextControlFrame == .max
-            && layers[slot].hasControls(haptic: v.isHaptic)
+            && layerHasControls(slot, haptic: v.isHaptic)
         {
             scheduleNextControl(&v, from: first, slot: slot)
         }
@@ -638,11 +644,11 @@ public struct Synthesizer: ~Copyable {
                     v.increment = v.incrementTarget
                     v.step = v.stepTarget
                 } else {
-                    let t = targets(v, at: frame, slot: v.layer)
+                    let t = targets(v.inputs, at: frame, slot: v.layer)
                     v.increment = t.increment
                     v.step = t.step
                 }
-                if v.layer >= 0 && layers[v.layer].hasControls(haptic: v.isHaptic) {
+                if v.layer >= 0 && layerHasControls(v.layer, haptic: v.isHaptic) {
                     scheduleNextControl(&v, from: frame, slot: v.layer)
                 } else {
                     v.gainLeftStep = 0
@@ -727,8 +733,6 @@ struct Layer {
     var hapticControls = false
     var audioControls = false
     var muted = false
-
-    func hasControls(haptic: Bool) -> Bool { haptic ? hapticControls : audioControls }
 
     mutating func updateControlFlags() {
         func active(_ id: DynamicParameterID) -> Bool {

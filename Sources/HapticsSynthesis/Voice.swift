@@ -76,23 +76,41 @@ struct Voice {
     var envSince: Int32 = 0
     var envK: Float = 1
     var envD: Float = 0
+    /// The stage's coefficients (`hk_envelope`), computed once when the stage begins.
+    var envTable = Voice.envelopeTable(k: 1, d: 0)
     var stageRemaining = 0
     var decayFrames = 0
     var sustained = false
     var untilRelease = Int.max
     var releaseFrames = 1
 
+    /// What the control path reads, copied field by field: passing the voice itself to a function
+    /// copies all of it, a few hundred bytes, once per control update.
+    var inputs: VoiceInputs {
+        VoiceInputs(
+            kind: kind, isHaptic: isHaptic, layer: layer, baseIntensity: baseIntensity,
+            baseSharpness: baseSharpness, baseVolume: baseVolume, basePitch: basePitch, basePan: basePan,
+            baseBrightness: baseBrightness, baseStep: baseStep, stereoClip: clip?.channels == 2)
+    }
+
     /// The envelope at the current frame.
     var env: Float {
-        envSince == 0 ? envAnchor : hk_envelope_at(envAnchor, envSince, envK, envD)
+        envSince == 0 ? envAnchor : withUnsafePointer(to: envTable) { hk_envelope_at($0, envAnchor, envSince) }
     }
 
     /// Starts a recurrence at the current frame from `value`.
     mutating func setEnvelope(_ value: Float, k: Float, d: Float) {
         envAnchor = value
         envSince = 0
+        if k != envK || d != envD { envTable = Self.envelopeTable(k: k, d: d) }
         envK = k
         envD = d
+    }
+
+    static func envelopeTable(k: Float, d: Float) -> hk_envelope {
+        var table = hk_envelope()
+        hk_envelope_table(k, d, &table)
+        return table
     }
 
     /// Moves the ramps' origin to `frame`: the fields take the values the ramps reach there.
@@ -182,6 +200,21 @@ struct Voice {
     }
 }
 
+/// A voice's event values, from which the synthesizer computes its modulated targets.
+struct VoiceInputs {
+    var kind: Voice.Kind
+    var isHaptic: Bool
+    var layer: Int
+    var baseIntensity: Float
+    var baseSharpness: Float
+    var baseVolume: Float
+    var basePitch: Float
+    var basePan: Float
+    var baseBrightness: Float
+    var baseStep: Double
+    var stereoClip: Bool
+}
+
 /// The inner loops. Each runs over a span in which the envelope follows one recurrence, the
 /// phase one increment and the ramped values (gains, brightness, tilt) one step from their
 /// origin; `ramp` is the span's first frame counted from the voice's `rampOrigin`.
@@ -216,13 +249,16 @@ enum Kernels {
     ) {
         var state = hk_oscillator(
             phase: v.phase, increment: v.increment, env_anchor: v.envAnchor, env_since: v.envSince,
-            env_k: v.envK, env_d: v.envD, brightness: v.brightness, brightness_step: v.brightnessStep,
+            envelope: nil, brightness: v.brightness, brightness_step: v.brightnessStep,
             gain_left: v.gainLeft, gain_left_step: v.gainLeftStep, gain_right: v.gainRight,
             gain_right_step: v.gainRightStep)
-        if channels == 1 {
-            hk_oscillator_mono(kernels.c, &state, out, Int64(n), table, ramp)
-        } else {
-            hk_oscillator_stereo(kernels.c, &state, out, Int64(n), table, ramp)
+        withUnsafePointer(to: &v.envTable) { envelope in
+            state.envelope = envelope
+            if channels == 1 {
+                hk_oscillator_mono(kernels.c, &state, out, Int64(n), table, ramp)
+            } else {
+                hk_oscillator_stereo(kernels.c, &state, out, Int64(n), table, ramp)
+            }
         }
         v.phase = state.phase
         v.envAnchor = state.env_anchor
@@ -274,10 +310,10 @@ enum Kernels {
         let stride = Int(HK_ENVELOPE_STRIDE)
         var anchor = v.envAnchor
         var since = Int(v.envSince)
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: 2 * (stride + 1)) { table in
-            let envA = table.baseAddress!
-            let envB = envA + stride + 1
-            hk_envelope_table(v.envK, v.envD, envA, envB)
+        withUnsafePointer(to: &v.envTable) { envelope in
+            let raw = UnsafeRawPointer(envelope)
+            let envA = raw.advanced(by: MemoryLayout<hk_envelope>.offset(of: \.a)!).assumingMemoryBound(to: Float.self)
+            let envB = raw.advanced(by: MemoryLayout<hk_envelope>.offset(of: \.b)!).assumingMemoryBound(to: Float.self)
             for j in 0..<n {
                 let t = ramp + Float(j)
                 let env = anchor * envA[since] + envB[since]

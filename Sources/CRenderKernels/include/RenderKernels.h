@@ -9,10 +9,18 @@
 #include <stdint.h>
 
 /// Frames between envelope anchors. Within a stage the envelope follows `e' = e·k + d`; its value
-/// at `j` frames after an anchor is `anchor·A[j] + B[j]` (A and B from `hk_envelope_table`), and
-/// the next anchor is `anchor·A[8] + B[8]`. So eight frames are computed side by side, and a
+/// at `j` frames after an anchor is `anchor·a[j] + b[j]` (`hk_envelope`), and the next anchor is
+/// `anchor·a[8] + b[8]`. So eight frames are computed side by side, and a
 /// frame's value never depends on where a span or a block began.
 #define HK_ENVELOPE_STRIDE 8
+
+/// An envelope stage's coefficients: `a[j] = k^j` and `b[j] = d·(1 + k + … + k^(j−1))` for j in
+/// 0 ... HK_ENVELOPE_STRIDE, each stepped from the one before as the recurrence steps. Computed
+/// once per stage (`hk_envelope_table`), not per span.
+typedef struct {
+    float a[HK_ENVELOPE_STRIDE + 1];
+    float b[HK_ENVELOPE_STRIDE + 1];
+} hk_envelope;
 
 /// What an oscillator's inner loop reads and advances. The ramped values are
 /// `value + step × t`, with `t` counted from the voice's ramp origin.
@@ -22,8 +30,8 @@ typedef struct {
     /// The envelope at its latest anchor, and the frames since (0 ..< HK_ENVELOPE_STRIDE).
     float env_anchor;
     int32_t env_since;
-    float env_k;
-    float env_d;
+    /// The stage's coefficients.
+    const hk_envelope *envelope;
     float brightness;
     float brightness_step;
     float gain_left;
@@ -41,15 +49,11 @@ typedef enum {
 /// The fastest set this CPU runs.
 hk_kernel_set hk_best_kernel_set(void);
 
-/// `a[j] = k^j` and `b[j] = d·(1 + k + … + k^(j−1))` for j in 0 ... HK_ENVELOPE_STRIDE, each
-/// stepped from the one before as the recurrence steps (the loops compute the same table).
-void hk_envelope_table(float k, float d, float *a, float *b);
+/// The coefficients of the recurrence `e' = e·k + d`.
+void hk_envelope_table(float k, float d, hk_envelope *table);
 
-/// The envelope `frames` frames after an anchor (`frames` below HK_ENVELOPE_STRIDE).
-float hk_envelope_at(float anchor, int32_t since, float k, float d);
-
-/// Moves the envelope `frames` frames on: the anchor steps once per stride crossed.
-void hk_envelope_advance(float *anchor, int32_t *since, float k, float d, int64_t frames);
+/// The envelope `since` frames after an anchor (`since` below HK_ENVELOPE_STRIDE).
+float hk_envelope_at(const hk_envelope *table, float anchor, int32_t since);
 
 /// Adds `frames` frames of the voice (wavetable `table`: 2049 interleaved sine, harmonics pairs)
 /// to `out`, mono; `ramp` is the first frame's position from the ramp origin.
