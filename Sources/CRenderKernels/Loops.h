@@ -237,46 +237,49 @@ HK_TARGET static void HK_FN(encode_f32)(const float *restrict source, uint8_t *r
     }
 }
 
-/// Little-endian 16-bit PCM: clamped, scaled by 2^15 (+1 clips to 32767), rounded to nearest,
-/// ties to even.
+/// The integer codes of eight samples: clamped, scaled by `scale` (2^15 or 2^23, exact in float),
+/// the top clipped to `largest` (+1 would be one past it), rounded to nearest, ties to even.
+HK_TARGET static inline __attribute__((always_inline)) void HK_FN(codes8)(
+    hk_i8 *code, const float *source, float scale, float largest) {
+    hk_f8 x;
+    hk_load8(&x, source);
+    HK_FN(clamp8)(&x);
+    x *= scale;
+    const hk_f8 top = {largest, largest, largest, largest, largest, largest, largest, largest};
+    const hk_i8 over = x > top;
+    x = (hk_f8)(((hk_i8)x & ~over) | ((hk_i8)top & over));
+    HK_ROUND8(code, &x);
+}
+
+/// `codes8` for one sample.
+static inline __attribute__((always_inline)) int32_t HK_FN(code1)(float source, float scale, float largest) {
+    float x = hk_clamp1(source) * scale;
+    if (x > largest) x = largest;
+    return hk_round1(x);
+}
+
+/// Little-endian 16-bit PCM.
 HK_TARGET static void HK_FN(encode_s16)(const float *restrict source, uint8_t *restrict out, int64_t count) {
     int64_t i = 0;
     for (; i + 8 <= count; i += 8) {
-        hk_f8 x;
-        hk_load8(&x, source + i);
-        HK_FN(clamp8)(&x);
-        const hk_f8 largest = {32767, 32767, 32767, 32767, 32767, 32767, 32767, 32767};
-        x *= 32768.0f;
-        const hk_i8 over = x > largest;
-        x = (hk_f8)(((hk_i8)x & ~over) | ((hk_i8)largest & over));
         hk_i8 code;
-        HK_ROUND8(&code, &x);
+        HK_FN(codes8)(&code, source + i, 32768.0f, 32767.0f);
         const hk_s8 narrow = __builtin_convertvector(code, hk_s8);
         memcpy(out + 2 * i, &narrow, sizeof narrow);
     }
     for (; i < count; i += 1) {
-        float x = hk_clamp1(source[i]) * 32768.0f;
-        if (x > 32767.0f) x = 32767.0f;
-        const int16_t code = (int16_t)hk_round1(x);
+        const int16_t code = (int16_t)HK_FN(code1)(source[i], 32768.0f, 32767.0f);
         memcpy(out + 2 * i, &code, sizeof code);
     }
 }
 
-/// Little-endian 24-bit PCM: clamped, scaled by 2^23 (+1 clips to 8388607), rounded to nearest,
-/// ties to even. The scaled value is exact in float (a power-of-two scale), so rounding it is
-/// exactly rounding x·2^23.
+/// Little-endian 24-bit PCM. The scaled value is exact in float (a power-of-two scale), so
+/// rounding it is exactly rounding x·2^23.
 HK_TARGET static void HK_FN(encode_s24)(const float *restrict source, uint8_t *restrict out, int64_t count) {
     int64_t i = 0;
     for (; i + 8 <= count; i += 8) {
-        hk_f8 x;
-        hk_load8(&x, source + i);
-        HK_FN(clamp8)(&x);
-        const hk_f8 largest = {8388607, 8388607, 8388607, 8388607, 8388607, 8388607, 8388607, 8388607};
-        x *= 8388608.0f;
-        const hk_i8 over = x > largest;
-        x = (hk_f8)(((hk_i8)x & ~over) | ((hk_i8)largest & over));
         hk_i8 code;
-        HK_ROUND8(&code, &x);
+        HK_FN(codes8)(&code, source + i, 8388608.0f, 8388607.0f);
         // The low three bytes of each lane, packed: 24 bytes.
         const hk_b32 bytes = (hk_b32)code;
         const hk_b32 packed = __builtin_shufflevector(
@@ -285,9 +288,7 @@ HK_TARGET static void HK_FN(encode_s24)(const float *restrict source, uint8_t *r
         memcpy(out + 3 * i, &packed, 24);
     }
     for (; i < count; i += 1) {
-        float x = hk_clamp1(source[i]) * 8388608.0f;
-        if (x > 8388607.0f) x = 8388607.0f;
-        const int32_t code = hk_round1(x);
+        const int32_t code = HK_FN(code1)(source[i], 8388608.0f, 8388607.0f);
         out[3 * i] = (uint8_t)code;
         out[3 * i + 1] = (uint8_t)(code >> 8);
         out[3 * i + 2] = (uint8_t)(code >> 16);
