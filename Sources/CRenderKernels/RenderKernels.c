@@ -122,56 +122,52 @@ hk_kernel_set hk_best_kernel_set(void) {
     return HK_KERNELS_BASELINE;
 }
 
-void hk_oscillator_mono(
-    hk_kernel_set set, hk_oscillator *voice, float *out, int64_t frames, const float *table, float ramp) {
-#if defined(__x86_64__)
-    if (set == HK_KERNELS_AVX2) {
-        oscillator_mono_avx2(voice, out, frames, table, ramp);
-        return;
+/// One kernel set's loops, so that each entry point below picks a set in one place.
+typedef struct {
+    void (*oscillator_mono)(hk_oscillator *, float *, int64_t, const float *, float);
+    void (*oscillator_stereo)(hk_oscillator *, float *, int64_t, const float *, float);
+    void (*limit)(float *, float *, int64_t, int, float);
+    void (*encode[3])(const float *, uint8_t *, int64_t);  // by hk_sample_format
+} hk_loops;
+
+#define HK_LOOPS(SET)                                                                              \
+    {                                                                                              \
+        .oscillator_mono = oscillator_mono_##SET, .oscillator_stereo = oscillator_stereo_##SET,    \
+        .limit = limit_##SET,                                                                      \
+        .encode = {                                                                                \
+            [HK_SAMPLES_F32] = encode_f32_##SET, [HK_SAMPLES_S16] = encode_s16_##SET,              \
+            [HK_SAMPLES_S24] = encode_s24_##SET                                                    \
+        }                                                                                          \
     }
+
+static const hk_loops hk_baseline_loops = HK_LOOPS(baseline);
+#if defined(__x86_64__)
+static const hk_loops hk_avx2_loops = HK_LOOPS(avx2);
+#endif
+
+static inline const hk_loops *hk_loops_of(hk_kernel_set set) {
+#if defined(__x86_64__)
+    if (set == HK_KERNELS_AVX2) return &hk_avx2_loops;
 #endif
     (void)set;
-    oscillator_mono_baseline(voice, out, frames, table, ramp);
+    return &hk_baseline_loops;
+}
+
+void hk_oscillator_mono(
+    hk_kernel_set set, hk_oscillator *voice, float *out, int64_t frames, const float *table, float ramp) {
+    hk_loops_of(set)->oscillator_mono(voice, out, frames, table, ramp);
 }
 
 void hk_oscillator_stereo(
     hk_kernel_set set, hk_oscillator *voice, float *out, int64_t frames, const float *table, float ramp) {
-#if defined(__x86_64__)
-    if (set == HK_KERNELS_AVX2) {
-        oscillator_stereo_avx2(voice, out, frames, table, ramp);
-        return;
-    }
-#endif
-    (void)set;
-    oscillator_stereo_baseline(voice, out, frames, table, ramp);
+    hk_loops_of(set)->oscillator_stereo(voice, out, frames, table, ramp);
 }
 
 void hk_limit(
     hk_kernel_set set, float *source, float *out, int64_t count, int clearing_source, float threshold) {
-#if defined(__x86_64__)
-    if (set == HK_KERNELS_AVX2) {
-        limit_avx2(source, out, count, clearing_source, threshold);
-        return;
-    }
-#endif
-    (void)set;
-    limit_baseline(source, out, count, clearing_source, threshold);
+    hk_loops_of(set)->limit(source, out, count, clearing_source, threshold);
 }
 
 void hk_encode(hk_kernel_set set, hk_sample_format format, const float *source, uint8_t *out, int64_t count) {
-#if defined(__x86_64__)
-    if (set == HK_KERNELS_AVX2) {
-        switch (format) {
-        case HK_SAMPLES_F32: encode_f32_avx2(source, out, count); return;
-        case HK_SAMPLES_S16: encode_s16_avx2(source, out, count); return;
-        case HK_SAMPLES_S24: encode_s24_avx2(source, out, count); return;
-        }
-    }
-#endif
-    (void)set;
-    switch (format) {
-    case HK_SAMPLES_F32: encode_f32_baseline(source, out, count); return;
-    case HK_SAMPLES_S16: encode_s16_baseline(source, out, count); return;
-    case HK_SAMPLES_S24: encode_s24_baseline(source, out, count); return;
-    }
+    hk_loops_of(set)->encode[format](source, out, count);
 }

@@ -232,12 +232,6 @@ public struct Synthesizer: ~Copyable {
     }
 
     /// Whether a voice is heard at all under the mute switches.
-    /// Whether layer `slot` has controls for haptic (or audio) voices. The flags are read in place:
-    /// calling a method on `layers[slot]` copies the whole layer (288 bytes) first.
-    func layerHasControls(_ slot: Int, haptic: Bool) -> Bool {
-        haptic ? layers[slot].hapticControls : layers[slot].audioControls
-    }
-
     func audible(_ v: VoiceInputs) -> Bool {
         if v.isHaptic ? mutedHaptics : mutedAudio { return false }
         return v.layer < 0 || !layers[v.layer].muted
@@ -486,7 +480,7 @@ public struct Synthesizer: ~Copyable {
         voice.beginEnvelope(plan)
         let now = onset + Int64(skip)
         setControls(&voice, at: now, slot: slot, snap: false)
-        if voice.kind != .click && layerHasControls(slot, haptic: voice.isHaptic) {
+        if voice.kind != .click && layers[slot].hasControls(haptic: voice.isHaptic) {
             scheduleNextControl(&voice, from: now, slot: slot)
         }
         if skip > 0 {
@@ -627,7 +621,7 @@ public struct Synthesizer: ~Copyable {
         let channels = format.channels
         let slot = v.layer
         if slot >= 0 && v.kind != .click && v.nextControlFrame == .max
-            && layerHasControls(slot, haptic: v.isHaptic)
+            && layers[slot].hasControls(haptic: v.isHaptic)
         {
             scheduleNextControl(&v, from: first, slot: slot)
         }
@@ -648,7 +642,7 @@ public struct Synthesizer: ~Copyable {
                     v.increment = t.increment
                     v.step = t.step
                 }
-                if v.layer >= 0 && layerHasControls(v.layer, haptic: v.isHaptic) {
+                if v.layer >= 0 && layers[v.layer].hasControls(haptic: v.isHaptic) {
                     scheduleNextControl(&v, from: frame, slot: v.layer)
                 } else {
                     v.gainLeftStep = 0
@@ -733,6 +727,8 @@ struct Layer {
     var hapticControls = false
     var audioControls = false
     var muted = false
+
+    func hasControls(haptic: Bool) -> Bool { haptic ? hapticControls : audioControls }
 
     mutating func updateControlFlags() {
         func active(_ id: DynamicParameterID) -> Bool {

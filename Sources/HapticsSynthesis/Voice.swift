@@ -74,8 +74,6 @@ struct Voice {
     var stage = Stage.attack
     var envAnchor: Float = 0
     var envSince: Int32 = 0
-    var envK: Float = 1
-    var envD: Float = 0
     /// The stage's coefficients (`hk_envelope`), computed once when the stage begins.
     var envTable = Voice.envelopeTable(k: 1, d: 0)
     var stageRemaining = 0
@@ -93,18 +91,18 @@ struct Voice {
             baseBrightness: baseBrightness, baseStep: baseStep, stereoClip: clip?.channels == 2)
     }
 
-    /// The envelope at the current frame.
-    var env: Float {
-        envSince == 0 ? envAnchor : withUnsafePointer(to: envTable) { hk_envelope_at($0, envAnchor, envSince) }
-    }
+    /// The recurrence's `k` and `d`: the table's first step holds them exactly (`1·k`, `0·k + d`).
+    var envK: Float { envTable.a.1 }
+    var envD: Float { envTable.b.1 }
+
+    /// The envelope at the current frame, as the kernels compute it.
+    var env: Float { withUnsafePointer(to: envTable) { hk_envelope_at($0, envAnchor, envSince) } }
 
     /// Starts a recurrence at the current frame from `value`.
     mutating func setEnvelope(_ value: Float, k: Float, d: Float) {
         envAnchor = value
         envSince = 0
         if k != envK || d != envD { envTable = Self.envelopeTable(k: k, d: d) }
-        envK = k
-        envD = d
     }
 
     static func envelopeTable(k: Float, d: Float) -> hk_envelope {
