@@ -230,7 +230,7 @@ enum Kernels {
         /// `HAPTICS_KERNELS=baseline` is set (to compare the two).
         static let best: Set = {
             if let value = getenv("HAPTICS_KERNELS"), String(cString: value) == "baseline" { return .baseline }
-            return hk_best_kernel_set() == HK_KERNELS_AVX2 ? .avx2 : .baseline
+            return avx2Available ? .avx2 : .baseline
         }()
 
         /// Whether this CPU runs the AVX2 build.
