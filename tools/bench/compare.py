@@ -5,8 +5,8 @@ Runs OLD and NEW in turn (the order alternating every round), each pinned to cor
 the median and best wall time, the median CPU time and the speed as a multiple of real time.
 Alternating keeps a busy machine's drift from favouring either binary.
 
-    swift build -c release --static-swift-stdlib --product haptic && cp .build/release/haptic /tmp/haptic-new
-    git stash && swift build -c release --static-swift-stdlib --product haptic && cp .build/release/haptic /tmp/haptic-old
+    cp "$(tools/build-release --quiet)" /tmp/haptic-new
+    git stash && cp "$(tools/build-release --quiet)" /tmp/haptic-old && git stash pop
     tools/bench/compare.py /tmp/haptic-old /tmp/haptic-new          # 30 rounds
 """
 import os

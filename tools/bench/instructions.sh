@@ -14,8 +14,7 @@ minutes=${1:-10}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-swift build -c release --static-swift-stdlib --product haptic >/dev/null
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)/haptic
+bin=$(tools/build-release --quiet)
 python3 tools/bench/make-long-pattern.py "$minutes" > "$work/long.ahap"
 # valgrind 3.19 (Debian 12) cannot read clang's DWARF 5 (the C shims of dependencies): count a copy
 # without debug info; the symbol table still names every function.

@@ -12,8 +12,7 @@ runs=${RUNS:-5}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-swift build -c release --static-swift-stdlib --product haptic >/dev/null
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)/haptic
+bin=$(tools/build-release --quiet)
 for i in $(seq 1 "$copies"); do
   mkdir -p "$work/in/$i"
   find Patterns -name '*.ahap' | while read -r f; do cp "$f" "$work/in/$i/$i-$(basename "$f")"; done

@@ -14,8 +14,7 @@ runs=${RUNS:-20}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-swift build -c release --static-swift-stdlib --product haptic >/dev/null
-bin=$(swift build -c release --static-swift-stdlib --show-bin-path)/haptic
+bin=$(tools/build-release --quiet)
 python3 tools/bench/make-long-pattern.py 10 > "$work/long.ahap"
 
 # Sanity: the output is the full-length WAV, not an early exit.
