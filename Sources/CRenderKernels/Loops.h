@@ -17,23 +17,27 @@ HK_TARGET static inline __attribute__((always_inline)) float HK_FN(wave1)(
     return s + brightness * h;
 }
 
-/// `wave1` for eight phases, into `wave`. Each lane's two points (sine, harmonics, sine, harmonics)
-/// are one 16-byte load; the eight loads are transposed into four vectors of eight.
+/// `wave1` for the eight phases `phase + k × increment` (k = 0...7), into `wave`. The table indices
+/// are computed in general registers (moving eight lanes out of a vector costs more); each lane's
+/// two points (sine, harmonics, sine, harmonics) are one 16-byte load, and the eight loads are
+/// transposed into four vectors of eight.
 HK_TARGET static inline __attribute__((always_inline)) void HK_FN(wave8)(
-    hk_f8 *wave, const float *table, const hk_u8 *phases, const hk_f8 *brightness) {
-    const hk_u8 phase = *phases;
+    hk_f8 *wave, const float *table, uint32_t phase, const hk_u8 *phases, const hk_steps *steps,
+    const hk_f8 *brightness) {
+    const uint32_t p1 = phase + steps->one;
+    const uint32_t p2 = phase + steps->two;
+    const uint32_t p3 = p1 + steps->two;
+    const hk_f4 q0 = hk_load4(table + (phase >> HK_FRACTION_BITS) * 2);
+    const hk_f4 q1 = hk_load4(table + (p1 >> HK_FRACTION_BITS) * 2);
+    const hk_f4 q2 = hk_load4(table + (p2 >> HK_FRACTION_BITS) * 2);
+    const hk_f4 q3 = hk_load4(table + (p3 >> HK_FRACTION_BITS) * 2);
+    const hk_f4 q4 = hk_load4(table + ((phase + steps->four) >> HK_FRACTION_BITS) * 2);
+    const hk_f4 q5 = hk_load4(table + ((p1 + steps->four) >> HK_FRACTION_BITS) * 2);
+    const hk_f4 q6 = hk_load4(table + ((p2 + steps->four) >> HK_FRACTION_BITS) * 2);
+    const hk_f4 q7 = hk_load4(table + ((p3 + steps->four) >> HK_FRACTION_BITS) * 2);
     // Below 2^21, so the signed conversion is exact.
     const hk_f8 fraction =
-        __builtin_convertvector((hk_i8)(phase & HK_FRACTION_MASK), hk_f8) * HK_FRACTION_SCALE;
-    const hk_u8 index = phase >> HK_FRACTION_BITS;
-    const hk_f4 q0 = hk_load4(table + index[0] * 2);
-    const hk_f4 q1 = hk_load4(table + index[1] * 2);
-    const hk_f4 q2 = hk_load4(table + index[2] * 2);
-    const hk_f4 q3 = hk_load4(table + index[3] * 2);
-    const hk_f4 q4 = hk_load4(table + index[4] * 2);
-    const hk_f4 q5 = hk_load4(table + index[5] * 2);
-    const hk_f4 q6 = hk_load4(table + index[6] * 2);
-    const hk_f4 q7 = hk_load4(table + index[7] * 2);
+        __builtin_convertvector((hk_i8)(*phases & HK_FRACTION_MASK), hk_f8) * HK_FRACTION_SCALE;
     // Lanes 0-3 from q0-q3 and 4-7 from q4-q7: a 4x4 transpose within each 128-bit half.
     const hk_f8 a = __builtin_shufflevector(q0, q4, 0, 1, 2, 3, 4, 5, 6, 7);
     const hk_f8 b = __builtin_shufflevector(q1, q5, 0, 1, 2, 3, 4, 5, 6, 7);
@@ -81,18 +85,25 @@ HK_TARGET static inline __attribute__((always_inline)) void HK_FN(wave8)(
     hk_f8 b8;                                                                                     \
     hk_load8(&a8, a);                                                                             \
     hk_load8(&b8, b);                                                                             \
-    const hk_f8 lanes = {0, 1, 2, 3, 4, 5, 6, 7};                                                 \
+    const hk_steps steps = {increment, increment * 2, increment * 4};                            \
     const hk_u8 phase_lanes = (hk_u8){0, 1, 2, 3, 4, 5, 6, 7} * increment;                        \
+    hk_u8 phases = phase + phase_lanes;                                                           \
+    /* t = ramp + j, lane by lane: whole numbers, exact in float below 2^24, where adding 8 */    \
+    /* gives the same bits as the sum; past 2^24 (a ramp that long) the sum each time. */         \
+    const hk_f8 lanes = {0, 1, 2, 3, 4, 5, 6, 7};                                                 \
+    hk_f8 t = (ramp + (float)j) + lanes;                                                          \
+    const int counted = ramp >= -16777216.0f && ramp + (float)n <= 16777216.0f;                                          \
     for (; j + 8 <= n; j += 8) {                                                                  \
-        const hk_f8 t = (ramp + (float)j) + lanes;                                                \
+        if (!counted) t = (ramp + (float)j) + lanes;                                              \
         const hk_f8 e = anchor * a8 + b8;                                                         \
         anchor = anchor * a[HK_ENVELOPE_STRIDE] + b[HK_ENVELOPE_STRIDE];                          \
-        const hk_u8 phases = phase + phase_lanes;                                                 \
         const hk_f8 brightnesses = brightness + brightness_step * t;                              \
         hk_f8 w;                                                                                  \
-        HK_FN(wave8)(&w, table, &phases, &brightnesses);                                          \
+        HK_FN(wave8)(&w, table, phase, &phases, &steps, &brightnesses);                           \
         FRAME8;                                                                                   \
         phase += increment * 8;                                                                   \
+        phases += increment * 8;                                                                  \
+        t += 8;                                                                                   \
     }                                                                                             \
     for (; j < n; j += 1) {                                                                       \
         const float t = ramp + (float)j;                                                          \

@@ -19,6 +19,13 @@ typedef uint32_t hk_u8 __attribute__((vector_size(32)));
 typedef int16_t hk_s8 __attribute__((vector_size(16)));
 typedef uint8_t hk_b32 __attribute__((vector_size(32)));
 
+/// A phase increment times one, two and four, for the eight phases of `wave8`.
+typedef struct {
+    uint32_t one;
+    uint32_t two;
+    uint32_t four;
+} hk_steps;
+
 // The wavetable: 2^11 points a cycle, so the top 11 bits of the phase index it and the low 21 are
 // the fraction between two points.
 #define HK_FRACTION_BITS 21
