@@ -176,47 +176,83 @@ HK_TARGET static inline __attribute__((always_inline)) float HK_FN(limit1)(float
     return x != x ? 0 : x;
 }
 
-HK_TARGET static void HK_FN(limit)(
-    float *source, float *out, int64_t count, int clearing_source, float threshold) {
-    // Eight lanes at a time. Most stretches never reach the threshold: an integer compare of the
-    // magnitudes' bits (which order as the magnitudes do, infinity and NaN above every finite
-    // value) and a plain copy. Loud lanes take limit1's operations, side by side.
+/// `limit1` on eight samples whose bits are `bits`, of which `over` marks the lanes above the
+/// threshold (RenderKernels.h gives the curve).
+HK_TARGET static inline __attribute__((always_inline)) void HK_FN(limit8)(
+    hk_i8 *result, const hk_i8 *bits_in, const hk_i8 *over_in, float threshold) {
+    const hk_i8 bits = *bits_in;
+    const hk_i8 over = *over_in;
+    const int32_t infinity_bits = 0x7F800000;
+    const hk_i8 magnitude_bits = bits & 0x7FFFFFFF;
+    const hk_f8 magnitude = (hk_f8)magnitude_bits;
+    const hk_f8 u = (magnitude - threshold) / (1 - threshold);
+    const hk_f8 limited = threshold + (1 - threshold) * (u / (1 + u));
+    const hk_f8 one = {1, 1, 1, 1, 1, 1, 1, 1};
+    // Not below infinity (an infinite sample, whose u is inf / inf): 1.
+    const hk_i8 finite = u < __builtin_inff();
+    hk_i8 y = ((hk_i8)limited & finite) | ((hk_i8)one & ~finite);
+    const hk_i8 below_one = (hk_f8)y < 1;
+    y = (y & below_one) | ((hk_i8)one & ~below_one);
+    y |= bits & (int32_t)0x80000000;
+    y &= ~(magnitude_bits > infinity_bits);  // NaN becomes 0
+    *result = (y & over) | (bits & ~over);
+}
+
+/// The limiter's loop, with `clearing_source` a constant where it is inlined. Sixteen samples at a
+/// time: most stretches never reach the threshold, which an integer compare of the magnitudes'
+/// bits finds (they order as the magnitudes do, infinity and NaN above every finite value), and
+/// then the samples are copied as they are. Loud lanes take limit1's operations, side by side.
+HK_TARGET static inline __attribute__((always_inline)) void HK_FN(limit_loop)(
+    float *source, float *out, int64_t count, const int clearing_source, float threshold) {
     int32_t threshold_bits;
     memcpy(&threshold_bits, &threshold, sizeof threshold_bits);
-    const int32_t infinity_bits = 0x7F800000;
+    const hk_f8 zero = {0};
     int64_t i = 0;
+    for (; i + 16 <= count; i += 16) {
+        hk_f8 x0;
+        hk_f8 x1;
+        hk_load8(&x0, source + i);
+        hk_load8(&x1, source + i + 8);
+        if (clearing_source) {
+            hk_store8(source + i, &zero);
+            hk_store8(source + i + 8, &zero);
+        }
+        hk_i8 bits0 = (hk_i8)x0;
+        hk_i8 bits1 = (hk_i8)x1;
+        const hk_i8 over0 = (bits0 & 0x7FFFFFFF) > threshold_bits;
+        const hk_i8 over1 = (bits1 & 0x7FFFFFFF) > threshold_bits;
+        if (HK_ANY(over0 | over1)) {
+            HK_FN(limit8)(&bits0, &bits0, &over0, threshold);
+            HK_FN(limit8)(&bits1, &bits1, &over1, threshold);
+        }
+        const hk_f8 y0 = (hk_f8)bits0;
+        const hk_f8 y1 = (hk_f8)bits1;
+        hk_store8(out + i, &y0);
+        hk_store8(out + i + 8, &y1);
+    }
     for (; i + 8 <= count; i += 8) {
         hk_f8 x;
         hk_load8(&x, source + i);
-        if (clearing_source) {
-            const hk_f8 zero = {0};
-            hk_store8(source + i, &zero);
-        }
-        const hk_i8 bits = (hk_i8)x;
-        const hk_i8 magnitude_bits = bits & 0x7FFFFFFF;
-        const hk_i8 over = magnitude_bits > threshold_bits;
-        hk_i8 result = bits;
-        if (HK_ANY(over)) {
-            const hk_f8 magnitude = (hk_f8)magnitude_bits;
-            const hk_f8 u = (magnitude - threshold) / (1 - threshold);
-            const hk_f8 limited = threshold + (1 - threshold) * (u / (1 + u));
-            const hk_f8 one = {1, 1, 1, 1, 1, 1, 1, 1};
-            // Not below infinity (an infinite sample, whose u is inf / inf): 1.
-            const hk_i8 finite = u < __builtin_inff();
-            hk_i8 y = ((hk_i8)limited & finite) | ((hk_i8)one & ~finite);
-            const hk_i8 below_one = (hk_f8)y < 1;
-            y = (y & below_one) | ((hk_i8)one & ~below_one);
-            y |= bits & (int32_t)0x80000000;
-            y &= ~(magnitude_bits > infinity_bits);  // NaN becomes 0
-            result = (y & over) | (bits & ~over);
-        }
-        const hk_f8 limited_x = (hk_f8)result;
-        hk_store8(out + i, &limited_x);
+        if (clearing_source) hk_store8(source + i, &zero);
+        hk_i8 bits = (hk_i8)x;
+        const hk_i8 over = (bits & 0x7FFFFFFF) > threshold_bits;
+        if (HK_ANY(over)) HK_FN(limit8)(&bits, &bits, &over, threshold);
+        const hk_f8 y = (hk_f8)bits;
+        hk_store8(out + i, &y);
     }
     for (; i < count; i += 1) {
         const float x = source[i];
         if (clearing_source) source[i] = 0;
         out[i] = HK_FN(limit1)(x, threshold);
+    }
+}
+
+HK_TARGET static void HK_FN(limit)(
+    float *source, float *out, int64_t count, int clearing_source, float threshold) {
+    if (clearing_source) {
+        HK_FN(limit_loop)(source, out, count, 1, threshold);
+    } else {
+        HK_FN(limit_loop)(source, out, count, 0, threshold);
     }
 }
 

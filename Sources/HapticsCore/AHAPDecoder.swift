@@ -419,7 +419,7 @@ struct AHAPDecoder {
                 guard let list = d.items(m, name: "EventParameters") else { return }
                 parameters.reserveCapacity(list.count)
                 // The first item of each ParameterID (by `EventParameterID.ordinal`), or -1.
-                var seen = SIMD16<Int32>(repeating: -1)
+                var seen = InlineArray<16, Int32>(repeating: -1)
                 for (i, item) in list.enumerated() {
                     d.at(.index(i)) { d in
                         guard let p = d.decodeEventParameter(item, type: type) else { return }

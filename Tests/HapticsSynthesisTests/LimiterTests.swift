@@ -3,7 +3,7 @@ import _HapticsTestSupport
 
 @testable import HapticsSynthesis
 
-/// The soft limiter works eight samples at a time; every sample must come out as the formula
+/// The soft limiter works sixteen and eight samples at a time; every sample must come out as the formula
 /// gives it one at a time (the same bits), whatever the buffer's length and alignment, and with
 /// either build of the loops (baseline, AVX2) this CPU runs.
 @Suite struct LimiterTests {
@@ -35,7 +35,7 @@ import _HapticsTestSupport
     /// The kernel sets this machine can run.
     static let kernelSets: [Kernels.Set] = Kernels.Set.avx2Available ? [.baseline, .avx2] : [.baseline]
 
-    @Test(arguments: [0, 1, 7, 8, 9, 63, 1_000], kernelSets)
+    @Test(arguments: [0, 1, 7, 8, 9, 15, 16, 17, 24, 63, 1_000], kernelSets)
     func everySampleMatchesTheFormulaBitForBit(count: Int, kernels: Kernels.Set) {
         var samples = Self.samples(count)
         let expected = samples.map(Self.reference)
@@ -46,8 +46,29 @@ import _HapticsTestSupport
         #expect(samples.allSatisfy { $0.isFinite && $0.magnitude <= 1 })
     }
 
+    /// Quiet stretches are copied as they are, in a pass that only looks for a loud lane: one
+    /// loud sample at each position of 41 (both halves of a sixteen, the eight after them, the
+    /// scalar tail) is limited, and every quiet sample around it comes out with the same bits.
+    @Test(arguments: kernelSets)
+    func oneLoudSampleInAQuietStretchIsLimitedAndTheRestPassAsTheyAre(kernels: Kernels.Set) {
+        let count = 41
+        let quiet = (0..<count).map { Float($0 % 7) * 0.1 - 0.3 }  // -0.3...0.3, under the threshold
+        for position in 0..<count {
+            for loud: Float in [1.5, -.infinity] {
+                var samples = quiet
+                samples[position] = loud
+                let expected = samples.map(Self.reference)
+                samples.withUnsafeMutableBufferPointer { buffer in
+                    Synthesizer.limit(buffer.baseAddress!, count: count, kernels: kernels)
+                }
+                #expect(samples.map(\.bitPattern) == expected.map(\.bitPattern), "loud \(loud) at \(position)")
+                #expect(samples[position].magnitude <= 1 && samples[position].magnitude > Synthesizer.limiterThreshold)
+            }
+        }
+    }
+
     /// The render path limits its mix into the caller's buffer and leaves the mix all zero.
-    @Test(arguments: [5, 8, 63, 1_000], kernelSets)
+    @Test(arguments: [5, 8, 16, 31, 63, 1_000], kernelSets)
     func limitingIntoAnotherBufferClearsTheSource(count: Int, kernels: Kernels.Set) {
         var source = Self.samples(count)
         let expected = source.map(Self.reference)
