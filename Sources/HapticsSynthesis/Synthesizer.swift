@@ -336,8 +336,14 @@ public struct Synthesizer: ~Copyable {
         var out = base
         while left > 0 {
             let frames = min(left, Self.mixFrames)
-            mixVoices(frames: frames)
-            Self.limit(mix, into: out, count: frames * channels, clearingSource: true, kernels: kernels)
+            // Outside the frames voices wrote, the mix is still all zero (the limiter cleared it):
+            // zeros go straight out there, and only the rest is limited.
+            let sounding = mixVoices(frames: frames)
+            let low = sounding.lowerBound * channels
+            let high = sounding.upperBound * channels
+            out.update(repeating: 0, count: low)
+            Self.limit(mix + low, into: out + low, count: high - low, clearingSource: true, kernels: kernels)
+            (out + high).update(repeating: 0, count: frames * channels - high)
             out += frames * channels
             left -= frames
         }
@@ -345,21 +351,28 @@ public struct Synthesizer: ~Copyable {
         (base + (buffer.count / channels) * channels).update(repeating: 0, count: buffer.count % channels)
     }
 
-    /// Sums every voice over the next `frames` (at most ``mixFrames``) frames into `mix`.
-    mutating func mixVoices(frames: Int) {
+    /// Sums every voice over the next `frames` (at most ``mixFrames``) frames into `mix`; returns
+    /// the frames (from the first) that a voice may have written. The rest of the mix stays zero.
+    mutating func mixVoices(frames: Int) -> Range<Int> {
         let channels = format.channels
         let end = currentFrame + Int64(frames)
         var frame = currentFrame
+        var sounding = frames..<frames
         while frame < end {
             runDue(at: frame)
             var next = end
             if commandHead < commands.count { next = min(next, commands[commandHead].frame) }
             for i in 0..<layerHighWater where layers[i].inUse { next = min(next, layers[i].nextOnset) }
-            let offset = Int(frame - currentFrame) * channels
-            renderVoices(mix + offset, frames: Int(next - frame), from: frame)
+            let first = Int(frame - currentFrame)
+            if voiceHighWater > 0 {
+                let span = first..<Int(next - currentFrame)
+                sounding = sounding.isEmpty ? span : min(sounding.lowerBound, first)..<span.upperBound
+                renderVoices(mix + first * channels, frames: span.count, from: frame)
+            }
             frame = next
         }
         currentFrame = end
+        return sounding.isEmpty ? 0..<0 : sounding
     }
 
     /// Soft limiter, memoryless: |x| <= T passes; above, `T + (1 - T) * u / (1 + u)` with

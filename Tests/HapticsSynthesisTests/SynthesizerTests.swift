@@ -163,6 +163,35 @@ import _HapticsTestSupport
         }
     }
 
+    /// Where no voice sounds, the synthesizer writes zeros without limiting them; a click that
+    /// starts anywhere in a mix block (its first frame, its last, the next block's first ...)
+    /// still comes out whole: silence up to its frame, then the same samples as a click at 0,
+    /// whatever the blocks the caller renders in.
+    @Test(arguments: [1, 511, 1_023, 1_024, 1_025, 2_047, 3_000])
+    func aClickAnywhereInAMixBlockComesOutWholeAfterExactSilence(onset: Int) {
+        let format = AudioFormat(sampleRate: 48_000)
+        let alone = PatternRenderer.render(HapticPattern(elements: [transient(0)]), format: format)
+        let time = Double(onset) / 48_000
+        #expect(Int(format.frame(at: time)) == onset)
+        let pattern = HapticPattern(elements: [transient(time), transient(time + 0.0004, sharpness: 1)])
+        let pair = PatternRenderer.render(pattern, format: format)
+        let second = onset + Int(format.frame(at: 0.0004))
+        #expect(pair[..<onset].allSatisfy { $0.bitPattern == 0 })
+        #expect(Array(pair[onset..<second]) == Array(alone[..<(second - onset)]))
+        #expect(AudioAnalysis.peak(pair[second...]) > 0.1)
+        for block in [1, 100, 1_024, 4_096] {
+            var renderer = PatternRenderer(pattern: pattern, format: format)
+            var pieces: [Float] = []
+            var buffer = [Float](repeating: 9, count: block)
+            while true {
+                let n = buffer.withUnsafeMutableBufferPointer { renderer.render(into: $0) }
+                if n == 0 { break }
+                pieces += buffer[..<n]
+            }
+            #expect(pieces == pair, "blocks of \(block)")
+        }
+    }
+
     @Test func intensityCurveShapesTheBuzz() {
         let format = AudioFormat(sampleRate: 48_000)
         let pattern = HapticPattern(elements: [
