@@ -303,9 +303,12 @@ struct AHAPDecoder {
             report(.emptyPattern, "Pattern is empty; the file plays nothing", at: tree.location(node))
             return true
         }
-        // Count events before walking so that a huge file fails at once.
+        // Count events before walking so that a huge file fails at once (only when there are
+        // more entries than events allowed: otherwise the events cannot be too many).
         var eventCount = 0
-        for entry in entries where tree.field(entry, "Event") != nil { eventCount += 1 }
+        if entries.count > limits.maxEvents {
+            for entry in entries where tree.field(entry, "Event") != nil { eventCount += 1 }
+        }
         if eventCount > limits.maxEvents {
             report(
                 .limitExceeded,
