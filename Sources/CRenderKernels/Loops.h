@@ -92,7 +92,7 @@ HK_TARGET static inline __attribute__((always_inline)) void HK_FN(wave8)(
     /* gives the same bits as the sum; past 2^24 (a ramp that long) the sum each time. */         \
     const hk_f8 lanes = {0, 1, 2, 3, 4, 5, 6, 7};                                                 \
     hk_f8 t = (ramp + (float)j) + lanes;                                                          \
-    const int counted = ramp >= -16777216.0f && ramp + (float)n <= 16777216.0f;                                          \
+    const int counted = ramp >= -16777216.0f && ramp + (float)n <= 16777216.0f;                   \
     for (; j + 8 <= n; j += 8) {                                                                  \
         if (!counted) t = (ramp + (float)j) + lanes;                                              \
         const hk_f8 e = anchor * a8 + b8;                                                         \
@@ -176,12 +176,12 @@ HK_TARGET static inline __attribute__((always_inline)) float HK_FN(limit1)(float
     return x != x ? 0 : x;
 }
 
-/// `limit1` on eight samples whose bits are `bits`, of which `over` marks the lanes above the
-/// threshold (RenderKernels.h gives the curve).
+/// `limit1`, in place, on the eight samples whose bits are `samples`; `over` marks the lanes above
+/// the threshold (RenderKernels.h gives the curve), and the others keep their bits.
 HK_TARGET static inline __attribute__((always_inline)) void HK_FN(limit8)(
-    hk_i8 *result, const hk_i8 *bits_in, const hk_i8 *over_in, float threshold) {
-    const hk_i8 bits = *bits_in;
-    const hk_i8 over = *over_in;
+    hk_i8 *samples, const hk_i8 *over_lanes, float threshold) {
+    const hk_i8 bits = *samples;
+    const hk_i8 over = *over_lanes;
     const int32_t infinity_bits = 0x7F800000;
     const hk_i8 magnitude_bits = bits & 0x7FFFFFFF;
     const hk_f8 magnitude = (hk_f8)magnitude_bits;
@@ -195,7 +195,7 @@ HK_TARGET static inline __attribute__((always_inline)) void HK_FN(limit8)(
     y = (y & below_one) | ((hk_i8)one & ~below_one);
     y |= bits & (int32_t)0x80000000;
     y &= ~(magnitude_bits > infinity_bits);  // NaN becomes 0
-    *result = (y & over) | (bits & ~over);
+    *samples = (y & over) | (bits & ~over);
 }
 
 /// The limiter's loop, with `clearing_source` a constant where it is inlined. Sixteen samples at a
@@ -222,8 +222,8 @@ HK_TARGET static inline __attribute__((always_inline)) void HK_FN(limit_loop)(
         const hk_i8 over0 = (bits0 & 0x7FFFFFFF) > threshold_bits;
         const hk_i8 over1 = (bits1 & 0x7FFFFFFF) > threshold_bits;
         if (HK_ANY(over0 | over1)) {
-            HK_FN(limit8)(&bits0, &bits0, &over0, threshold);
-            HK_FN(limit8)(&bits1, &bits1, &over1, threshold);
+            HK_FN(limit8)(&bits0, &over0, threshold);
+            HK_FN(limit8)(&bits1, &over1, threshold);
         }
         const hk_f8 y0 = (hk_f8)bits0;
         const hk_f8 y1 = (hk_f8)bits1;
@@ -236,7 +236,7 @@ HK_TARGET static inline __attribute__((always_inline)) void HK_FN(limit_loop)(
         if (clearing_source) hk_store8(source + i, &zero);
         hk_i8 bits = (hk_i8)x;
         const hk_i8 over = (bits & 0x7FFFFFFF) > threshold_bits;
-        if (HK_ANY(over)) HK_FN(limit8)(&bits, &bits, &over, threshold);
+        if (HK_ANY(over)) HK_FN(limit8)(&bits, &over, threshold);
         const hk_f8 y = (hk_f8)bits;
         hk_store8(out + i, &y);
     }
