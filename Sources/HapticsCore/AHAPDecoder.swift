@@ -885,7 +885,7 @@ struct KeyTable: Sendable {
 struct Fields<K: ObjectKeys> {
     /// Each key's value (its index in the tree), or -1. Not a `SIMD8`: setting one lane of a
     /// vector held in memory stores four bytes and reloads sixteen, a store-forwarding stall per
-    /// member (a quarter of this decoder's time in `fields`, measured).
+    /// member (about 40% of the time spent in `fields`, measured).
     var values = InlineArray<8, Int32>(repeating: -1)
 
     subscript(key: K) -> Int? {

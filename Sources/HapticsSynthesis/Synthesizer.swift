@@ -357,7 +357,7 @@ public struct Synthesizer: ~Copyable {
         let channels = format.channels
         let end = currentFrame + Int64(frames)
         var frame = currentFrame
-        var sounding = frames..<frames
+        var sounding = 0..<0
         while frame < end {
             runDue(at: frame)
             var next = end
@@ -366,13 +366,13 @@ public struct Synthesizer: ~Copyable {
             let first = Int(frame - currentFrame)
             if voiceHighWater > 0 {
                 let span = first..<Int(next - currentFrame)
-                sounding = sounding.isEmpty ? span : min(sounding.lowerBound, first)..<span.upperBound
+                sounding = sounding.isEmpty ? span : sounding.lowerBound..<span.upperBound
                 renderVoices(mix + first * channels, frames: span.count, from: frame)
             }
             frame = next
         }
         currentFrame = end
-        return sounding.isEmpty ? 0..<0 : sounding
+        return sounding
     }
 
     /// Soft limiter, memoryless: |x| <= T passes; above, `T + (1 - T) * u / (1 + u)` with
@@ -550,18 +550,6 @@ public struct Synthesizer: ~Copyable {
         v.nextControlFrame = next
     }
 
-    /// `x.rounded(.toNearestOrEven)`, bit for bit, without its call to `rint` (baseline x86-64 has
-    /// no rounding instruction) for `x` above 0 and below 2^52, as a phase increment (at most
-    /// 2^31) is: adding 2^52 leaves no bits below the units, so the addition itself rounds, to
-    /// nearest, ties to even, and subtracting 2^52 again is exact. Anything else (-0.0 among it)
-    /// goes to `rounded`. It is on every control update's longest chain of dependent operations
-    /// (BENCHMARKS.md, issue 12: 0.5 ms of the 10-minute render).
-    @inline(__always) static func roundedToEven(_ x: Double) -> Double {
-        let big = 4_503_599_627_370_496.0  // 2^52
-        guard x > 0 && x < big else { return x.rounded(.toNearestOrEven) }
-        return (x + big) - big
-    }
-
     struct Targets {
         var left: Float
         var right: Float
@@ -588,7 +576,7 @@ public struct Synthesizer: ~Copyable {
             return id.apply(control(id, layer: slot, at: frame), to: base)
         }
         func increment(_ hz: Double) -> UInt32 {
-            UInt32(truncatingIfNeeded: Int64(Self.roundedToEven(min(hz, rate / 2) / rate * 4_294_967_296)))
+            UInt32(truncatingIfNeeded: Int64((min(hz, rate / 2) / rate * 4_294_967_296).rounded(.toNearestOrEven)))
         }
         let stereo = format.channels == 2
         switch v.kind {
