@@ -230,16 +230,8 @@ HK_TARGET static inline __attribute__((always_inline)) void HK_FN(limit_loop)(
         hk_store8(out + i, &y0);
         hk_store8(out + i + 8, &y1);
     }
-    for (; i + 8 <= count; i += 8) {
-        hk_f8 x;
-        hk_load8(&x, source + i);
-        if (clearing_source) hk_store8(source + i, &zero);
-        hk_i8 bits = (hk_i8)x;
-        const hk_i8 over = (bits & 0x7FFFFFFF) > threshold_bits;
-        if (HK_ANY(over)) HK_FN(limit8)(&bits, &over, threshold);
-        const hk_f8 y = (hk_f8)bits;
-        hk_store8(out + i, &y);
-    }
+    // The last 0-15 samples one at a time (mix blocks are whole sixteens; a sounding range's ends
+    // need not be).
     for (; i < count; i += 1) {
         const float x = source[i];
         if (clearing_source) source[i] = 0;

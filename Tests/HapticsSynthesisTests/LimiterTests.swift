@@ -3,9 +3,9 @@ import _HapticsTestSupport
 
 @testable import HapticsSynthesis
 
-/// The soft limiter works sixteen and eight samples at a time; every sample must come out as the formula
-/// gives it one at a time (the same bits), whatever the buffer's length and alignment, and with
-/// either build of the loops (baseline, AVX2) this CPU runs.
+/// The soft limiter works sixteen samples at a time, then one at a time; every sample must come
+/// out as the formula gives it one at a time (the same bits), whatever the buffer's length and
+/// alignment, and with either build of the loops (baseline, AVX2) this CPU runs.
 @Suite struct LimiterTests {
     /// The limiter's curve, one sample at a time: the reference (an infinite sample is ±1,
     /// NaN is 0).
@@ -47,8 +47,8 @@ import _HapticsTestSupport
     }
 
     /// Quiet stretches are copied as they are, in a pass that only looks for a loud lane: one
-    /// loud sample at each position of 41 (both halves of a sixteen, the eight after them, the
-    /// scalar tail) is limited, and every quiet sample around it comes out with the same bits.
+    /// loud sample at each position of 41 (both halves of two sixteens, the one-at-a-time tail) is
+    /// limited, and every quiet sample around it comes out with the same bits.
     @Test(arguments: kernelSets)
     func oneLoudSampleInAQuietStretchIsLimitedAndTheRestPassAsTheyAre(kernels: Kernels.Set) {
         let count = 41
