@@ -366,8 +366,9 @@ public struct Synthesizer: ~Copyable {
             let first = Int(frame - currentFrame)
             if voiceHighWater > 0 {
                 let span = first..<Int(next - currentFrame)
-                sounding = sounding.isEmpty ? span : sounding.lowerBound..<span.upperBound
-                renderVoices(mix + first * channels, frames: span.count, from: frame)
+                if renderVoices(mix + first * channels, frames: span.count, from: frame) {
+                    sounding = sounding.isEmpty ? span : sounding.lowerBound..<span.upperBound
+                }
             }
             frame = next
         }
@@ -620,17 +621,25 @@ public struct Synthesizer: ~Copyable {
     }
 
     /// Renders every active voice over `[first, first + frames)`, retiring those that end.
-    mutating func renderVoices(_ out: UnsafeMutablePointer<Float>, frames: Int, from first: Int64) {
+    /// Adds the active voices over `[first, first + frames)` to `out`; returns whether any of them
+    /// wrote a sample (voices that are silent throughout write none, and `out` stays as it was).
+    mutating func renderVoices(_ out: UnsafeMutablePointer<Float>, frames: Int, from first: Int64) -> Bool {
         // In place: a voice is a few hundred bytes, too many to copy out and back per span.
         let voices = self.voices
+        var wrote = false
         for i in 0..<voiceHighWater where voices[i].active {
-            renderVoice(&voices[i], out, frames: frames, from: first)
+            if renderVoice(&voices[i], out, frames: frames, from: first) { wrote = true }
         }
         while voiceHighWater > 0 && !voices[voiceHighWater - 1].active { voiceHighWater -= 1 }
+        return wrote
     }
 
-    /// Renders one voice over `[first, first + frames)` and retires it if it ends.
-    func renderVoice(_ v: inout Voice, _ out: UnsafeMutablePointer<Float>, frames: Int, from first: Int64) {
+    /// Renders one voice over `[first, first + frames)` and retires it if it ends; returns whether
+    /// it wrote a sample. An oscillator voice that is silent (``Voice/isSilent(channels:)``) over a
+    /// stretch only advances its phase and envelope there: muted players and events held at zero
+    /// intensity by a curve cost no synthesis.
+    func renderVoice(_ v: inout Voice, _ out: UnsafeMutablePointer<Float>, frames: Int, from first: Int64) -> Bool {
+        var wrote = false
         let channels = format.channels
         let slot = v.layer
         if slot >= 0 && v.kind != .click && v.nextControlFrame == .max
@@ -674,11 +683,17 @@ public struct Synthesizer: ~Copyable {
             let ramp = Float(frame - v.rampOrigin)
             switch v.kind {
             case .click, .buzz, .tone:
-                Kernels.oscillator(
-                    &v, target, n, v.kind == .tone ? toneTable : hapticTable, channels: channels, ramp: ramp,
-                    kernels: kernels)
+                if v.isSilent(channels: channels) {
+                    Kernels.skipOscillator(&v, n)
+                } else {
+                    Kernels.oscillator(
+                        &v, target, n, v.kind == .tone ? toneTable : hapticTable, channels: channels, ramp: ramp,
+                        kernels: kernels)
+                    wrote = true
+                }
             case .clip:
                 Kernels.clip(&v, target, n, channels: channels, lowPass: tiltLowPass, ramp: ramp)
+                wrote = true
             }
             if v.stageRemaining != .max { v.stageRemaining -= n }
             if v.untilRelease != .max { v.untilRelease -= n }
@@ -690,6 +705,7 @@ public struct Synthesizer: ~Copyable {
             v.clip = nil
             if v.layer >= 0 { layers[v.layer].voiceCount -= 1 }
         }
+        return wrote
     }
 }
 

@@ -111,6 +111,15 @@ struct Voice {
         return table
     }
 
+    /// Whether an oscillator voice adds only ±0 over a span until its next control update: its
+    /// gains (on `channels` channels) are zero and do not ramp, and its envelope is finite, so every
+    /// sample is `wave × (envelope × 0)`. Adding ±0 leaves the mix as it is (the mix starts at +0 and a
+    /// sum is −0 only if both terms are), so ``Kernels/skipOscillator(_:_:)`` may stand in for the loop.
+    func isSilent(channels: Int) -> Bool {
+        gainLeft == 0 && gainLeftStep == 0 && (channels == 1 || gainRight == 0 && gainRightStep == 0)
+            && envAnchor.isFinite
+    }
+
     /// Moves the ramps' origin to `frame`: the fields take the values the ramps reach there.
     mutating func settleRamps(at frame: Int64) {
         let t = Float(frame - rampOrigin)
@@ -257,6 +266,23 @@ enum Kernels {
             } else {
                 hk_oscillator_stereo(kernels.c, &state, out, Int64(n), table, ramp)
             }
+        }
+        v.phase = state.phase
+        v.envAnchor = state.env_anchor
+        v.envSince = state.env_since
+    }
+
+    /// Advances an oscillator voice over `n` frames as `oscillator` would, without computing a
+    /// sample: for a span in which ``Voice/isSilent(channels:)`` holds.
+    @inline(__always)
+    static func skipOscillator(_ v: inout Voice, _ n: Int) {
+        var state = hk_oscillator(
+            phase: v.phase, increment: v.increment, env_anchor: v.envAnchor, env_since: v.envSince,
+            envelope: nil, brightness: 0, brightness_step: 0, gain_left: 0, gain_left_step: 0, gain_right: 0,
+            gain_right_step: 0)
+        withUnsafePointer(to: &v.envTable) { envelope in
+            state.envelope = envelope
+            hk_oscillator_skip(&state, Int64(n))
         }
         v.phase = state.phase
         v.envAnchor = state.env_anchor

@@ -1,0 +1,115 @@
+import HapticsCore
+import Testing
+import _HapticsTestSupport
+
+@testable import HapticsSynthesis
+
+/// A voice whose gains are zero (a muted player, or an event held at intensity 0 by a curve) is not
+/// synthesised: it only advances its phase and envelope. Nothing a user hears may change for it.
+@Suite struct SilentVoiceTests {
+    /// A voice part-way through a decaying envelope, `since` frames past an anchor.
+    static func voice(since: Int32, phase: UInt32, increment: UInt32) -> Voice {
+        var v = Voice()
+        v.setEnvelope(0.73, k: 0.9993, d: 0.00011)
+        v.envSince = since
+        v.phase = phase
+        v.increment = increment
+        v.brightness = 0.8
+        v.brightnessStep = 0.0001
+        return v
+    }
+
+    @Test(
+        "Skipping a silent span leaves the voice where the loops leave it, and the mix untouched",
+        arguments: [Kernels.Set.baseline, .best], [1, 2])
+    func skipMatchesTheLoops(kernels: Kernels.Set, channels: Int) {
+        let table = Wavetable(harmonicCount: 16, rolloff: 1).points
+        var generator = SplitMix64(seed: 12)
+        for count in [0, 1, 7, 8, 9, 15, 16, 17, 100, 127, 128, 1_023, 4_099] {
+            for since in Int32(0)..<8 {  // every frame between two envelope anchors
+                let phase = UInt32(truncatingIfNeeded: generator.next())
+                let increment = UInt32(truncatingIfNeeded: generator.next() >> 40)
+                var played = Self.voice(since: since, phase: phase, increment: increment)
+                var skipped = played
+                #expect(played.isSilent(channels: channels))
+                var mix = [Float](repeating: 0, count: max(1, count * channels))
+                mix.withUnsafeMutableBufferPointer { out in
+                    table.withUnsafeBufferPointer { points in
+                        Kernels.oscillator(
+                            &played, out.baseAddress!, count, points.baseAddress!, channels: channels, ramp: 3,
+                            kernels: kernels)
+                    }
+                }
+                Kernels.skipOscillator(&skipped, count)
+                #expect(played.phase == skipped.phase, "count \(count), since \(since)")
+                #expect(played.envAnchor.bitPattern == skipped.envAnchor.bitPattern, "count \(count), since \(since)")
+                #expect(played.envSince == skipped.envSince, "count \(count), since \(since)")
+                // Every sample the loop added was ±0, and +0 plus ±0 is +0.
+                #expect(mix.allSatisfy { $0.bitPattern == 0 }, "count \(count), since \(since)")
+            }
+        }
+    }
+
+    @Test("A voice that sounds, or ramps out of silence, is not silent", arguments: [1, 2])
+    func soundingVoicesAreNotSilent(channels: Int) {
+        var v = Self.voice(since: 0, phase: 0, increment: 1 << 20)
+        v.gainLeft = 0.5
+        #expect(!v.isSilent(channels: channels))
+        v.gainLeft = 0
+        v.gainLeftStep = 1e-6
+        #expect(!v.isSilent(channels: channels))
+        v.gainLeftStep = 0
+        v.gainRight = 0.25  // only heard in stereo
+        #expect(v.isSilent(channels: channels) == (channels == 1))
+        v.gainRight = 0
+        v.gainRightStep = 1e-6
+        #expect(v.isSilent(channels: channels) == (channels == 1))
+        v.gainRightStep = 0
+        v.envAnchor = .infinity  // ∞ × 0 is NaN, which the loop must be left to write
+        #expect(!v.isSilent(channels: channels))
+    }
+
+    /// A 1.5 s buzz whose intensity a curve holds at 0 from 0.3 s to 0.6 s (`silence: 0`) or at
+    /// `silence`, and at 1 on either side.
+    static func heldBuzz(silence: Float) -> HapticPattern {
+        HapticPattern(elements: [
+            .event(
+                HapticEvent(
+                    time: 0, type: .hapticContinuous, duration: 1.5,
+                    parameters: [.init(.hapticIntensity, 0.9), .init(.hapticSharpness, 0.6)])),
+            .curve(
+                ParameterCurve(
+                    .hapticIntensityControl, time: 0,
+                    controlPoints: [
+                        .init(time: 0, value: 1), .init(time: 0.3, value: 1), .init(time: 0.301, value: silence),
+                        .init(time: 0.6, value: silence), .init(time: 0.601, value: 1), .init(time: 1.5, value: 1),
+                    ])),
+            .curve(
+                ParameterCurve(
+                    .hapticSharpnessControl, time: 0,
+                    controlPoints: [.init(time: 0, value: -0.2), .init(time: 1.5, value: 0.3)])),
+        ])
+    }
+
+    @Test(
+        "A buzz held at zero intensity comes back in phase: after the silence it is the same, sample for sample, as one held at half",
+        arguments: [1, 2], [Kernels.Set.baseline, .best])
+    func heldAtZeroComesBackInPhase(channels: Int, kernels: Kernels.Set) {
+        let format = AudioFormat(sampleRate: 48_000, channels: channels)
+        let silent = KernelSetTests.render(Self.heldBuzz(silence: 0), format, kernels, block: 1_000)
+        let quiet = KernelSetTests.render(Self.heldBuzz(silence: 0.5), format, kernels, block: 1_000)
+        #expect(silent.count == quiet.count)
+        // Two control intervals after the curve reaches 0 (and before it leaves 0): exact silence.
+        let interval = Synthesizer.controlInterval
+        let held = (Int(0.301 * 48_000) + 2 * interval)..<Int(0.6 * 48_000)
+        #expect(silent[(held.lowerBound * channels)..<(held.upperBound * channels)].allSatisfy { $0 == 0 })
+        #expect(AudioAnalysis.peak(Array(quiet[(held.lowerBound * channels)..<(held.upperBound * channels)])) > 0.05)
+        // Two control intervals after the curve leaves 0, the gains, the phase and the envelope
+        // agree again: any drift of the skipped phase or envelope would show here.
+        let after = (Int(0.601 * 48_000) + 2 * interval) * channels
+        #expect(AudioAnalysis.peak(Array(silent[after...])) > 0.3)
+        #expect(
+            (after..<silent.count).first { silent[$0].bitPattern != quiet[$0].bitPattern } == nil,
+            "the first sample after the silence that differs")
+    }
+}
