@@ -139,13 +139,18 @@ struct Wavetable: Sendable {
         var peak: Double = 0
         // k^rolloff once per partial, not once per point (the same divisions, so the same table).
         let divisors = (0...max(harmonicCount, 1)).map { pow(Double($0), rolloff) }
+        // One cycle of the sine, computed once: partial k at point i is the sine at point k·i
+        // (mod size), the same angle reduced exactly, so the table takes 2,048 calls to `sin`
+        // rather than one per partial and point (31,000 for the default voice, most of a short
+        // render's start-up). docs/voicing.md gives the difference from the direct formula.
+        let mask = Self.size - 1
+        let sine = (0..<Self.size).map { sin(2 * Double.pi * Double($0) / Double(Self.size)) }
         for i in 0...Self.size {
-            let phase = 2 * Double.pi * Double(i) / Double(Self.size)
             var harmonics = 0.0
             if harmonicCount > 1 {
-                for k in 2...harmonicCount { harmonics += sin(Double(k) * phase) / divisors[k] }
+                for k in 2...harmonicCount { harmonics += sine[(k &* i) & mask] / divisors[k] }
             }
-            let fundamental = sin(phase)
+            let fundamental = sine[i & mask]
             points[2 * i] = Float(fundamental)
             points[2 * i + 1] = Float(harmonics)
             peak = max(peak, abs(fundamental + harmonics))
