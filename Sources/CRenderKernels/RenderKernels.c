@@ -98,17 +98,11 @@ float hk_envelope_at(const hk_envelope *table, float anchor, int32_t since) {
     return anchor * table->a[since] + table->b[since];
 }
 
-void hk_oscillator_skip(hk_oscillator *voice, int64_t frames) {
-    voice->phase += voice->increment * (uint32_t)frames;
-    // The loops step the anchor once each time `since` reaches the stride, always with the same
-    // operation, so the anchor after `frames` is that step taken (since + frames) / stride times.
-    const int64_t total = (int64_t)voice->env_since + frames;
-    const float a = voice->envelope->a[HK_ENVELOPE_STRIDE];
-    const float b = voice->envelope->b[HK_ENVELOPE_STRIDE];
-    float anchor = voice->env_anchor;
-    for (int64_t steps = total / HK_ENVELOPE_STRIDE; steps > 0; steps--) anchor = anchor * a + b;
-    voice->env_anchor = anchor;
-    voice->env_since = (int32_t)(total % HK_ENVELOPE_STRIDE);
+float hk_envelope_advance(const hk_envelope *table, float anchor, int64_t steps) {
+    const float a = table->a[HK_ENVELOPE_STRIDE];
+    const float b = table->b[HK_ENVELOPE_STRIDE];
+    for (; steps > 0; steps--) anchor = anchor * a + b;
+    return anchor;
 }
 
 

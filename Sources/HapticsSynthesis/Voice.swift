@@ -76,6 +76,10 @@ struct Voice {
     var envSince: Int32 = 0
     /// The stage's coefficients (`hk_envelope`), computed once when the stage begins.
     var envTable = Voice.envelopeTable(k: 1, d: 0)
+    /// Anchor steps a silent stretch passed over (``Kernels/skipOscillator(_:_:)``) and not yet
+    /// taken: taken when the envelope is read or the voice sounds again, and dropped when a new
+    /// stage sets a new anchor, so a click or a release that stays silent to its end costs nothing.
+    var envOwed = 0
     var stageRemaining = 0
     var decayFrames = 0
     var sustained = false
@@ -96,12 +100,24 @@ struct Voice {
     var envD: Float { envTable.b.1 }
 
     /// The envelope at the current frame, as the kernels compute it.
-    var env: Float { withUnsafePointer(to: envTable) { hk_envelope_at($0, envAnchor, envSince) } }
+    var env: Float {
+        withUnsafePointer(to: envTable) {
+            hk_envelope_at($0, hk_envelope_advance($0, envAnchor, Int64(envOwed)), envSince)
+        }
+    }
+
+    /// Takes the anchor steps still owed (``envOwed``).
+    mutating func settleEnvelope() {
+        guard envOwed > 0 else { return }
+        envAnchor = withUnsafePointer(to: envTable) { hk_envelope_advance($0, envAnchor, Int64(envOwed)) }
+        envOwed = 0
+    }
 
     /// Starts a recurrence at the current frame from `value`.
     mutating func setEnvelope(_ value: Float, k: Float, d: Float) {
         envAnchor = value
         envSince = 0
+        envOwed = 0
         if k != envK || d != envD { envTable = Self.envelopeTable(k: k, d: d) }
     }
 
@@ -112,9 +128,10 @@ struct Voice {
     }
 
     /// Whether an oscillator voice adds only ±0 over a span until its next control update: its
-    /// gains (on `channels` channels) are zero and do not ramp, and its envelope is finite, so every
-    /// sample is `wave × (envelope × 0)`. Adding ±0 leaves the mix as it is (the mix starts at +0 and a
-    /// sum is −0 only if both terms are), so ``Kernels/skipOscillator(_:_:)`` may stand in for the loop.
+    /// gains (on `channels` channels) are zero and do not ramp, and its envelope is finite (the
+    /// stages keep it within -0.01...1), so every sample is `wave × (envelope × 0)`. Adding ±0 leaves
+    /// the mix as it is (the mix starts at +0 and a sum is −0 only if both terms are), so
+    /// ``Kernels/skipOscillator(_:_:)`` may stand in for the loop.
     func isSilent(channels: Int) -> Bool {
         gainLeft == 0 && gainLeftStep == 0 && (channels == 1 || gainRight == 0 && gainRightStep == 0)
             && envAnchor.isFinite
@@ -254,6 +271,7 @@ enum Kernels {
         _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, _ table: UnsafePointer<Float>,
         channels: Int, ramp: Float, kernels: Set
     ) {
+        v.settleEnvelope()
         var state = hk_oscillator(
             phase: v.phase, increment: v.increment, env_anchor: v.envAnchor, env_since: v.envSince,
             envelope: nil, brightness: v.brightness, brightness_step: v.brightnessStep,
@@ -273,20 +291,14 @@ enum Kernels {
     }
 
     /// Advances an oscillator voice over `n` frames as `oscillator` would, without computing a
-    /// sample: for a span in which ``Voice/isSilent(channels:)`` holds.
+    /// sample: for a span in which ``Voice/isSilent(channels:)`` holds. The phase advances at once
+    /// (integer arithmetic, modulo 2^32 as the loop adds); the envelope's anchor steps are owed.
     @inline(__always)
     static func skipOscillator(_ v: inout Voice, _ n: Int) {
-        var state = hk_oscillator(
-            phase: v.phase, increment: v.increment, env_anchor: v.envAnchor, env_since: v.envSince,
-            envelope: nil, brightness: 0, brightness_step: 0, gain_left: 0, gain_left_step: 0, gain_right: 0,
-            gain_right_step: 0)
-        withUnsafePointer(to: &v.envTable) { envelope in
-            state.envelope = envelope
-            hk_oscillator_skip(&state, Int64(n))
-        }
-        v.phase = state.phase
-        v.envAnchor = state.env_anchor
-        v.envSince = state.env_since
+        v.phase &+= v.increment &* UInt32(truncatingIfNeeded: n)
+        let total = Int(v.envSince) + n
+        v.envOwed += total / Int(HK_ENVELOPE_STRIDE)
+        v.envSince = Int32(total % Int(HK_ENVELOPE_STRIDE))
     }
 
     /// One sample of channel `c` at fractional frame `position` (Catmull-Rom cubic).
@@ -317,6 +329,7 @@ enum Kernels {
         _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, channels: Int, lowPass a: Float, ramp: Float
     ) {
         guard let clip = v.clip else { return }
+        v.settleEnvelope()  // clips are never skipped, so nothing is owed; kept for the invariant
         let frames = Double(clip.frames)
         var position = v.position
         let step = v.step

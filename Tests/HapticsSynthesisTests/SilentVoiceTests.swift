@@ -42,8 +42,12 @@ import _HapticsTestSupport
                 }
                 Kernels.skipOscillator(&skipped, count)
                 #expect(played.phase == skipped.phase, "count \(count), since \(since)")
-                #expect(played.envAnchor.bitPattern == skipped.envAnchor.bitPattern, "count \(count), since \(since)")
                 #expect(played.envSince == skipped.envSince, "count \(count), since \(since)")
+                // Read with the steps still owed, and after taking them.
+                #expect(played.env.bitPattern == skipped.env.bitPattern, "count \(count), since \(since)")
+                skipped.settleEnvelope()
+                #expect(skipped.envOwed == 0)
+                #expect(played.envAnchor.bitPattern == skipped.envAnchor.bitPattern, "count \(count), since \(since)")
                 // Every sample the loop added was ±0, and +0 plus ±0 is +0.
                 #expect(mix.allSatisfy { $0.bitPattern == 0 }, "count \(count), since \(since)")
             }
@@ -69,47 +73,76 @@ import _HapticsTestSupport
         #expect(!v.isSilent(channels: channels))
     }
 
-    /// A 1.5 s buzz whose intensity a curve holds at 0 from 0.3 s to 0.6 s (`silence: 0`) or at
-    /// `silence`, and at 1 on either side.
-    static func heldBuzz(silence: Float) -> HapticPattern {
-        HapticPattern(elements: [
-            .event(
-                HapticEvent(
-                    time: 0, type: .hapticContinuous, duration: 1.5,
-                    parameters: [.init(.hapticIntensity, 0.9), .init(.hapticSharpness, 0.6)])),
-            .curve(
-                ParameterCurve(
-                    .hapticIntensityControl, time: 0,
-                    controlPoints: [
-                        .init(time: 0, value: 1), .init(time: 0.3, value: 1), .init(time: 0.301, value: silence),
-                        .init(time: 0.6, value: silence), .init(time: 0.601, value: 1), .init(time: 1.5, value: 1),
-                    ])),
-            .curve(
-                ParameterCurve(
-                    .hapticSharpnessControl, time: 0,
-                    controlPoints: [.init(time: 0, value: -0.2), .init(time: 1.5, value: 0.3)])),
-        ])
+    /// Where a buzz is held silent: a stretch of its sustain, of its attack (whose envelope rises
+    /// every frame), or from its attack across its end into its release (which starts from the
+    /// envelope's level then).
+    struct Hold: Sendable, CustomTestStringConvertible {
+        var name: String
+        var duration: Double
+        var attack: Float
+        var release: Float
+        /// The intensity curve is 0 over `from + 0.001 ... to`, 1 elsewhere.
+        var from: Double
+        var to: Double
+        var testDescription: String { name }
+
+        static let all = [
+            Hold(name: "sustain", duration: 1.5, attack: 0.05, release: 0.1, from: 0.3, to: 0.6),
+            Hold(name: "attack", duration: 1.5, attack: 0.8, release: 0.1, from: 0.2, to: 0.5),
+            Hold(name: "attack into release", duration: 0.4, attack: 0.6, release: 0.5, from: 0.2, to: 0.5),
+        ]
+
+        /// The buzz, with the curve at `level` (0, or a level that makes the voice sound) in the hold.
+        func pattern(level: Float) -> HapticPattern {
+            let end = duration + Double(release)
+            return HapticPattern(elements: [
+                .event(
+                    HapticEvent(
+                        time: 0, type: .hapticContinuous, duration: duration,
+                        parameters: [
+                            .init(.hapticIntensity, 0.9), .init(.hapticSharpness, 0.6), .init(.attackTime, attack),
+                            .init(.releaseTime, release),
+                        ])),
+                .curve(
+                    ParameterCurve(
+                        .hapticIntensityControl, time: 0,
+                        controlPoints: [
+                            .init(time: 0, value: 1), .init(time: from, value: 1),
+                            .init(time: from + 0.001, value: level),
+                            .init(time: to, value: level), .init(time: to + 0.001, value: 1),
+                            .init(time: end, value: 1),
+                        ])),
+                .curve(
+                    ParameterCurve(
+                        .hapticSharpnessControl, time: 0,
+                        controlPoints: [.init(time: 0, value: -0.2), .init(time: end, value: 0.3)])),
+            ])
+        }
     }
 
     @Test(
         "A buzz held at zero intensity comes back in phase: after the silence it is the same, sample for sample, as one held at half",
-        arguments: [1, 2], [Kernels.Set.baseline, .best])
-    func heldAtZeroComesBackInPhase(channels: Int, kernels: Kernels.Set) {
-        let format = AudioFormat(sampleRate: 48_000, channels: channels)
-        let silent = KernelSetTests.render(Self.heldBuzz(silence: 0), format, kernels, block: 1_000)
-        let quiet = KernelSetTests.render(Self.heldBuzz(silence: 0.5), format, kernels, block: 1_000)
-        #expect(silent.count == quiet.count)
-        // Two control intervals after the curve reaches 0 (and before it leaves 0): exact silence.
-        let interval = Synthesizer.controlInterval
-        let held = (Int(0.301 * 48_000) + 2 * interval)..<Int(0.6 * 48_000)
-        #expect(silent[(held.lowerBound * channels)..<(held.upperBound * channels)].allSatisfy { $0 == 0 })
-        #expect(AudioAnalysis.peak(Array(quiet[(held.lowerBound * channels)..<(held.upperBound * channels)])) > 0.05)
-        // Two control intervals after the curve leaves 0, the gains, the phase and the envelope
-        // agree again: any drift of the skipped phase or envelope would show here.
-        let after = (Int(0.601 * 48_000) + 2 * interval) * channels
-        #expect(AudioAnalysis.peak(Array(silent[after...])) > 0.3)
-        #expect(
-            (after..<silent.count).first { silent[$0].bitPattern != quiet[$0].bitPattern } == nil,
-            "the first sample after the silence that differs")
+        arguments: Hold.all, [Kernels.Set.baseline, .best])
+    func heldAtZeroComesBackInPhase(hold: Hold, kernels: Kernels.Set) {
+        for channels in [1, 2] {
+            let format = AudioFormat(sampleRate: 48_000, channels: channels)
+            let silent = KernelSetTests.render(hold.pattern(level: 0), format, kernels, block: 1_000)
+            let quiet = KernelSetTests.render(hold.pattern(level: 0.5), format, kernels, block: 1_000)
+            #expect(silent.count == quiet.count)
+            // From two control intervals after the curve reaches 0 to one before it leaves 0 (where
+            // the gain starts its ramp to the next interval's value): exact silence.
+            let interval = Synthesizer.controlInterval
+            let first = Int((hold.from + 0.001) * 48_000) + 2 * interval
+            let held = (first * channels)..<((Int(hold.to * 48_000) - interval) * channels)
+            #expect(silent[held].allSatisfy { $0 == 0 })
+            #expect(AudioAnalysis.peak(Array(quiet[held])) > 0.01)
+            // Two control intervals after the curve leaves 0, the gains, the phase and the envelope
+            // agree again: any drift of the skipped phase or envelope would show here.
+            let after = (Int((hold.to + 0.001) * 48_000) + 2 * interval) * channels
+            #expect(AudioAnalysis.peak(Array(silent[after...])) > 0.05)
+            #expect(
+                (after..<silent.count).first { silent[$0].bitPattern != quiet[$0].bitPattern } == nil,
+                "\(channels) channels: the first sample after the silence that differs")
+        }
     }
 }

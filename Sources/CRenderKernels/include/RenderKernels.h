@@ -64,11 +64,10 @@ void hk_oscillator_mono(
 void hk_oscillator_stereo(
     hk_kernel_set set, hk_oscillator *voice, float *out, int64_t frames, const float *table, float ramp);
 
-/// Advances the voice over `frames` frames to the state `hk_oscillator_mono` and `_stereo` leave,
-/// without computing a sample: the phase by `frames` increments (modulo 2^32, as the loops add
-/// them) and the envelope by the same anchor steps. For a span in which the voice's gains are zero
-/// throughout, where every sample it would add is ±0 and leaves the mix as it is.
-void hk_oscillator_skip(hk_oscillator *voice, int64_t frames);
+/// The anchor `steps` anchors later: `anchor·a[stride] + b[stride]` taken `steps` times, the step
+/// the oscillator loops take once every HK_ENVELOPE_STRIDE frames, so the same bits. For a voice
+/// that skipped a silent stretch (its phase and envelope advance, nothing is computed).
+float hk_envelope_advance(const hk_envelope *table, float anchor, int64_t steps);
 
 /// The soft limiter, memoryless: |x| <= threshold passes; above, `T + (1 − T)·u / (1 + u)` with
 /// `u = (|x| − T) / (1 − T)`, smooth at T and never above 1. An infinite sample becomes ±1 and NaN
