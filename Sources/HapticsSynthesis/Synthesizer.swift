@@ -130,7 +130,11 @@ public struct Synthesizer: ~Copyable {
         var clipData: [ClipData] = []
         var clipIndex: [String: Int] = [:]
         var events: [PreparedEvent] = []
-        for event in pattern.events {
+        events.reserveCapacity(pattern.elements.count)
+        var inOrder = true
+        for element in pattern.elements {
+            guard case .event(let event) = element else { continue }
+            if let last = events.last, event.time < last.time { inOrder = false }
             var index = -1
             if event.type == .audioCustom, let path = event.waveformPath {
                 if let known = clipIndex[path] {
@@ -143,8 +147,11 @@ public struct Synthesizer: ~Copyable {
             }
             events.append(PreparedEvent(event, clip: index))
         }
-        let sorted = events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(
-            \.element)
+        // Stable, by time; a pattern already in time order (as files usually are) is left as it is.
+        let sorted =
+            inOrder
+            ? events
+            : events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
         let storage = PreparedPattern.Storage(
             events: sorted, timelines: ParameterTimelines(pattern), clips: clipData,
             duration: pattern.duration, sampleRate: format.sampleRate)

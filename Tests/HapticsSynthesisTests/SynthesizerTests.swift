@@ -1,7 +1,8 @@
 import HapticsCore
-import HapticsSynthesis
 import Testing
 import _HapticsTestSupport
+
+@testable import HapticsSynthesis
 
 @Suite struct SynthesizerTests {
     static let rates = [44_100, 48_000, 96_000]
@@ -132,6 +133,32 @@ import _HapticsTestSupport
         #expect(Measure.maxStep(samples[(start - 5)..<(start + 20)]) < steady * 0.5)
         #expect(Measure.maxStep(samples[(end - 5)...]) <= steady * 1.01)
         #expect(abs(samples[samples.count - 1]) < 1e-3)
+    }
+
+    @Test("Events listed out of time order play in time order, and events at the same time in file order")
+    func eventsOutOfFileOrderSoundAsInTimeOrder() {
+        func transient(_ time: Double, _ intensity: Float, _ sharpness: Float) -> PatternElement {
+            .event(
+                HapticEvent(
+                    time: time, type: .hapticTransient,
+                    parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, sharpness)]))
+        }
+        let buzz = PatternElement.event(
+            HapticEvent(
+                time: 0.2, type: .hapticContinuous, duration: 0.3,
+                parameters: [.init(.hapticIntensity, 0.6), .init(.hapticSharpness, 0.3)]))
+        let a = transient(0.1, 0.5, 0.9)
+        let b = transient(0.1, 1, 0.1)  // at the same time as `a`, after it in the file
+        let c = transient(0.3, 0.8, 0.5)
+        let shuffled = HapticPattern(elements: [c, a, buzz, b])
+        let ordered = HapticPattern(elements: [a, b, buzz, c])
+        let format = AudioFormat(sampleRate: 48_000, channels: 1)
+        let prepared = Synthesizer.prepare(shuffled, clips: [:], format: format, voicing: .standard)
+        #expect(prepared.storage.events.map(\.time) == [0.1, 0.1, 0.2, 0.3])
+        #expect(prepared.storage.events.map(\.intensity) == [0.5, 1, 0.6, 0.8])
+        let heard = KernelSetTests.render(shuffled, format, .best, block: 1_024)
+        #expect(AudioAnalysis.peak(heard) > 0.3)
+        #expect(heard == KernelSetTests.render(ordered, format, .best, block: 1_024))
     }
 
     @Test func twoRendersAreBitIdentical() {
