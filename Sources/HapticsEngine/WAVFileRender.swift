@@ -72,7 +72,8 @@ public enum WAVFileRender {
             bytes.reserveCapacity(direct ? 0 : samples.count * options.sampleFormat.bytesPerSample)
             var done: Int64 = 0
             while true {
-                let frames = samples.withUnsafeMutableBufferPointer { renderer.render(into: $0) }
+                let block = samples.withUnsafeMutableBufferPointer { renderer.renderBlock(into: $0) }
+                let frames = block.frames
                 if frames == 0 { break }
                 if direct {
                     let written = samples.withUnsafeBytes { raw in
@@ -83,7 +84,10 @@ public enum WAVFileRender {
                     try written.get()
                 } else {
                     samples.withUnsafeBufferPointer {
-                        encoder.encode(UnsafeBufferPointer(rebasing: $0[0..<frames * channels]), into: &bytes)
+                        // Only what sounded is converted; the silence around it is zero bytes.
+                        encoder.encode(
+                            UnsafeBufferPointer(rebasing: $0[0..<frames * channels]), sounding: block.sounding,
+                            into: &bytes)
                     }
                     try sink.write(bytes)
                 }

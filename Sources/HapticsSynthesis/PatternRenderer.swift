@@ -31,14 +31,28 @@ public struct PatternRenderer: ~Copyable {
     /// The frames still to render.
     public var remainingFrames: Int64 { frameCount - synthesizer.currentFrame }
 
+    /// What ``renderBlock(into:)`` wrote: `frames` frames from the buffer's start, of which only
+    /// those in `sounding` may be non-zero; the others are exact silence (+0).
+    public struct Block: Hashable, Sendable {
+        public var frames: Int
+        public var sounding: Range<Int>
+    }
+
     /// Fills the buffer with the next frames (interleaved); returns the frames written, 0 at the end.
     ///
     /// - Complexity: O(frames × sounding voices).
     public mutating func render(into buffer: UnsafeMutableBufferPointer<Float>) -> Int {
+        renderBlock(into: buffer).frames
+    }
+
+    /// ``render(into:)``, also saying which of the frames may be non-zero (the WAV writer encodes
+    /// only those, and writes the silence around them as zero bytes).
+    public mutating func renderBlock(into buffer: UnsafeMutableBufferPointer<Float>) -> Block {
         let frames = Int(min(Int64(buffer.count / format.channels), remainingFrames))
-        guard frames > 0 else { return 0 }
-        synthesizer.render(into: UnsafeMutableBufferPointer(rebasing: buffer[..<(frames * format.channels)]))
-        return frames
+        guard frames > 0 else { return Block(frames: 0, sounding: 0..<0) }
+        let sounding = synthesizer.renderSounding(
+            into: UnsafeMutableBufferPointer(rebasing: buffer[..<(frames * format.channels)]))
+        return Block(frames: frames, sounding: sounding)
     }
 
     /// Renders the whole pattern into one interleaved array of `frameCount * channels` samples.

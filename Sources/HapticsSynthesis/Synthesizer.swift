@@ -337,10 +337,19 @@ public struct Synthesizer: ~Copyable {
     ///
     /// - Complexity: O(frames × sounding voices).
     public mutating func render(into buffer: UnsafeMutableBufferPointer<Float>) {
-        guard let base = buffer.baseAddress else { return }
+        _ = renderSounding(into: buffer)
+    }
+
+    /// ``render(into:)``, returning the frames (counted from the buffer's start) that a voice may
+    /// have written: every frame outside them is exact silence (+0), so an encoder need not
+    /// convert it.
+    public mutating func renderSounding(into buffer: UnsafeMutableBufferPointer<Float>) -> Range<Int> {
+        guard let base = buffer.baseAddress else { return 0..<0 }
         let channels = format.channels
         var left = buffer.count / channels
         var out = base
+        var done = 0
+        var heard = 0..<0
         while left > 0 {
             let frames = min(left, Self.mixFrames)
             // Outside the frames voices wrote, the mix is still all zero (the limiter cleared it):
@@ -351,11 +360,17 @@ public struct Synthesizer: ~Copyable {
             out.update(repeating: 0, count: low)
             Self.limit(mix + low, into: out + low, count: high - low, clearingSource: true, kernels: kernels)
             (out + high).update(repeating: 0, count: frames * channels - high)
+            if !sounding.isEmpty {
+                let span = (done + sounding.lowerBound)..<(done + sounding.upperBound)
+                heard = heard.isEmpty ? span : heard.lowerBound..<span.upperBound
+            }
             out += frames * channels
+            done += frames
             left -= frames
         }
         // A partial frame at the end (a buffer that is not a whole number of frames) is silence.
         (base + (buffer.count / channels) * channels).update(repeating: 0, count: buffer.count % channels)
+        return heard
     }
 
     /// Sums every voice over the next `frames` (at most ``mixFrames``) frames into `mix`; returns

@@ -145,4 +145,43 @@ import _HapticsTestSupport
                 "\(channels) channels: the first sample after the silence that differs")
         }
     }
+
+    @Test(
+        "Outside the frames a block reports as sounding, every sample is exact silence; inside them is all the sound",
+        arguments: [1, 2], [64, 1_000, 8_192])
+    func blocksReportWhereTheyMaySound(channels: Int, blockFrames: Int) {
+        // Clicks at zero and full intensity, a buzz held silent by a curve, and long gaps.
+        var elements = Hold.all[2].pattern(level: 0).elements
+        for (time, intensity) in [(0.9, Float(0)), (1.3, 1), (1.31, 0), (2.2, 0.7)] {
+            elements.append(
+                .event(
+                    HapticEvent(
+                        time: time, type: .hapticTransient,
+                        parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, 0.5)])))
+        }
+        let format = AudioFormat(sampleRate: 48_000, channels: channels)
+        var renderer = PatternRenderer(pattern: HapticPattern(elements: elements), format: format)
+        var buffer = [Float](repeating: 0, count: blockFrames * channels)
+        var silentBlocks = 0
+        var soundingFrames = 0
+        var total = 0
+        while true {
+            let block = buffer.withUnsafeMutableBufferPointer { renderer.renderBlock(into: $0) }
+            if block.frames == 0 { break }
+            #expect(
+                block.sounding.isEmpty || (block.sounding.lowerBound >= 0 && block.sounding.upperBound <= block.frames))
+            // The first sample outside the range that is not +0, if any.
+            let stray = (0..<(block.frames * channels)).first {
+                !block.sounding.contains($0 / channels) && buffer[$0].bitPattern != 0
+            }
+            #expect(stray == nil, "block from frame \(total): a sample outside \(block.sounding) is not silence")
+            if block.sounding.isEmpty { silentBlocks += 1 }
+            soundingFrames += block.sounding.count
+            total += block.frames
+        }
+        // The range is not the whole block everywhere: the silences are reported as such.
+        #expect(silentBlocks > 0 || blockFrames > 2_000)
+        #expect(soundingFrames < total * 3 / 4)
+        #expect(soundingFrames > 0)
+    }
 }

@@ -207,4 +207,28 @@ struct WAVEncoderTests {
             #expect(capacities.count == 1, "the buffer grew once, then was reused")
         }
     }
+
+    @Test(
+        "Encoding only the sounding frames of a block writes the bytes a whole encode does, the same buffer reused",
+        arguments: SampleFormat.allCases)
+    func soundingFramesOnlyMatchWholeEncode(sampleFormat: SampleFormat) {
+        let format = AudioFormat(sampleRate: 48_000, channels: 2)
+        let encoder = WAVEncoder(format: format, sampleFormat: sampleFormat)
+        var reused: [UInt8] = []
+        for frames in [1, 7, 512] {
+            for sounding in [
+                0..<0, 0..<frames, 0..<1, (frames - 1)..<frames, (frames / 3)..<(frames / 3 + 1), 1..<frames,
+            ] {
+                // Silence (+0) outside `sounding`, a signal with clipping and exact ties inside.
+                var samples = [Float](repeating: 0, count: 2 * frames)
+                for i in (2 * sounding.lowerBound)..<(2 * sounding.upperBound) {
+                    samples[i] = i % 5 == 0 ? 1.5 : Float(sin(Double(i) * 0.3)) * 0.9
+                }
+                var whole: [UInt8] = []
+                samples.withUnsafeBufferPointer { encoder.encode($0, into: &whole) }
+                samples.withUnsafeBufferPointer { encoder.encode($0, sounding: sounding, into: &reused) }
+                #expect(reused == whole, "\(frames) frames, sounding \(sounding)")
+            }
+        }
+    }
 }

@@ -7,7 +7,8 @@ Alternating keeps a busy machine's drift from favouring either binary.
 
     cp "$(tools/build-release --quiet)" /tmp/haptic-new
     git stash && cp "$(tools/build-release --quiet)" /tmp/haptic-old && git stash pop
-    tools/bench/compare.py /tmp/haptic-old /tmp/haptic-new          # 30 rounds
+    tools/bench/compare.py /tmp/haptic-old /tmp/haptic-new          # 30 rounds, f32
+    tools/bench/compare.py /tmp/haptic-old /tmp/haptic-new 20 s16   # 20 rounds, 16-bit
 """
 import os
 import resource
@@ -21,6 +22,7 @@ if len(sys.argv) < 3:
     sys.exit(__doc__)
 binaries = sys.argv[1:3]
 rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 30
+sample_format = sys.argv[4] if len(sys.argv) > 4 else "f32"
 here = os.path.dirname(os.path.abspath(__file__))
 minutes = 10
 with tempfile.TemporaryDirectory() as work:
@@ -35,7 +37,7 @@ with tempfile.TemporaryDirectory() as work:
             start = time.perf_counter()
             with open(os.devnull, "wb") as null:
                 subprocess.run(
-                    ["taskset", "-c", "0", b, "render", pattern, "-o", "-", "--format", "f32"], stdout=null, check=True)
+                    ["taskset", "-c", "0", b, "render", pattern, "-o", "-", "--format", sample_format], stdout=null, check=True)
             wall[b].append(time.perf_counter() - start)
             after = resource.getrusage(resource.RUSAGE_CHILDREN)
             cpu[b].append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
