@@ -234,7 +234,10 @@ public enum DynamicParameterID: String, CaseIterable, Hashable, Sendable {
     /// Whether the control multiplies (intensity, volume) rather than adds.
     @inlinable
     public var isMultiplicative: Bool {
-        self == .hapticIntensityControl || self == .audioVolumeControl
+        switch self {
+        case .hapticIntensityControl, .audioVolumeControl: true
+        default: false
+        }
     }
 
     /// The values a control accepts: 0...1 for multipliers, -1...1 for offsets.

@@ -64,34 +64,40 @@ public enum WAVFileRender {
             try sink.write(header.bytes)
             let encoder = WAVEncoder(format: options.format, sampleFormat: options.sampleFormat)
             let channels = options.format.channels
+            let size = options.sampleFormat.bytesPerSample
             // The renderer's samples are finite and within -1...1, so f32 little-endian WAV data
             // is their bytes as they are: written straight from the block, with no encoding pass.
             let direct = options.sampleFormat == .f32 && 1.littleEndian == 1
-            var samples = [Float](repeating: 0, count: blockFrames * channels)
-            var bytes: [UInt8] = []
-            bytes.reserveCapacity(direct ? 0 : samples.count * options.sampleFormat.bytesPerSample)
+            // Only the frames that sounded are rendered into the block and converted; the silence
+            // around them (most of a file, often) is written from one block of zero bytes, which
+            // is silence in every sample format.
+            let samples = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames * channels)
+            let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: blockFrames * channels * size, alignment: 16)
+            let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: blockFrames * channels * size, alignment: 16)
+            defer {
+                samples.deallocate()
+                bytes.deallocate()
+                zeros.deallocate()
+            }
+            zeros.initializeMemory(as: UInt8.self, repeating: 0)
             var done: Int64 = 0
             while true {
-                let block = samples.withUnsafeMutableBufferPointer { renderer.renderBlock(into: $0) }
-                let frames = block.frames
-                if frames == 0 { break }
+                let block = renderer.renderBlock(into: samples, writingSilence: false)
+                if block.frames == 0 { break }
+                let low = block.sounding.lowerBound * channels
+                let high = block.sounding.upperBound * channels
+                let sound: UnsafeRawBufferPointer
                 if direct {
-                    let written = samples.withUnsafeBytes { raw in
-                        Result { () throws(RenderError) in
-                            try sink.write(UnsafeRawBufferPointer(rebasing: raw[0..<frames * channels * 4]))
-                        }
-                    }
-                    try written.get()
+                    sound = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(samples)[(low * 4)..<(high * 4)])
                 } else {
-                    samples.withUnsafeBufferPointer {
-                        // Only what sounded is converted; the silence around it is zero bytes.
-                        encoder.encode(
-                            UnsafeBufferPointer(rebasing: $0[0..<frames * channels]), sounding: block.sounding,
-                            into: &bytes)
-                    }
-                    try sink.write(bytes)
+                    let target = UnsafeMutableRawBufferPointer(rebasing: bytes[(low * size)..<(high * size)])
+                    encoder.encode(UnsafeBufferPointer(rebasing: samples[low..<high]), to: target)
+                    sound = UnsafeRawBufferPointer(target)
                 }
-                done += Int64(frames)
+                try sink.write(
+                    UnsafeRawBufferPointer(rebasing: zeros[..<(low * size)]), sound,
+                    UnsafeRawBufferPointer(rebasing: zeros[..<((block.frames * channels - high) * size)]))
+                done += Int64(block.frames)
                 progress?(done, total)
             }
             try sink.write(header.trailer)
@@ -174,6 +180,36 @@ final class OutputFile {
         var offset = 0
         while offset < bytes.count {
             offset += try call("write failed", "write") { Glibc.write(fd, base + offset, bytes.count - offset) }
+        }
+    }
+
+    /// Writes three runs of bytes in order, with one `writev` where the system takes them all
+    /// (and more where it takes part: a pipe, a signal).
+    func write(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, _ c: UnsafeRawBufferPointer)
+        throws(RenderError)
+    {
+        func vector(_ run: UnsafeRawBufferPointer) -> iovec {
+            iovec(iov_base: UnsafeMutableRawPointer(mutating: run.baseAddress), iov_len: run.count)
+        }
+        var vectors = (vector(a), vector(b), vector(c))
+        try withUnsafeMutableBytes(of: &vectors) { raw throws(RenderError) in
+            let runs = raw.bindMemory(to: iovec.self)
+            var first = 0
+            while true {
+                while first < runs.count && runs[first].iov_len == 0 { first += 1 }
+                if first == runs.count { return }
+                var taken = try call("write failed", "writev") {
+                    writev(fd, runs.baseAddress! + first, Int32(runs.count - first))
+                }
+                // Past what the system took: whole runs, then part of one.
+                while taken > 0 {
+                    let n = min(taken, runs[first].iov_len)
+                    runs[first].iov_base = runs[first].iov_base.map { $0 + n }
+                    runs[first].iov_len -= n
+                    taken -= n
+                    if runs[first].iov_len == 0 { first += 1 }
+                }
+            }
         }
     }
 

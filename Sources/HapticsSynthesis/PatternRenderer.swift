@@ -46,12 +46,17 @@ public struct PatternRenderer: ~Copyable {
     }
 
     /// ``render(into:)``, also saying which of the frames may be non-zero (the WAV writer encodes
-    /// only those, and writes the silence around them as zero bytes).
-    public mutating func renderBlock(into buffer: UnsafeMutableBufferPointer<Float>) -> Block {
+    /// only those, and writes the silence around them from a block of zeros). With
+    /// `writingSilence: false` the frames outside `sounding` are left as they were
+    /// (``Synthesizer/renderSounding(into:writingSilence:)``).
+    public mutating func renderBlock(
+        into buffer: UnsafeMutableBufferPointer<Float>, writingSilence: Bool = true
+    ) -> Block {
         let frames = Int(min(Int64(buffer.count / format.channels), remainingFrames))
         guard frames > 0 else { return Block(frames: 0, sounding: 0..<0) }
         let sounding = synthesizer.renderSounding(
-            into: UnsafeMutableBufferPointer(rebasing: buffer[..<(frames * format.channels)]))
+            into: UnsafeMutableBufferPointer(rebasing: buffer[..<(frames * format.channels)]),
+            writingSilence: writingSilence)
         return Block(frames: frames, sounding: sounding)
     }
 

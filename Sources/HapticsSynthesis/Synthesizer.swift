@@ -342,34 +342,47 @@ public struct Synthesizer: ~Copyable {
 
     /// ``render(into:)``, returning the frames (counted from the buffer's start) that a voice may
     /// have written: every frame outside them is exact silence (+0), so an encoder need not
-    /// convert it.
-    public mutating func renderSounding(into buffer: UnsafeMutableBufferPointer<Float>) -> Range<Int> {
+    /// convert it. With `writingSilence: false` the frames outside are not written at all (the
+    /// buffer keeps what it held there) and the caller supplies the silence, as the WAV writer
+    /// does from a block of zeros; the frames inside, silent stretches among them, are written.
+    public mutating func renderSounding(
+        into buffer: UnsafeMutableBufferPointer<Float>, writingSilence: Bool = true
+    ) -> Range<Int> {
         guard let base = buffer.baseAddress else { return 0..<0 }
         let channels = format.channels
         var left = buffer.count / channels
-        var out = base
         var done = 0
         var heard = 0..<0
         while left > 0 {
             let frames = min(left, Self.mixFrames)
             // Outside the frames voices wrote, the mix is still all zero (the limiter cleared it):
-            // zeros go straight out there, and only the rest is limited.
+            // zeros go straight out there (or nothing, up to the first sound), and only the rest
+            // is limited.
             let sounding = mixVoices(frames: frames)
+            let out = base + done * channels
             let low = sounding.lowerBound * channels
             let high = sounding.upperBound * channels
-            out.update(repeating: 0, count: low)
-            Self.limit(mix + low, into: out + low, count: high - low, clearingSource: true, kernels: kernels)
-            (out + high).update(repeating: 0, count: frames * channels - high)
+            if writingSilence {
+                out.update(repeating: 0, count: low)
+                (out + high).update(repeating: 0, count: frames * channels - high)
+            }
             if !sounding.isEmpty {
                 let span = (done + sounding.lowerBound)..<(done + sounding.upperBound)
+                if !writingSilence && !heard.isEmpty {
+                    // The silence between the last sound and this one lies inside the range.
+                    (base + heard.upperBound * channels).update(
+                        repeating: 0, count: (span.lowerBound - heard.upperBound) * channels)
+                }
+                Self.limit(mix + low, into: out + low, count: high - low, clearingSource: true, kernels: kernels)
                 heard = heard.isEmpty ? span : heard.lowerBound..<span.upperBound
             }
-            out += frames * channels
             done += frames
             left -= frames
         }
         // A partial frame at the end (a buffer that is not a whole number of frames) is silence.
-        (base + (buffer.count / channels) * channels).update(repeating: 0, count: buffer.count % channels)
+        if writingSilence {
+            (base + (buffer.count / channels) * channels).update(repeating: 0, count: buffer.count % channels)
+        }
         return heard
     }
 

@@ -185,29 +185,10 @@ public struct WAVEncoder: Hashable, Sendable {
         out.withUnsafeMutableBytes { Self.write(samples, as: sampleFormat, to: $0) }
     }
 
-    /// ``encode(_:into:)`` for a block whose frames outside `sounding` are silence (+0): only the
-    /// `sounding` frames are converted, and the bytes around them are zeros (silence in every
-    /// sample format), the same bytes `encode(_:into:)` writes.
-    public func encode(_ samples: UnsafeBufferPointer<Float>, sounding: Range<Int>, into out: inout [UInt8]) {
-        precondition(samples.count % format.channels == 0, "a block must hold whole frames")
-        let channels = format.channels
-        let low = min(max(0, sounding.lowerBound * channels), samples.count)
-        let high = max(low, min(sounding.upperBound * channels, samples.count))
-        let size = sampleFormat.bytesPerSample
-        let byteCount = samples.count * size
-        if out.count < byteCount {
-            out.append(contentsOf: repeatElement(0, count: byteCount - out.count))
-        } else if out.count > byteCount {
-            out.removeLast(out.count - byteCount)
-        }
-        out.withUnsafeMutableBytes { bytes in
-            guard let base = bytes.baseAddress else { return }
-            base.initializeMemory(as: UInt8.self, repeating: 0, count: low * size)
-            Self.write(
-                UnsafeBufferPointer(rebasing: samples[low..<high]), as: sampleFormat,
-                to: UnsafeMutableRawBufferPointer(rebasing: bytes[(low * size)..<(high * size)]))
-            (base + high * size).initializeMemory(as: UInt8.self, repeating: 0, count: byteCount - high * size)
-        }
+    /// Encodes `samples` into raw memory with room for `samples.count × bytesPerSample` bytes: part
+    /// of a block written in place (the WAV writer converts only the frames that sounded).
+    public func encode(_ samples: UnsafeBufferPointer<Float>, to out: UnsafeMutableRawBufferPointer) {
+        Self.write(samples, as: sampleFormat, to: out)
     }
 
     /// Encodes into raw memory that has room for `samples.count * format.bytesPerSample` bytes

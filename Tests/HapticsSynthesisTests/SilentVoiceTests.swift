@@ -147,12 +147,13 @@ import _HapticsTestSupport
     }
 
     @Test(
-        "Outside the frames a block reports as sounding, every sample is exact silence; inside them is all the sound",
+        "Outside the frames a block reports as sounding, every sample is exact silence (or, if asked, left unwritten); inside them is all the sound",
         arguments: [1, 2], [64, 1_000, 8_192])
     func blocksReportWhereTheyMaySound(channels: Int, blockFrames: Int) {
         // Clicks at zero and full intensity, a buzz held silent by a curve, and long gaps.
         var elements = Hold.all[2].pattern(level: 0).elements
-        for (time, intensity) in [(0.9, Float(0)), (1.3, 1), (1.31, 0), (2.2, 0.7)] {
+        // Two clicks in one 8,192-frame block with whole mix blocks of silence between them.
+        for (time, intensity) in [(0.9, Float(0)), (1.2, 0.9), (1.3, 1), (1.31, 0), (2.2, 0.7)] {
             elements.append(
                 .event(
                     HapticEvent(
@@ -161,20 +162,33 @@ import _HapticsTestSupport
         }
         let format = AudioFormat(sampleRate: 48_000, channels: channels)
         var renderer = PatternRenderer(pattern: HapticPattern(elements: elements), format: format)
+        // The same render leaving the silence to the caller, into a buffer full of a marker.
+        var leaving = PatternRenderer(pattern: HapticPattern(elements: elements), format: format)
+        let marker = Float(bitPattern: 0x7FC0_1234)
         var buffer = [Float](repeating: 0, count: blockFrames * channels)
+        var marked = buffer
         var silentBlocks = 0
         var soundingFrames = 0
         var total = 0
         while true {
             let block = buffer.withUnsafeMutableBufferPointer { renderer.renderBlock(into: $0) }
+            marked = [Float](repeating: marker, count: marked.count)
+            let left = marked.withUnsafeMutableBufferPointer { leaving.renderBlock(into: $0, writingSilence: false) }
+            #expect(left == block)
             if block.frames == 0 { break }
             #expect(
                 block.sounding.isEmpty || (block.sounding.lowerBound >= 0 && block.sounding.upperBound <= block.frames))
-            // The first sample outside the range that is not +0, if any.
+            // The first sample outside the range that is not +0, if any; and the first that was
+            // written anyway, or inside the range differs, when the silence is left to the caller.
             let stray = (0..<(block.frames * channels)).first {
                 !block.sounding.contains($0 / channels) && buffer[$0].bitPattern != 0
             }
             #expect(stray == nil, "block from frame \(total): a sample outside \(block.sounding) is not silence")
+            let differs = (0..<(block.frames * channels)).first {
+                block.sounding.contains($0 / channels)
+                    ? marked[$0].bitPattern != buffer[$0].bitPattern : marked[$0].bitPattern != marker.bitPattern
+            }
+            #expect(differs == nil, "block from frame \(total), sounding \(block.sounding): sample \(differs ?? 0)")
             if block.sounding.isEmpty { silentBlocks += 1 }
             soundingFrames += block.sounding.count
             total += block.frames

@@ -209,26 +209,36 @@ struct WAVEncoderTests {
     }
 
     @Test(
-        "Encoding only the sounding frames of a block writes the bytes a whole encode does, the same buffer reused",
+        "Encoding part of a block in place writes the bytes a whole encode writes there",
         arguments: SampleFormat.allCases)
-    func soundingFramesOnlyMatchWholeEncode(sampleFormat: SampleFormat) {
+    func partOfABlockInPlace(sampleFormat: SampleFormat) {
         let format = AudioFormat(sampleRate: 48_000, channels: 2)
         let encoder = WAVEncoder(format: format, sampleFormat: sampleFormat)
-        var reused: [UInt8] = []
-        for frames in [1, 7, 512] {
-            for sounding in [
-                0..<0, 0..<frames, 0..<1, (frames - 1)..<frames, (frames / 3)..<(frames / 3 + 1), 1..<frames,
-            ] {
-                // Silence (+0) outside `sounding`, a signal with clipping and exact ties inside.
-                var samples = [Float](repeating: 0, count: 2 * frames)
-                for i in (2 * sounding.lowerBound)..<(2 * sounding.upperBound) {
-                    samples[i] = i % 5 == 0 ? 1.5 : Float(sin(Double(i) * 0.3)) * 0.9
+        let size = sampleFormat.bytesPerSample
+        // A signal with clipping, NaN and exact ties (0.5 of a 16-bit step).
+        var samples = [Float](repeating: 0, count: 2 * 300)
+        for i in samples.indices {
+            let wave = Float(sin(Double(i) * 0.3)) * 0.9
+            samples[i] = i % 7 == 0 ? 1.5 : (i % 11 == 0 ? Float.nan : (i % 13 == 0 ? 0.5 / 32_768 : wave))
+        }
+        var whole: [UInt8] = []
+        samples.withUnsafeBufferPointer { encoder.encode($0, into: &whole) }
+        for part in [0..<0, 0..<600, 0..<1, 599..<600, 17..<18, 2..<598, 301..<404] {
+            var bytes = [UInt8](repeating: 0xA5, count: samples.count * size)
+            samples.withUnsafeBufferPointer { all in
+                bytes.withUnsafeMutableBytes { raw in
+                    encoder.encode(
+                        UnsafeBufferPointer(rebasing: all[part]),
+                        to: UnsafeMutableRawBufferPointer(
+                            rebasing: raw[(part.lowerBound * size)..<(part.upperBound * size)]))
                 }
-                var whole: [UInt8] = []
-                samples.withUnsafeBufferPointer { encoder.encode($0, into: &whole) }
-                samples.withUnsafeBufferPointer { encoder.encode($0, sounding: sounding, into: &reused) }
-                #expect(reused == whole, "\(frames) frames, sounding \(sounding)")
             }
+            let range = (part.lowerBound * size)..<(part.upperBound * size)
+            #expect(bytes[range] == whole[range], "samples \(part)")
+            // Nothing outside the part is touched.
+            #expect(
+                bytes[..<range.lowerBound].allSatisfy { $0 == 0xA5 }
+                    && bytes[range.upperBound...].allSatisfy { $0 == 0xA5 })
         }
     }
 }
