@@ -142,11 +142,10 @@ struct AHAPDecoder {
                 clean = false
                 continue
             }
-            let value = tree.value(member)
-            if tree.tag(value) == .null {
+            if tree.valueTag(member) == .null {
                 clean = false
             } else {
-                fields.values[k] = Int32(truncatingIfNeeded: value)
+                fields.values[k] = Int32(truncatingIfNeeded: tree.value(member))
             }
         }
         if !clean { checkUnknownKeys(node, known: table.names, context: context) }

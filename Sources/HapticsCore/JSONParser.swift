@@ -500,11 +500,12 @@ private struct Parser {
                 let firstKey = pendingMembers[memberBase + existing]
                 duplicateKey(key, at: keyLocation, first: firstKey)
                 pending[base + Int(firstKey.value)] = value
+                pendingMembers[memberBase + existing].valueTag = value.tag
             } else {
                 if positions != nil { positions?[string(key)] = count }
                 pendingMembers.append(
                     JSONTree.Member(
-                        key: key, line: Int32(truncatingIfNeeded: keyLocation.line),
+                        key: key, valueTag: value.tag, line: Int32(truncatingIfNeeded: keyLocation.line),
                         column: Int32(truncatingIfNeeded: keyLocation.column), value: Int32(count)))
                 pending.append(value)
             }

@@ -32,9 +32,12 @@ package final class JSONTree: Sendable {
         var flags: UInt8
     }
 
-    /// One `"key": value` pair of an object.
+    /// One `"key": value` pair of an object: 24 bytes (`valueTag` sits in the key's padding).
     struct Member: Sendable, BitwiseCopyable {
         var key: StringRef
+        /// The value's tag, kept here too, so that a walk over an object's members (the decoder's
+        /// key matching) need not read each value's slot, far away in `slots` by then.
+        var valueTag: Tag
         var line: Int32
         var column: Int32
         /// The value's index in `slots`.
@@ -136,6 +139,9 @@ package final class JSONTree: Sendable {
 
     /// The index of the member's value.
     @inline(__always) package func value(_ member: Int) -> Int { Int(members[member].value) }
+
+    /// The tag of the member's value (`tag(value(member))`, read from the member).
+    @inline(__always) package func valueTag(_ member: Int) -> Tag { members[member].valueTag }
 
     /// Whether the member's key is `literal` (compared as Swift compares `String`s).
     package func keyIs(_ member: Int, _ literal: StaticString) -> Bool { equals(members[member].key, literal) }

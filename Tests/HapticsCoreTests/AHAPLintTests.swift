@@ -441,6 +441,18 @@ extension String {
             } == [true, false])
     }
 
+    @Test("A repeated key's last value counts, null or not")
+    func aRepeatedKeysLastValueDecidesWhetherItIsNull() throws {
+        // null first, a time last: the event is at 0.5, with only the duplicate's warning.
+        let late = doc(#"{"Event": {"Time": null, "Time": 0.5, "EventType": "HapticTransient"}}"#)
+        #expect(try AHAP.decode(Array(late.utf8)).pattern.events.map(\.time) == [0.5])
+        #expect(lintLines(late).map { $0.contains("warning[duplicate-key]") } == [true])
+        // A time first, null last: the time is missing.
+        let early = lintLines(doc(#"{"Event": {"Time": 0.5, "Time": null, "EventType": "HapticTransient"}}"#))
+        #expect(early.contains { $0.contains("error[missing-key]: Event has no Time") })
+        #expect(early.contains { $0.contains("warning[duplicate-key]") })
+    }
+
     @Test func numbersWrittenAsStringsAreReadWithAWarning() throws {
         let text = doc(#"{"Event": {"Time": "0.25", "EventType": "HapticTransient"}}"#)
         let decoded = try AHAP.decode(Array(text.utf8))
