@@ -72,7 +72,8 @@ public enum WAVFileRender {
             // around them (most of a file, often) is written from one block of zero bytes, which
             // is silence in every sample format.
             let samples = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames * channels)
-            let bytes = UnsafeMutableRawBufferPointer.allocate(byteCount: blockFrames * channels * size, alignment: 16)
+            let bytes = UnsafeMutableRawBufferPointer.allocate(
+                byteCount: direct ? 0 : blockFrames * channels * size, alignment: 16)
             let zeros = UnsafeMutableRawBufferPointer.allocate(byteCount: blockFrames * channels * size, alignment: 16)
             defer {
                 samples.deallocate()
@@ -188,6 +189,17 @@ final class OutputFile {
     func write(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, _ c: UnsafeRawBufferPointer)
         throws(RenderError)
     {
+        try Self.write(a, b, c, to: destination) { vectors, count throws(RenderError) in
+            try call("write failed", "writev") { writev(fd, vectors, count) }
+        }
+    }
+
+    /// The runs `a`, `b`, `c` through `writev`-like calls of `gather`, which may take any part of
+    /// what it is offered and returns how much it took; taking nothing is an error (never a loop).
+    static func write(
+        _ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, _ c: UnsafeRawBufferPointer,
+        to destination: String, gather: (UnsafePointer<iovec>, Int32) throws(RenderError) -> Int
+    ) throws(RenderError) {
         func vector(_ run: UnsafeRawBufferPointer) -> iovec {
             iovec(iov_base: UnsafeMutableRawPointer(mutating: run.baseAddress), iov_len: run.count)
         }
@@ -198,10 +210,11 @@ final class OutputFile {
             while true {
                 while first < runs.count && runs[first].iov_len == 0 { first += 1 }
                 if first == runs.count { return }
-                var taken = try call("write failed", "writev") {
-                    writev(fd, runs.baseAddress! + first, Int32(runs.count - first))
+                var taken = try gather(runs.baseAddress! + first, Int32(runs.count - first))
+                guard taken > 0 else {
+                    throw RenderError(destination: destination, message: "write failed: nothing written")
                 }
-                // Past what the system took: whole runs, then part of one.
+                // Past what was taken: whole runs, then part of one.
                 while taken > 0 {
                     let n = min(taken, runs[first].iov_len)
                     runs[first].iov_base = runs[first].iov_base.map { $0 + n }

@@ -655,9 +655,9 @@ public struct Synthesizer: ~Copyable {
         }
     }
 
-    /// Renders every active voice over `[first, first + frames)`, retiring those that end.
-    /// Adds the active voices over `[first, first + frames)` to `out`; returns whether any of them
-    /// wrote a sample (voices that are silent throughout write none, and `out` stays as it was).
+    /// Adds every active voice over `[first, first + frames)` to `out`, retiring those that end;
+    /// returns whether any of them wrote a sample (voices silent throughout write none, and `out`
+    /// stays as it was).
     mutating func renderVoices(_ out: UnsafeMutablePointer<Float>, frames: Int, from first: Int64) -> Bool {
         // In place: a voice is a few hundred bytes, too many to copy out and back per span.
         let voices = self.voices

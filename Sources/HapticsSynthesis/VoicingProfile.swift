@@ -141,8 +141,9 @@ struct Wavetable: Sendable {
         let divisors = (0...max(harmonicCount, 1)).map { pow(Double($0), rolloff) }
         // One cycle of the sine, computed once: partial k at point i is the sine at point k·i
         // (mod size), the same angle reduced exactly, so the table takes 2,048 calls to `sin`
-        // rather than one per partial and point (31,000 for the default voice, most of a short
-        // render's start-up). docs/voicing.md gives the difference from the direct formula.
+        // rather than one per partial and point (31,000 for the default voice: a sixth of the
+        // instructions of a short render). docs/voicing.md gives the difference from the direct
+        // formula.
         let mask = Self.size - 1
         let sine = (0..<Self.size).map { sin(2 * Double.pi * Double($0) / Double(Self.size)) }
         for i in 0...Self.size {
