@@ -177,11 +177,8 @@ final class OutputFile {
     }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(RenderError) {
-        guard let base = bytes.baseAddress else { return }
-        var offset = 0
-        while offset < bytes.count {
-            offset += try call("write failed", "write") { Glibc.write(fd, base + offset, bytes.count - offset) }
-        }
+        let none = UnsafeRawBufferPointer(start: nil, count: 0)
+        try write(bytes, none, none)
     }
 
     /// Writes three runs of bytes in order, with one `writev` where the system takes them all

@@ -329,7 +329,6 @@ enum Kernels {
         _ v: inout Voice, _ out: UnsafeMutablePointer<Float>, _ n: Int, channels: Int, lowPass a: Float, ramp: Float
     ) {
         guard let clip = v.clip else { return }
-        v.settleEnvelope()  // clips are never skipped, so nothing is owed; kept for the invariant
         let frames = Double(clip.frames)
         var position = v.position
         let step = v.step

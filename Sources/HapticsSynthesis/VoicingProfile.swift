@@ -133,19 +133,20 @@ struct Wavetable: Sendable {
     @usableFromInline let points: [Float]
     /// Peak of sine + harmonics (so `1 / (1 + b * (harmonicPeak - 1))` normalises the mix).
     @usableFromInline let harmonicPeak: Float
+    /// One cycle of the sine at the table's points, computed once per process for every table.
+    static let sineCycle = (0..<size).map { sin(2 * Double.pi * Double($0) / Double(size)) }
 
     init(harmonicCount: Int, rolloff: Double) {
         var points = [Float](repeating: 0, count: 2 * (Self.size + 1))
         var peak: Double = 0
         // k^rolloff once per partial, not once per point (the same divisions, so the same table).
         let divisors = (0...max(harmonicCount, 1)).map { pow(Double($0), rolloff) }
-        // One cycle of the sine, computed once: partial k at point i is the sine at point k·i
-        // (mod size), the same angle reduced exactly, so the table takes 2,048 calls to `sin`
-        // rather than one per partial and point (31,000 for the default voice: a sixth of the
-        // instructions of a short render). docs/voicing.md gives the difference from the direct
-        // formula.
+        // Partial k at point i is the sine at point k·i (mod size), the same angle reduced
+        // exactly: no call to `sin` per partial and point (31,000 for the default voice, a sixth
+        // of the instructions of a short render). docs/voicing.md gives the difference from the
+        // direct formula.
         let mask = Self.size - 1
-        let sine = (0..<Self.size).map { sin(2 * Double.pi * Double($0) / Double(Self.size)) }
+        let sine = Self.sineCycle
         for i in 0...Self.size {
             var harmonics = 0.0
             if harmonicCount > 1 {
