@@ -1,12 +1,13 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+// The libraries, and only the libraries: what an app or another tool depends on. The `haptic` tool,
+// the studio, the Cupcake Corner order flow and the benchmarks are a nested package (Tools/), the
+// fuzzers another (Fuzz/), so depending on any product here resolves swift-collections and
+// swift-system and nothing else (docs/ARCHITECTURE.md, "Two manifests").
 let package = Package(
     name: "swift-haptics",
     platforms: [.macOS(.v15)],
-    // What ships is a decision (docs/ARCHITECTURE.md): the libraries an app or tool imports, one small
-    // testing product, and the CLI. The Cupcake Corner demo, the benchmarks and this repository's own
-    // test machinery (Tests/_HapticsTestSupport) are targets, not products.
     products: [
         .library(name: "HapticsCore", targets: ["HapticsCore"]),
         .library(name: "HapticsSynthesis", targets: ["HapticsSynthesis"]),
@@ -17,19 +18,10 @@ let package = Package(
         .library(name: "SensoryFeedback", targets: ["SensoryFeedback"]),
         .library(name: "CoreHaptics", targets: ["CoreHaptics"]),
         .library(name: "HapticsTesting", targets: ["HapticsTesting"]),
-        .executable(name: "haptic", targets: ["haptic"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
-        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
-        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
-        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
-        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(
@@ -59,15 +51,6 @@ let package = Package(
         // Shipped test doubles for users testing their own haptics code: a recording output and an
         // engine on a manual clock.
         .target(name: "HapticsTesting", dependencies: ["HapticsEngine", "HapticsSynthesis"]),
-        // This repository's own test machinery (audio rig, headless browser, CPU load, PRNG): no product.
-        .target(
-            name: "_HapticsTestSupport",
-            dependencies: [
-                "HapticsEngine", "HapticsSynthesis",
-                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
-                .product(name: "Logging", package: "swift-log"),
-            ],
-            path: "Tests/_HapticsTestSupport"),
         .target(
             name: "HapticsReview",
             dependencies: [
@@ -96,62 +79,12 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
-        // Issue 5: the Cupcake Corner order flow (model, session, store, log) behind `haptic order`.
+
+        // This package's own test machinery (audio rig, fixtures, headless Chromium, PRNG): no product.
+        // Tools/Tests/_ToolTestSupport links these files in and adds the tool's own (DevTools, RawHTTP).
         .target(
-            name: "CupcakeCorner",
-            dependencies: [
-                "HapticsCore", "SensoryFeedback", .product(name: "SystemPackage", package: "swift-system"),
-            ]
-        ),
-        // Issue 11: orders over HTTP(S) with AsyncHTTPClient (docs/ARCHITECTURE.md says why), store
-        // first, then send; the outbox. Its own module, so CupcakeCorner (and its fuzz build) stays
-        // free of SwiftNIO.
-        .target(
-            name: "OrderEndpoint",
-            dependencies: [
-                "CupcakeCorner",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            ]
-        ),
-        // Issue 15: `haptic studio`, a local web app (Hummingbird 2 and its WebSocket upgrade; the page
-        // in Web, embedded). Not a product: it is the CLI's, and its HTTP API is the page's, not an app's.
-        .target(
-            name: "HapticsStudio",
-            dependencies: [
-                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsSystem", "HapticsReview",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-                .product(name: "HTTPTypes", package: "swift-http-types"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ],
-            resources: [.embedInCode("Web")]
-        ),
-        .executableTarget(
-            name: "haptic",
-            dependencies: [
-                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "HapticsSystem", "SensoryFeedback",
-                "CupcakeCorner", "OrderEndpoint", "HapticsReview", "HapticsStudio",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-                .product(name: "OrderedCollections", package: "swift-collections"),
-            ]
-        ),
-        // Counts allocations per thread (interposes malloc); linked into haptic-bench only.
-        .target(name: "CMallocCounter"),
-        // Real-time benchmarks (docs/timing.md): timer lateness, start latency, CPU, many players,
-        // feedback latency, allocations per control sent.
-        .executableTarget(
-            name: "haptic-bench",
-            dependencies: [
-                "HapticsCore", "HapticsSynthesis", "HapticsEngine", "HapticsALSA", "SensoryFeedback", "HapticsStudio",
-                "_HapticsTestSupport", "CMallocCounter",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
+            name: "_HapticsTestSupport", dependencies: ["HapticsEngine", "HapticsSynthesis"],
+            path: "Tests/_HapticsTestSupport"),
         .testTarget(
             name: "HapticsCoreTests",
             dependencies: [
@@ -190,28 +123,6 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "CupcakeCornerTests",
-            dependencies: [
-                "CupcakeCorner", "SensoryFeedback", "HapticsCore",
-                .product(name: "SystemPackage", package: "swift-system"),
-            ]
-        ),
-        .testTarget(
-            name: "OrderEndpointTests",
-            dependencies: ["OrderEndpoint", "CupcakeCorner", "SensoryFeedback"],
-            exclude: ["fault-server.py"]
-        ),
-        .testTarget(
-            name: "HapticCLITests",
-            dependencies: ["haptic", "HapticsSynthesis", "CupcakeCorner", "_HapticsTestSupport"]),
-        .testTarget(
-            name: "HapticsStudioTests",
-            dependencies: [
-                "HapticsStudio", "HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsSystem",
-                "_HapticsTestSupport",
-            ]
-        ),
-        .testTarget(
             name: "HapticsReviewTests",
             dependencies: [
                 "HapticsReview", "HapticsCore", "HapticsSynthesis", "_HapticsTestSupport",
@@ -221,9 +132,9 @@ let package = Package(
     ]
 )
 
-// One settings loop: the same strict features for every target.
+// One settings loop: the same strict features for every Swift target.
 for target in package.targets
-where target.type != .system && !["CMallocCounter", "CoreHapticsEnums", "CRenderKernels"].contains(target.name) {
+where target.type != .system && !["CoreHapticsEnums", "CRenderKernels"].contains(target.name) {
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .swiftLanguageMode(.v6),
@@ -231,24 +142,4 @@ where target.type != .system && !["CMallocCounter", "CoreHapticsEnums", "CRender
             .enableUpcomingFeature("MemberImportVisibility"),
             .enableUpcomingFeature("InternalImportsByDefault"),
         ]
-}
-
-// Fuzz targets (issue 11), only when tools/fuzz asks for them (HAPTICS_FUZZ=1): they link
-// libFuzzer, which an ordinary build does not have. See docs/reliability.md.
-if Context.environment["HAPTICS_FUZZ"] == "1" {
-    package.targets.append(
-        .target(name: "FuzzSupport", path: "Fuzz/Sources/FuzzSupport", swiftSettings: [.swiftLanguageMode(.v6)]))
-    for (name, dependencies) in [
-        ("fuzz-ahap", ["HapticsCore", "HapticsSynthesis"]),
-        ("fuzz-wav", ["HapticsSynthesis"]),
-        ("fuzz-order-script", ["CupcakeCorner", "SensoryFeedback"]),
-        ("fuzz-event-log", ["CupcakeCorner"]),
-    ] {
-        package.targets.append(
-            .executableTarget(
-                name: name, dependencies: ["FuzzSupport"] + dependencies.map { .target(name: $0) },
-                path: "Fuzz/Sources/\(name)",
-                swiftSettings: [.swiftLanguageMode(.v6)]))
-        package.products.append(.executable(name: name, targets: [name]))
-    }
 }

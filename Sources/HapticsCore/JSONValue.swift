@@ -12,3 +12,18 @@ public enum JSONValue: Hashable, Sendable {
     case array([JSONValue])
     case object(OrderedDictionary<String, JSONValue>)
 }
+
+extension JSONValue {
+    /// Parses a JSON text with the AHAP reader's parser (as lenient as Core Haptics: comments,
+    /// trailing commas, a byte order mark and duplicate keys are read; docs/ahap-support.md).
+    ///
+    /// ```swift
+    /// let body = try JSONValue(parsing: Array(#"{"rate": 2}"#.utf8))
+    /// ```
+    ///
+    /// - Throws: `JSONSyntaxError`, located, when `bytes` is not JSON.
+    /// - Complexity: O(n) in the input size.
+    public init(parsing bytes: [UInt8]) throws(JSONSyntaxError) {
+        self = try JSONParser.parse(bytes).root.value
+    }
+}

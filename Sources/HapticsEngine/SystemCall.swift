@@ -35,9 +35,12 @@ public struct SystemCallError: Error, Hashable, Sendable, CustomStringConvertibl
 /// interrupted it (`EINTR`), and throws the failure with the call's name and path: the one funnel
 /// for POSIX calls, in the shape of NIO's `syscall(blocking:where:)`.
 ///
+/// The tool package (Tools/) reaches it as SPI (`@_spi(Tooling) import HapticsEngine`): one funnel
+/// for both packages, without making a libc helper part of the engine's public API.
+///
 /// - Complexity: O(1) plus the call (and its retries after `EINTR`).
-@discardableResult
-package func systemCall<Result: FixedWidthInteger>(
+@_spi(Tooling) @discardableResult
+public func systemCall<Result: FixedWidthInteger>(
     _ call: String, path: String? = nil, _ body: () -> Result
 ) throws(SystemCallError) -> Result {
     while true {

@@ -1,6 +1,6 @@
 import Glibc
 import HapticsCore
-import HapticsEngine
+@_spi(Tooling) import HapticsEngine
 import SystemPackage
 import Testing
 

@@ -26,9 +26,8 @@ public enum AudioRig {
         }
     }
 
-    /// The package root: this file is <root>/Sources/HapticsTestSupport/AudioRig.swift.
-    public static let packageRoot = URL(filePath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    /// The repository root, where `tools/audio-rig` is.
+    public static let packageRoot = TestFiles.packageRoot
 
     /// What went wrong with the rig or a recording.
     public struct Failure: Error, CustomStringConvertible {

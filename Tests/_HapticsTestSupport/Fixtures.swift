@@ -13,8 +13,9 @@ public import Foundation
 /// guard let corpus = TestFiles.corpus else { return }
 /// ```
 public enum TestFiles {
-    /// The package root (this file is `Tests/_HapticsTestSupport/Fixtures.swift`).
-    public static let packageRoot = URL(filePath: #filePath)
+    /// The repository root (this file is `Tests/_HapticsTestSupport/Fixtures.swift`; the tool
+    /// package's test support links to it, hence the resolved link).
+    public static let packageRoot = URL(filePath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `Tests/Fixtures`: hand-written AHAP and a generated WAV (Tests/Fixtures/README.md).

@@ -2,10 +2,10 @@
 # Format conversions (issue 13): for every .ahap and .haptic file under a folder, the `convert
 # --check` figures for each target (envelope correlation, onsets, loudness, length), and for
 # every .haptic clip its rendered length against its last breakpoint.
-# usage: tools/bench/formats.sh FOLDER [HAPTIC]   (default .build/release/haptic)
+# usage: tools/bench/formats.sh FOLDER [HAPTIC]   (default Tools/.build/release/haptic)
 set -eu
 folder="$1"
-haptic="${2:-.build/release/haptic}"
+haptic="${2:-Tools/.build/release/haptic}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 find "$folder" -name '*.ahap' -o -name '*.haptic' -o -name '*.vij' | sort | while read -r file; do

@@ -2,9 +2,9 @@
 # Hostile sizes (issue 11): a 134-byte AHAP with one 3,600 s continuous event, and one hour of audio.
 #   info at 96 kHz stereo: peak RSS (target <= 200 MB)
 #   review: page size (target <= 25 MB) and peak RSS
-# usage: tools/bench/hostile-sizes.sh [HAPTIC]   (default .build/release/haptic)
+# usage: tools/bench/hostile-sizes.sh [HAPTIC]   (default Tools/.build/release/haptic)
 set -eu
-haptic="${1:-.build/release/haptic}"
+haptic="${1:-Tools/.build/release/haptic}"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 printf '{"Version":1.0,"Metadata":{"Project":"hostile"},"Pattern":[{"Event":{"Time":0.0,"EventType":"HapticContinuous","EventDuration":3600.0}}]}' \

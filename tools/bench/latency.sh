@@ -1,9 +1,9 @@
 #!/bin/sh
 # --latency the device cannot keep (issue 11): wall time of `haptic play` of rising-falling.ahap
 # (1.9 s) through the audio rig's PulseAudio at 2-8 ms, with what haptic says about it.
-# usage: tools/bench/latency.sh [HAPTIC]   (default .build/release/haptic; starts a private rig)
+# usage: tools/bench/latency.sh [HAPTIC]   (default Tools/.build/release/haptic; starts a private rig)
 set -eu
-haptic="${1:-.build/release/haptic}"
+haptic="${1:-Tools/.build/release/haptic}"
 here="$(cd "$(dirname "$0")" && pwd)"
 export HAPTIC_RIG_DIR="/tmp/haptic-latency-rig-$$"
 . "$("$here/../audio-rig/start")"

@@ -64,7 +64,7 @@ def wait_exit(proc, timeout):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--haptic", default=os.path.join(root, ".build/release/haptic"))
+    parser.add_argument("--haptic", default=os.path.join(root, "Tools/.build/release/haptic"))
     parser.add_argument("--rounds", type=int, default=10)
     parser.add_argument("--pattern", default=os.path.join(root, "Patterns/examples/rising-falling.ahap"))
     args = parser.parse_args()

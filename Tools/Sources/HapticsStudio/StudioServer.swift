@@ -1,0 +1,347 @@
+import Foundation
+import HapticsCore
+import HapticsEngine
+import HapticsReview
+import HapticsSynthesis
+import Hummingbird
+import HummingbirdWebSocket
+import Logging
+import NIOCore
+import OrderedCollections
+import Synchronization
+
+/// `haptic studio`: a local web app to audition, edit and review the pattern files under some
+/// folders. docs/studio.md is the contract between this server and the page in `Web/`.
+///
+/// ```swift
+/// let studio = try Studio(folders: ["Patterns"], playback: StudioPlayback { try selection.open() })
+/// try await studio.run { url in print(url) }   // until cancelled
+/// ```
+public final class Studio: Sendable {
+    public let files: StudioFiles
+    public let playback: StudioPlayback
+    /// The secret every request carries (cookie or `X-Studio-Token`): 32 random bytes in hex.
+    public let token: String
+    let requestedPort: Int
+    let boundPort = Atomic<Int>(0)
+    let hub = StudioHub()
+    let watcher: StudioWatcher
+
+    /// - Parameters:
+    ///   - folders: what is served (studio paths start with each one's label).
+    ///   - port: the port on 127.0.0.1; 0 takes a free one.
+    ///   - token: the secret (default: fresh random).
+    public init(folders: [String], port: Int = 0, playback: StudioPlayback, token: String? = nil) throws(StudioError) {
+        files = try StudioFiles(folders: folders)
+        self.playback = playback
+        self.token = token ?? Self.randomToken()
+        requestedPort = port
+        watcher = StudioWatcher(files: files, hub: hub)
+    }
+
+    static func randomToken() -> String {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<32).map { _ in
+            let byte = UInt8.random(in: 0...255, using: &generator)
+            return String(byte >> 4, radix: 16) + String(byte & 15, radix: 16)
+        }.joined()
+    }
+
+    /// The port the server listens on (0 until it does).
+    public var port: Int { boundPort.load(ordering: .acquiring) }
+
+    /// The address to open: the page, with the token that turns into a cookie.
+    public var url: String { "http://127.0.0.1:\(port)/?token=\(token)" }
+
+    /// Serves until the task is cancelled; `ready` is called with the URL once listening.
+    public func run(ready: @escaping @Sendable (String) -> Void = { _ in }) async throws {
+        let router = Router(context: BasicWebSocketRequestContext.self)
+        router.middlewares.add(StudioGuard(studio: self))
+        routes(router)
+        var logger = Logger(label: "haptic-studio")
+        // Hummingbird logs a cancelled connection (Ctrl-C) as an error; the studio reports its own.
+        logger.logLevel = .critical
+        let app = Application(
+            router: router,
+            server: .http1WebSocketUpgrade(webSocketRouter: router),
+            configuration: .init(address: .hostname("127.0.0.1", port: requestedPort), serverName: nil),
+            onServerRunning: { [self] channel in
+                boundPort.store(channel.localAddress?.port ?? 0, ordering: .releasing)
+                ready(url)
+            },
+            logger: logger
+        )
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await self.watcher.run() }
+            group.addTask { await self.publishPlayhead() }
+            group.addTask { try await app.run() }
+            defer { group.cancelAll() }
+            try await group.next()
+        }
+        playback.shutdown()
+    }
+
+    // MARK: - Routes
+
+    func routes(_ router: Router<BasicWebSocketRequestContext>) {
+        router.get("/") { _, _ in Self.asset(PackageResources.studio_html, "text/html; charset=utf-8") }
+        router.get("/studio.js") { _, _ in Self.asset(PackageResources.studio_js, "text/javascript; charset=utf-8") }
+        router.get("/studio.css") { _, _ in Self.asset(PackageResources.studio_css, "text/css; charset=utf-8") }
+        router.get("/api/files") { [self] _, _ in
+            let (list, truncated) = files.list()
+            return Self.json(
+                .object([
+                    "roots": .array(files.roots.map { .string($0.label) }),
+                    "files": .array(
+                        list.map {
+                            .object([
+                                "path": .string($0.path), "format": .string($0.format),
+                                "bytes": .number(Double($0.bytes)),
+                            ])
+                        }),
+                    "truncated": .bool(truncated),
+                ]))
+        }
+        router.get("/api/pattern") { [self] request, _ in
+            let path = try Self.query(request, "path")
+            let bytes = try files.read(path)
+            watcher.watch(path, version: StudioFiles.version(of: bytes))
+            let withText = request.uri.queryParameters.get("text") == "1"
+            return Self.json(view(path: path, fileBytes: bytes, edited: nil, withText: withText))
+        }
+        router.post("/api/analyze") { [self] request, _ in
+            let body = try await Self.body(request)
+            let path = try Self.member(body, "path").string ?? ""
+            let bytes = try files.read(path)
+            return Self.json(view(path: path, fileBytes: bytes, edited: try Self.member(body, "ahap")))
+        }
+        router.put("/api/pattern") { [self] request, _ in try await save(request) }
+        router.post("/api/render") { [self] request, _ in
+            let body = try await Self.body(request)
+            let (play, _) = try playRequest(body)
+            return Self.wav(play)
+        }
+        router.post("/api/play") { [self] request, _ in
+            let body = try await Self.body(request)
+            let (play, _) = try playRequest(body)
+            do {
+                let id = try playback.play(play)
+                return Self.json(.object(["playing": .bool(true), "id": .number(Double(id))]))
+            } catch {
+                throw StudioError(503, "cannot play through the studio's output: \(error)")
+            }
+        }
+        router.post("/api/stop") { [self] _, _ in
+            playback.stop()
+            return Self.json(.object(["playing": .bool(false)]))
+        }
+        router.get("/api/git") { [self] request, _ in
+            let path = try Self.query(request, "path")
+            let real = try files.resolve(path)
+            let bytes = try StudioGit.committed(real)
+            let analysis = PatternView.analyze(bytes, path: real)
+            var out = view(path: path, fileBytes: nil, edited: nil, analysis: analysis, locatesLines: true)
+            if case .object(var members) = out {
+                members["version"] = .string("HEAD")
+                out = .object(members)
+            }
+            return Self.json(out)
+        }
+        router.post("/api/diff") { request, _ in
+            let body = try await Self.body(request)
+            let a = try Self.pattern(Self.member(body, "a"), what: "a")
+            let b = try Self.pattern(Self.member(body, "b"), what: "b")
+            return Self.json(StudioDiff.json(PatternDiff.compare(a, b)))
+        }
+        router.ws("/ws") { [self] inbound, outbound, _ in
+            let (stream, id) = await hub.subscribe()
+            let sender = Task {
+                for await text in stream { try await outbound.write(.text(text)) }
+            }
+            for try await _ in inbound {}
+            await hub.unsubscribe(id)
+            sender.cancel()
+        }
+    }
+
+    /// The view of the file at `path`, or of an edit of it (`edited`, the page's AHAP JSON).
+    func view(path: String, fileBytes: [UInt8]?, edited: JSONValue?, withText: Bool = false) -> JSONValue {
+        let started = ContinuousClock.now
+        let bytes = edited.map { Array($0.jsonText.utf8) } ?? fileBytes ?? []
+        // An edit is always AHAP JSON, whatever the file's format.
+        let analysis = PatternView.analyze(bytes, path: edited == nil ? path : "edit.ahap")
+        let elapsed = ContinuousClock.now - started
+        return view(
+            path: path, fileBytes: fileBytes, edited: edited, analysis: analysis, locatesLines: edited == nil,
+            withText: withText,
+            milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+    }
+
+    func view(
+        path: String, fileBytes: [UInt8]?, edited: JSONValue?, analysis: PatternView.Analysis, locatesLines: Bool,
+        withText: Bool = false, milliseconds: Double = 0
+    ) -> JSONValue {
+        PatternView.make(
+            path: path,
+            file: fileBytes.map { (StudioFiles.version(of: $0), withText ? String(decoding: $0, as: UTF8.self) : nil) },
+            analysis: analysis, fallback: edited, locatesLines: locatesLines, milliseconds: milliseconds)
+    }
+
+    /// `PUT /api/pattern`: writes the edit if the file is still the version the page started from.
+    func save(_ request: Request) async throws -> Response {
+        let path = try Self.query(request, "path")
+        let body = try await Self.body(request)
+        let base = try Self.member(body, "baseVersion").string ?? ""
+        let pattern = try Self.pattern(Self.member(body, "ahap"), what: "ahap")
+        let format = StudioFiles.format(of: path)
+        guard format != "vij" else {
+            throw StudioError(400, "\(path): v0 clips are read-only here; convert it with `haptic convert`")
+        }
+        var losses: [ConversionLoss] = []
+        let bytes =
+            format == "haptic" ? HapticClip.encode(HapticClip(pattern: pattern, losses: &losses)) : AHAP.encode(pattern)
+        // The check and the write happen under one lock, so two tabs saving at once cannot both win.
+        let result: Result<String, StudioError> = saveLock.withLock { _ in
+            do throws(StudioError) {
+                let current = try files.read(path)
+                let version = StudioFiles.version(of: current)
+                guard version == base else {
+                    var conflict = StudioError(409, "\(path) changed on disk since it was opened")
+                    conflict.details = ["version": version, "text": String(decoding: current, as: UTF8.self)]
+                    return .failure(conflict)
+                }
+                try files.write(path, bytes: bytes)
+                let saved = StudioFiles.version(of: bytes)
+                watcher.watch(path, version: saved)
+                return .success(saved)
+            } catch {
+                return .failure(error)
+            }
+        }
+        let version = try result.get()
+        return Self.json(
+            .object([
+                "version": .string(version),
+                "losses": .array(losses.map { .string($0.description) }),
+            ]))
+    }
+
+    let saveLock = Mutex(())
+
+    /// The play or render request in `body`: the page's AHAP (`ahap`), else the file `path`.
+    func playRequest(_ body: JSONValue) throws -> (StudioPlayback.Request, String?) {
+        let path = body["path"]?.string
+        let pattern: HapticPattern
+        if let ahap = body["ahap"], ahap != .null {
+            pattern = try Self.pattern(ahap, what: "ahap")
+        } else if let path {
+            let bytes = try files.read(path)
+            guard let decoded = PatternView.analyze(bytes, path: path).pattern else {
+                throw StudioError(422, "\(path): does not decode; see its findings")
+            }
+            pattern = decoded
+        } else {
+            throw StudioError.badRequest("give \"ahap\" or \"path\"")
+        }
+        var play = StudioPlayback.Request(pattern: pattern)
+        if let path, let real = try? files.resolve(path) {
+            var ignored: [Diagnostic] = []
+            play.clips =
+                (try? PatternFile.loadWaveforms(of: pattern, file: real, missing: .skip, diagnostics: &ignored)) ?? [:]
+        }
+        if let name = body["voice"]?.string {
+            guard let voice = VoicingProfile.named(name) else { throw StudioError.badRequest("no voice named \(name)") }
+            play.voicing = voice
+        }
+        if let rate = body["rate"]?.number {
+            guard rate > 0, rate <= 16, rate.isFinite else {
+                throw StudioError.badRequest("rate must be above 0 and at most 16")
+            }
+            play.rate = Float(rate)
+        }
+        if let from = body["from"]?.number {
+            guard from >= 0, from.isFinite else { throw StudioError.badRequest("from must be 0 or more") }
+            play.from = from
+        }
+        if let to = body["to"]?.number {
+            guard to >= play.from, to.isFinite else { throw StudioError.badRequest("to must not be before from") }
+            play.to = to
+        }
+        play.loop = body["loop"]?.bool ?? false
+        return (play, path)
+    }
+
+    /// Pushes the playhead to every page about every 16 ms while something plays.
+    func publishPlayhead() async {
+        while !Task.isCancelled {
+            if let position = playback.position() {
+                let message: JSONValue = .object([
+                    "type": .string("playhead"), "id": .number(Double(position.id)),
+                    "time": .number((position.time * 1e6).rounded() / 1e6),
+                    "engineTime": .number((position.engineTime * 1e6).rounded() / 1e6),
+                    "playing": .bool(position.playing),
+                ])
+                await hub.broadcast(message.jsonText)
+                if !position.playing { playback.clear(id: position.id) }
+            }
+            try? await Task.sleep(for: .milliseconds(16))
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func asset(_ bytes: [UInt8], _ type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func json(_ value: JSONValue, status: HTTPResponse.Status = .ok) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(string: value.jsonText)))
+    }
+
+    static func wav(_ play: StudioPlayback.Request) -> Response {
+        var pattern = play.pattern
+        if play.rate != 1 { pattern = pattern.scaled(by: Double(play.rate)) }
+        let input = PlotInput.rendering(
+            title: "", pattern: pattern, clips: play.clips, voicing: play.voicing)
+        return Response(
+            status: .ok, headers: [.contentType: "audio/wav"],
+            body: .init(byteBuffer: ByteBuffer(bytes: input.wavBytes)))
+    }
+
+    static func query(_ request: Request, _ name: String) throws(StudioError) -> String {
+        guard let value = request.uri.queryParameters.get(name) else { throw .badRequest("missing ?\(name)=") }
+        return value
+    }
+
+    /// The request body as JSON (at most 16 MiB).
+    static func body(_ request: Request) async throws -> JSONValue {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: 16 << 20)
+        } catch {
+            throw StudioError(413, "the request body is larger than 16 MiB")
+        }
+        do {
+            return try JSONValue(parsing: Array(buffer.readableBytesView))
+        } catch {
+            throw StudioError.badRequest("the request body is not JSON: \(error.diagnostic.message)")
+        }
+    }
+
+    static func member(_ body: JSONValue, _ key: String) throws(StudioError) -> JSONValue {
+        guard let value = body[key] else { throw .badRequest("the request has no \"\(key)\"") }
+        return value
+    }
+
+    /// A pattern from the page's AHAP JSON; an edit that has errors is refused with the first.
+    static func pattern(_ ahap: JSONValue, what: String) throws(StudioError) -> HapticPattern {
+        guard case .object = ahap else { throw .badRequest("\"\(what)\" must be an AHAP object") }
+        do {
+            return try AHAP.decode(Array(ahap.jsonText.utf8)).pattern
+        } catch {
+            throw StudioError(422, "\(what): \(error.diagnostic.formatted(file: nil))")
+        }
+    }
+}

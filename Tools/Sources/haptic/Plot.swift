@@ -1,0 +1,147 @@
+import ArgumentParser
+import Foundation
+import HapticsCore
+@_spi(Tooling) import HapticsEngine
+import HapticsReview
+import HapticsSynthesis
+
+extension HapticCommand {
+    struct Plot: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "plot",
+            abstract: "Draw a pattern's timeline as an SVG (or PNG) image.",
+            discussion: """
+                Shows transients and continuous events, the effective intensity and sharpness after \
+                dynamic parameters and curves, curve control points and the rendered waveform. An \
+                output ending in .png is converted from the SVG with rsvg-convert (Debian: \
+                librsvg2-bin), which must be installed.
+                """)
+
+        @Argument(help: "The AHAP file.")
+        var pattern: String
+
+        @Option(name: [.short, .customLong("output")], help: "The image to write: .svg, or .png (needs rsvg-convert).")
+        var output: String
+
+        @Option(help: "Image width in pixels (400 to 8000).")
+        var width: Int = 960
+
+        @Option(help: "Image height in pixels (240 to 4000).")
+        var height: Int = 420
+
+        @OptionGroup var voice: VoiceOption
+
+        @OptionGroup var waveforms: WaveformOptions
+
+        func validate() throws {
+            try Figure.validate(output)
+            guard (400...8000).contains(width) else {
+                throw ValidationError("--width must be 400 to 8000 (got \(width))")
+            }
+            guard (240...4000).contains(height) else {
+                throw ValidationError("--height must be 240 to 4000 (got \(height))")
+            }
+        }
+
+        func run() throws {
+            let file = try Terminal.load(pattern, waveforms: waveforms)
+            Terminal.report(file.diagnostics, in: file.path)
+            let input = PlotInput.rendering(
+                title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips,
+                voicing: voice.voicing, previewSeconds: 0)
+            try Figure.write(TimelinePlot.svg(input, width: width, height: height), to: output)
+        }
+    }
+}
+
+/// Writes a plot as SVG, or as PNG through `rsvg-convert` (librsvg), chosen by the file extension.
+///
+/// PNG output shells out rather than linking a rasteriser: librsvg is well kept, packaged by every
+/// distribution, and renders the plots' text and dashes faithfully.
+enum Figure {
+    enum Kind { case svg, png }
+
+    static func kind(of path: String) -> Kind? {
+        switch URL(filePath: path).pathExtension.lowercased() {
+        case "svg": .svg
+        case "png": .png
+        default: nil
+        }
+    }
+
+    static func validate(_ output: String) throws {
+        guard kind(of: output) != nil else {
+            throw ValidationError("-o must name a .svg or .png file (got '\(output)')")
+        }
+    }
+
+    /// Writes `svg` to `path` (atomically), converting to PNG when the path ends in `.png`.
+    /// Throws the exit status `failureStatus`, after a clear message, on failure.
+    static func write(_ svg: String, to path: String, failureStatus: Int32 = 1) throws {
+        switch kind(of: path) {
+        case .png: try writePNG(svg, to: path, failureStatus: failureStatus)
+        default:
+            do {
+                try Data(svg.utf8).write(to: URL(filePath: path), options: .atomic)
+            } catch {
+                throw Terminal.failure("cannot write '\(path)': \(error.localizedDescription)", status: failureStatus)
+            }
+        }
+    }
+
+    /// The `rsvg-convert` on PATH, if any.
+    static var converter: String? {
+        let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return paths.map { "\($0)/rsvg-convert" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    private static func writePNG(_ svg: String, to path: String, failureStatus: Int32) throws {
+        func failure(_ message: String) -> ExitCode { Terminal.failure(message, status: failureStatus) }
+        guard let converter else {
+            throw failure(
+                "PNG output needs rsvg-convert, which is not installed (Debian/Ubuntu: apt install librsvg2-bin); "
+                    + "or write an .svg file instead")
+        }
+        let destination = URL(filePath: path)
+        let temporary = destination.deletingLastPathComponent()
+            .appending(path: ".\(destination.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
+        let process = Process()
+        process.executableURL = URL(filePath: converter)
+        process.arguments = [
+            "--format", "png", "--background-color", "white", "--output",
+            temporary.path(percentEncoded: false),
+        ]
+        let input = Pipe(), errors = Pipe()
+        process.standardInput = input
+        process.standardError = errors
+        do {
+            try process.run()
+        } catch {
+            throw failure("cannot run rsvg-convert: \(error.localizedDescription)")
+        }
+        // Feed the SVG from another thread while this one reads rsvg-convert's messages: a converter
+        // that complains at length before reading all its input cannot block either side.
+        let feeder = DispatchGroup()
+        let writer = input.fileHandleForWriting
+        let bytes = Data(svg.utf8)
+        DispatchQueue.global().async(group: feeder) {
+            try? writer.write(contentsOf: bytes)
+            try? writer.close()
+        }
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        feeder.wait()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            try? FileManager.default.removeItem(at: temporary)
+            throw failure(
+                "rsvg-convert failed (status \(process.terminationStatus)): "
+                    + message.trimmingCharacters(in: .whitespacesAndNewlines))
+        }
+        do {
+            try systemCall("rename", path: path) { rename(temporary.path(percentEncoded: false), path) }
+        } catch {
+            try? FileManager.default.removeItem(at: temporary)
+            throw failure("cannot write '\(path)': \(error)")
+        }
+    }
+}

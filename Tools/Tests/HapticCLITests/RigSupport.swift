@@ -1,0 +1,94 @@
+import Foundation
+import HapticsSynthesis
+import Synchronization
+import Testing
+import _ToolTestSupport
+
+/// What the `haptic play` tests add to the shared `AudioRig`: sinks of their own, onsets.
+enum Rig {
+    /// Runs `pactl ARGS` against the rig's server; returns its standard output.
+    @discardableResult
+    static func pactl(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(filePath: "/usr/bin/env")
+        process.arguments = ["pactl"] + arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let bytes = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure("pactl \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        }
+        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// A null sink of its own on the rig's server, so tests running in parallel never hear each other.
+    final class Sink {
+        let name = "haptic_test_\(UUID().uuidString.prefix(8).lowercased())"
+        private let module: String
+
+        init() throws {
+            module = try Rig.pactl([
+                "load-module", "module-null-sink", "sink_name=\(name)", "rate=48000", "format=float32le",
+                "channels=2", "norewinds=1",
+            ])
+        }
+
+        deinit { _ = try? Rig.pactl(["unload-module", module]) }
+
+        /// The ALSA device that plays into this sink.
+        var device: String { "pulse:DEVICE=\(name)" }
+    }
+
+    /// Indices of samples louder than `threshold` that follow at least `gap` quiet samples.
+    static func onsets(_ samples: [Float], threshold: Float = 1e-3, gap: Int = 2_400) -> [Int] {
+        AudioAnalysis.onsets(samples, channels: 1, threshold: threshold, minGapFrames: gap)
+    }
+}
+
+/// A `haptic` process running in the background (for real-time playback).
+final class RunningHaptic {
+    let process = Process()
+    private final class Bytes: Sendable { let data = Mutex(Data()) }
+    private let errors = Bytes()
+    private let drained = DispatchGroup()
+
+    init(_ arguments: [String], environment: [String: String] = [:]) throws {
+        process.executableURL = Haptic.executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        let handle = stderr.fileHandleForReading
+        DispatchQueue.global().async(group: drained) { [errors] in
+            let bytes = handle.readDataToEndOfFile()
+            errors.data.withLock { $0 = bytes }
+        }
+    }
+
+    /// Waits for exit; returns the status and standard error.
+    func wait() -> (status: Int32, stderr: String) {
+        process.waitUntilExit()
+        drained.wait()
+        return (process.terminationStatus, String(decoding: errors.data.withLock { $0 }, as: UTF8.self))
+    }
+}
+
+/// `key=value` figures from the `haptic: stats:` line of `haptic play --stats`.
+func playStatistics(_ stderr: String) -> [String: Double] {
+    guard let line = stderr.split(separator: "\n").first(where: { $0.hasPrefix("haptic: stats:") }) else { return [:] }
+    var figures: [String: Double] = [:]
+    for field in line.split(separator: " ") {
+        let parts = field.split(separator: "=", maxSplits: 1)
+        if parts.count == 2, let value = Double(parts[1]) { figures[String(parts[0])] = value }
+    }
+    return figures
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+import _ToolTestSupport
+
+/// `haptic studio` as a user runs it: one address on standard output, the files served behind
+/// the token, Ctrl-C ends it with 130; a missing folder and a taken port are said in one line.
+@Suite(.serialized) struct StudioCommandTests {
+    /// Starts `haptic studio arguments`, collecting what it prints.
+    static func studio(_ arguments: [String]) throws -> LiveHaptic {
+        try LiveHaptic(["studio"] + arguments, standardOutputToo: true)
+    }
+
+    // The waits below block (a pipe, a child's exit), so they run off Swift's cooperative pool,
+    // which every other test in the process shares.
+
+    @Test(.timeLimit(.minutes(1))) func printsOneAddressServesBehindTheTokenAndStopsOnCtrlC() async throws {
+        let scratch = try ScratchFolder()
+        _ = try scratch.write("tap.ahap", PlayWatchTests.valid)
+        let studio = try Self.studio([scratch.url.path(percentEncoded: false), "--device", "null"])
+        let found = try await offPool { studio.address() }
+        let address = try #require(found, "no address in: \(studio.text)")
+        #expect(
+            studio.text.hasPrefix(
+                "haptic studio: serving 1 pattern under \(scratch.url.lastPathComponent); plays through ALSA device null\n"
+            ))
+        #expect(address.host() == "127.0.0.1")
+        let token = try #require(address.query()?.replacingOccurrences(of: "token=", with: ""))
+        #expect(token.count == 64)
+        let port = address.port ?? 0
+        let host = ("Host", "127.0.0.1:\(port)")
+        let refused = try await RawHTTP.request(port: port, method: "GET", target: "/api/files", headers: [host])
+        #expect(refused.status == 403)
+        #expect(refused.text.contains("refused"))
+        let listed = try await RawHTTP.request(
+            port: port, method: "GET", target: "/api/files", headers: [host, ("X-Studio-Token", token)])
+        #expect(listed.status == 200)
+        #expect(listed.text.contains("/tap.ahap\""))
+        #expect(try await offPool { studio.interrupt() } == 130)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aFileServesItsFolderAndOpensFirst() async throws {
+        let scratch = try ScratchFolder()
+        _ = try scratch.write("a.ahap", PlayWatchTests.valid)
+        let file = try scratch.write("tap.ahap", PlayWatchTests.valid)
+        let studio = try Self.studio([file, "--device", "null"])
+        let found = try await offPool { studio.address() }
+        let address = try #require(found, "no address in: \(studio.text)")
+        #expect(address.fragment(percentEncoded: false) == "\(scratch.url.lastPathComponent)/tap.ahap")
+        #expect(studio.text.contains("serving 2 patterns under \(scratch.url.lastPathComponent);"))
+        #expect(try await offPool { studio.interrupt() } == 130)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aMissingFolderAndATakenPortAreSaidInOneLine() async throws {
+        let missing = try Self.studio(["/no/such/folder"])
+        try await offPool { missing.process.waitUntilExit() }
+        #expect(missing.process.terminationStatus == 1)
+        #expect(missing.text.contains("/no/such/folder: no such folder"), "\(missing.text)")
+
+        let scratch = try ScratchFolder()
+        let first = try Self.studio([scratch.url.path(percentEncoded: false), "--device", "null"])
+        let port = try #require(try await offPool { first.address()?.port })
+        let second = try Self.studio([scratch.url.path(percentEncoded: false), "--port", "\(port)", "--device", "null"])
+        try await offPool { second.process.waitUntilExit() }
+        #expect(second.process.terminationStatus == 1)
+        #expect(second.text.contains("port \(port) is in use; try --port 0"), "\(second.text)")
+        #expect(try await offPool { first.send(SIGTERM) } == 143)
+    }
+}
+
+extension LiveHaptic {
+    /// The address `haptic studio` prints, once it has (nil if it exits or 30 s pass first).
+    func address() -> URL? {
+        guard waitFor("?token=", seconds: 30) else { return nil }
+        let line = text.split(separator: "\n").first { $0.contains("?token=") }
+        return line.flatMap { URL(string: $0.trimmingCharacters(in: .whitespaces)) }
+    }
+}

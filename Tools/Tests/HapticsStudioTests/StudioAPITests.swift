@@ -1,0 +1,304 @@
+import Foundation
+import HapticsCore
+import HapticsStudio
+import HapticsSynthesis
+import Testing
+import _ToolTestSupport
+
+/// The server's side of docs/studio.md: views, edits, saves and their conflicts, audio, git,
+/// diffs, and the WebSocket's playhead and file-changed messages, checked on real files.
+@Suite(.serialized) struct StudioAPITests {
+    static let broken = """
+        {
+            "Version": 1.0,
+            "Pattern": [
+                { "Event": { "Time": 0.0, "EventType": "HapticTransient",
+                             "EventParameters": [ { "ParameterID": "HapticIntensity", "ParameterValue": 1.5 } ] } },
+                { "Event": { "Time": 0.2, "EventType": "HapticContinuous" } }
+            ]
+        }
+        """
+
+    @Test(.timeLimit(.minutes(1))) func aViewHasTheEventsTheEffectiveCurvesAndLocatedFindings() async throws {
+        try await StudioHarness.with(files: ["broken.ahap": Self.broken]) { studio in
+            let view = try await studio.object("GET", "/api/pattern?path=pats/rising-falling.ahap")
+            let events = try #require(view["events"] as? [[String: Any]])
+            #expect(events.count == 20)
+            #expect(events.map { $0["time"] as? Double ?? -1 } == (0..<20).map { Double($0) / 10 })
+            #expect(events[9]["intensity"] as? Double == 0.9, "Float 0.9 as JSON 0.9")
+            #expect(events[0]["jsonPath"] as? String == "Pattern[0].Event")
+            #expect(view["duration"] as? Double == 1.9)
+            let effective = try #require(view["effective"] as? [String: [Double]])
+            #expect(effective["times"]?.count == effective["intensity"]?.count)
+            #expect((effective["times"]?.count ?? 0) > 380, "every 5 ms over 1.9 s, plus the events")
+            #expect((view["diagnostics"] as? [Any])?.isEmpty == true)
+            // The render, as min and max per column: loudest at the intensity-1 tap (1.0 s).
+            let waveform = try #require(view["waveform"] as? [String: Any])
+            let high = try #require(waveform["max"] as? [Double])
+            let seconds = try #require(waveform["seconds"] as? Double)
+            #expect(high.count == 2_000)
+            #expect(seconds > 1.9 && seconds < 2.1, "\(seconds)")
+            let loudest = Double(high.indices.max { high[$0] < high[$1] } ?? 0) * seconds / Double(high.count)
+            #expect(abs(loudest - 1.0) < 0.02, "loudest at \(loudest) s")
+            let bytes = try Data(contentsOf: studio.url("rising-falling.ahap"))
+            #expect(view["text"] == nil, "the text only when asked for")
+            let withText = try await studio.object("GET", "/api/pattern?path=pats/rising-falling.ahap&text=1")
+            #expect(withText["text"] as? String == String(decoding: bytes, as: UTF8.self))
+            #expect((view["version"] as? String)?.hasSuffix("-\(bytes.count)") == true)
+
+            let bad = try await studio.object("GET", "/api/pattern?path=pats/broken.ahap")
+            let findings = try #require(bad["diagnostics"] as? [[String: Any]])
+            let codes = findings.map {
+                "\($0["severity"] ?? "")/\($0["code"] ?? "")@\($0["jsonPath"] ?? ""):\($0["line"] ?? "")"
+            }
+            #expect(
+                codes.contains { $0.hasPrefix("error/") && $0.contains("@Pattern[1].Event") && $0.hasSuffix(":6") },
+                "\(codes)")
+            #expect(
+                codes.contains { $0.hasPrefix("warning/") && $0.contains("Pattern[0].Event.EventParameters[0]") },
+                "\(codes)")
+            #expect(bad["ahap"] is NSNull, "a file with an error has no pattern to edit")
+            #expect(
+                findings.first { ($0["jsonPath"] as? String)?.hasPrefix("Pattern[1]") == true }?["element"] as? Double
+                    == 1)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func anEditIsAnalysedAndAnEditWithAnErrorIsKept() async throws {
+        try await StudioHarness.with { studio in
+            let moved = """
+                {"path": "pats/sharp-tap.ahap", "ahap": {"Version": 1, "Pattern": [
+                  {"Event": {"Time": 0.25, "EventType": "HapticTransient", "EventParameters": [
+                    {"ParameterID": "HapticIntensity", "ParameterValue": 0.5}]}}]}}
+                """
+            let view = try await studio.object("POST", "/api/analyze", json: moved)
+            let event = try #require((view["events"] as? [[String: Any]])?.first)
+            #expect(event["time"] as? Double == 0.25)
+            #expect(event["intensity"] as? Double == 0.5)
+            #expect(event["sharpness"] as? Double == 0.5, "the default")
+            #expect(view["duration"] as? Double == 0.25)
+            #expect(view["version"] as? String != nil, "the file on disk's version comes with every view")
+
+            let broken = """
+                {"path": "pats/sharp-tap.ahap", "ahap": {"Version": 1, "Pattern": [
+                  {"Event": {"Time": 0.25, "EventType": "HapticBuzz"}}]}}
+                """
+            let bad = try await studio.object("POST", "/api/analyze", json: broken)
+            let finding = try #require(
+                (bad["diagnostics"] as? [[String: Any]])?.first { $0["severity"] as? String == "error" })
+            #expect(finding["jsonPath"] as? String == "Pattern[0].Event.EventType")
+            #expect(finding["line"] == nil, "an edit has no file lines")
+            let kept = try #require(bad["ahap"] as? [String: Any])
+            let type =
+                ((kept["Pattern"] as? [[String: Any]])?.first?["Event"] as? [String: Any])?["EventType"] as? String
+            #expect(type == "HapticBuzz", "the page keeps the edit it made")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aSaveWritesTheProjectsAHAPAndAStaleSaveIsAConflict() async throws {
+        try await StudioHarness.with { studio in
+            let opened = try await studio.object("GET", "/api/pattern?path=pats/sharp-tap.ahap")
+            let base = try #require(opened["version"] as? String)
+            let edit = """
+                {"Version": 1, "Metadata": {"Project": "Studio"}, "Pattern": [
+                  {"Event": {"Time": 0.125, "EventType": "HapticTransient", "EventParameters": [
+                    {"ParameterID": "HapticIntensity", "ParameterValue": 0.75}]}}]}
+                """
+            let saved = try await studio.object(
+                "PUT", "/api/pattern?path=pats/sharp-tap.ahap",
+                json: "{\"ahap\": \(edit), \"baseVersion\": \"\(base)\"}")
+            let onDisk = try [UInt8](Data(contentsOf: studio.url("sharp-tap.ahap")))
+            let expected = AHAP.encode(try AHAP.decode(Array(edit.utf8)).pattern)
+            #expect(onDisk == expected, "the file is what the project's AHAP writer writes")
+            #expect(saved["version"] as? String != base)
+
+            // A second tab still holding the first version loses its save, visibly, and nothing is written.
+            let stale = try await studio.call(
+                "PUT", "/api/pattern?path=pats/sharp-tap.ahap",
+                json: "{\"ahap\": {\"Version\": 1, \"Pattern\": []}, \"baseVersion\": \"\(base)\"}")
+            #expect(stale.status == 409)
+            let conflict = try #require(try JSONSerialization.jsonObject(with: Data(stale.body)) as? [String: String])
+            #expect(conflict["version"] == saved["version"] as? String)
+            #expect(conflict["text"] == String(decoding: onDisk, as: UTF8.self))
+            #expect(conflict["error"]?.contains("changed on disk") == true)
+            #expect(try [UInt8](Data(contentsOf: studio.url("sharp-tap.ahap"))) == onDisk)
+
+            // An edit with an error is refused, and the file stays.
+            let invalid = try await studio.call(
+                "PUT", "/api/pattern?path=pats/sharp-tap.ahap",
+                json:
+                    "{\"ahap\": {\"Pattern\": [{\"Event\": {\"Time\": -1, \"EventType\": \"HapticTransient\"}}]}, \"baseVersion\": \"\(saved["version"] ?? "")\"}"
+            )
+            #expect(invalid.status == 422, "\(invalid.text)")
+            #expect(invalid.text.contains("Pattern[0].Event.Time"))
+            #expect(try [UInt8](Data(contentsOf: studio.url("sharp-tap.ahap"))) == onDisk)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aHapticClipIsEditedAsAHAPAndSavedAsAClip() async throws {
+        let clip =
+            #"{"version": {"major": 1}, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": 0.5}, {"time": 0.4, "amplitude": 0.5}]}}}}"#
+        try await StudioHarness.with(files: ["buzz.haptic": clip]) { studio in
+            let view = try await studio.object("GET", "/api/pattern?path=pats/buzz.haptic")
+            #expect(view["format"] as? String == "haptic")
+            let ahap = try #require(view["ahap"] as? [String: Any])
+            #expect((view["duration"] as? Double).map { abs($0 - 0.4) < 0.01 } == true, "\(view["duration"] ?? "")")
+            let body = try JSONSerialization.data(withJSONObject: ["ahap": ahap, "baseVersion": view["version"] ?? ""])
+            let saved = try await studio.object(
+                "PUT", "/api/pattern?path=pats/buzz.haptic", json: String(decoding: body, as: UTF8.self))
+            #expect(saved["losses"] is [Any])
+            // The file is still a clip (not AHAP), and reads back with the same envelope.
+            let written = try [UInt8](Data(contentsOf: studio.url("buzz.haptic")))
+            let decoded = try HapticClip.decode(written, file: "buzz.haptic")
+            #expect(abs(decoded.clip.pattern.duration - 0.4) < 0.01)
+            #expect(String(decoding: written, as: UTF8.self).contains("\"signals\""))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func renderGivesTheWAVThePatternSoundsLike() async throws {
+        try await StudioHarness.with { studio in
+            let response = try await studio.call(
+                "POST", "/api/render", json: "{\"path\": \"pats/rising-falling.ahap\", \"rate\": 2}")
+            #expect(response.status == 200)
+            #expect(response.header("Content-Type") == "audio/wav")
+            let clip = try WAV.decode(response.body)
+            #expect(clip.sampleRate == 48_000)
+            // At rate 2 the taps come every 50 ms: the loud middle ones at 0.40-0.55 s.
+            let onsets = Self.onsets(clip.samples, rate: 48_000, threshold: 0.05)
+            #expect(onsets.count >= 15, "\(onsets)")
+            for pair in zip(onsets, onsets.dropFirst()) { #expect(abs(pair.1 - pair.0 - 0.05) < 0.002, "\(onsets)") }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func gitAndDiffCompareWithTheLastCommit() async throws {
+        try await StudioHarness.with { studio in
+            try studio.commit(["rising-falling.ahap"])
+            var text = try String(contentsOf: studio.url("rising-falling.ahap"), encoding: .utf8)
+            text = text.replacingOccurrences(of: "\"Time\": 0.5,", with: "\"Time\": 0.52,")
+            try Data(text.utf8).write(to: studio.url("rising-falling.ahap"))
+            let head = try await studio.object("GET", "/api/git?path=pats/rising-falling.ahap")
+            #expect(head["version"] as? String == "HEAD")
+            let committed = try #require(head["ahap"] as? [String: Any])
+            let now = try #require(
+                try await studio.object("GET", "/api/pattern?path=pats/rising-falling.ahap")["ahap"] as? [String: Any])
+            let body = try JSONSerialization.data(withJSONObject: ["a": committed, "b": now])
+            let diff = try await studio.object("POST", "/api/diff", json: String(decoding: body, as: UTF8.self))
+            let changes = try #require(diff["changes"] as? [[String: Any]])
+            #expect(changes.count == 1)
+            #expect(changes.first?["kind"] as? String == "moved")
+            #expect((changes.first?["line"] as? String)?.contains("0.5") == true, "\(changes)")
+            #expect(diff["identical"] as? Bool == false)
+            let uncommitted = try await studio.call("GET", "/api/git?path=pats/sharp-tap.ahap")
+            #expect(uncommitted.status == 404)
+            #expect(uncommitted.text.contains("no committed version"))
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aFileSavedByAnEditorIsAnnouncedOnTheSocket() async throws {
+        try await StudioHarness.with { studio in
+            _ = try await studio.object("GET", "/api/pattern?path=pats/sharp-tap.ahap")
+            let edited = Data(
+                try String(contentsOf: studio.url("sharp-tap.ahap"), encoding: .utf8)
+                    .replacingOccurrences(of: "\"Time\": 0.0", with: "\"Time\": 0.1").utf8)
+            let messages = try await Self.socket(studio, until: { $0.contains { $0["type"] as? String == "changed" } })
+            {
+                // An editor that writes a new file and renames it over the old one.
+                let temporary = studio.url(".sharp-tap.ahap.swp")
+                try edited.write(to: temporary)
+                _ = rename(
+                    temporary.path(percentEncoded: false), studio.url("sharp-tap.ahap").path(percentEncoded: false))
+            }
+            let changed = try #require(messages.first { $0["type"] as? String == "changed" })
+            #expect(changed["path"] as? String == "pats/sharp-tap.ahap")
+            #expect(changed["version"] as? String == "\(Self.version(edited))")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func theEnginePlaysAndThePlayheadFollowsItsClock() async throws {
+        try await StudioHarness.with { studio in
+            let messages = try await Self.socket(studio, until: { $0.last?["playing"] as? Bool == false }) {
+                let started = try await studio.object(
+                    "POST", "/api/play", json: "{\"path\": \"pats/rising-falling.ahap\"}")
+                #expect(started["playing"] as? Bool == true)
+            }
+            let heads = messages.filter { $0["type"] as? String == "playhead" }
+            let times = heads.compactMap { $0["time"] as? Double }
+            #expect(times.count > 60, "about every 16 ms over 1.9 s: \(times.count)")
+            #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 }, "the playhead only moves forward")
+            #expect(times.last == 1.9)
+            #expect(heads.last?["playing"] as? Bool == false)
+            // Each message's pattern time is the engine clock's, minus where the play started (once
+            // it has started: before that the head waits at 0).
+            let moving = heads.filter { ($0["time"] as? Double ?? 0) > 0 && $0["playing"] as? Bool == true }
+            let offsets = moving.map { ($0["engineTime"] as? Double ?? 0) - ($0["time"] as? Double ?? 0) }
+            #expect(offsets.count > 50)
+            #expect((offsets.max() ?? 0) - (offsets.min() ?? 1) < 1e-5, "one start time for every message")
+
+            studio.studio.playback.shutdown()
+            let capture = try WAV.decode([UInt8](Data(contentsOf: studio.capture)))
+            let onsets = Self.onsets(capture.samples, rate: capture.sampleRate, threshold: 0.01)
+            #expect(onsets.count >= 17, "the engine played the taps of intensity 0.2 and up: \(onsets)")
+            // Every tap lands where the playhead's start says: start + k × 0.1 s of engine time.
+            let start = offsets.first ?? 0
+            for onset in onsets {
+                let k = ((onset - start) / 0.1).rounded()
+                #expect(abs(onset - (start + k * 0.1)) < 0.002, "tap at \(onset) s, start at \(start) s")
+            }
+        }
+    }
+
+    // MARK: - Helpers
+
+    static func version(_ data: Data) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in data {
+            hash ^= UInt64(byte)
+            hash &*= 0x100_0000_01b3
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex + "-\(data.count)"
+    }
+
+    /// Onset times (seconds) where the signal first rises above `threshold` after 20 ms below it.
+    static func onsets(_ samples: [Float], rate: Int, threshold: Float) -> [Double] {
+        var out: [Double] = []
+        var quiet = rate
+        for (i, s) in samples.enumerated() {
+            if abs(s) > threshold {
+                if quiet >= rate / 50 { out.append(Double(i) / Double(rate)) }
+                quiet = 0
+            } else {
+                quiet += 1
+            }
+        }
+        return out
+    }
+
+    /// Opens the page's WebSocket, runs `action`, and collects messages until `until` holds (or 10 s).
+    static func socket(
+        _ studio: StudioHarness, until: @escaping @Sendable ([[String: any Sendable]]) -> Bool,
+        action: @escaping @Sendable () async throws -> Void
+    ) async throws -> [[String: any Sendable]] {
+        let port = studio.port
+        let headers = [("Host", "127.0.0.1:\(port)"), ("Origin", studio.origin), ("X-Studio-Token", studio.token)]
+        let socket = try await offPool { try RawWebSocket(port: port, headers: headers) }
+        try await action()
+        return try await offPool {
+            var collected: [[String: any Sendable]] = []
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline, let text = try socket.next() {
+                guard let object = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
+                    continue
+                }
+                collected.append(
+                    object.mapValues { value -> any Sendable in
+                        if let flag = value as? Bool, "\(type(of: value))".contains("Bool") { return flag }
+                        if let number = value as? NSNumber { return number.doubleValue }
+                        return "\(value)"
+                    })
+                if until(collected) { break }
+            }
+            return collected
+        }
+    }
+}

@@ -1,0 +1,251 @@
+import Foundation
+import HapticsCore
+import HapticsStudio
+import HapticsSynthesis
+import Testing
+import _ToolTestSupport
+
+/// The studio in headless Chromium, driven through the DevTools protocol as a person uses it:
+/// load, drag, press keys, save, play; then the file on disk, the drawing and the engine's
+/// recording are checked. Fails, never skips, without Chromium: CI installs it.
+@Suite(.serialized) struct StudioBrowserTests {
+    /// Opens the studio's address (with the token) and waits for the first file to be drawn.
+    static func open(_ studio: StudioHarness, _ page: DevToolsPage) async throws {
+        try await page.navigate(to: studio.studio.url)
+        try await page.waitFor("document.body.dataset.ready === '1' && document.body.dataset.socket === 'open'")
+    }
+
+    /// The viewport point of event `index`'s intensity handle.
+    static func handle(of index: Int, _ page: DevToolsPage) async throws -> (Double, Double) {
+        let json =
+            try await page.string(
+                """
+                (() => { const e = studio.state.ahap.Pattern[\(index)].Event;
+                  const i = (e.EventParameters.find(p => p.ParameterID === 'HapticIntensity') || {ParameterValue: 1}).ParameterValue;
+                  const r = document.getElementById('timeline').getBoundingClientRect();
+                  return JSON.stringify([r.left + studio.x(e.Time), r.top + studio.laneY('intensity', i)]); })()
+                """) ?? "[0,0]"
+        let point = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Double])
+        return (point[0], point[1])
+    }
+
+    @Test(.timeLimit(.minutes(2))) func thePageLoadsDrawsAndListsWithoutErrors() async throws {
+        try await StudioHarness.with { studio in
+            try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                #expect(try await page.number("document.querySelectorAll('#file-list li').length") == 2)
+                #expect(
+                    try await page.string("document.querySelector('#file-list li.current').textContent")
+                        == "pats/rising-falling.ahap")
+                // A narrow list cuts the folder, never the file's own name.
+                #expect(
+                    try await page.string(
+                        """
+                        (() => { const li = document.querySelector('#file-list li.current');
+                          const name = li.querySelector('.name'), folder = li.querySelector('.folder');
+                          document.getElementById('files').style.width = (name.scrollWidth + 28) + 'px';
+                          return [name.scrollWidth <= name.clientWidth, folder.scrollWidth > folder.clientWidth,
+                            name.textContent].join(); })()
+                        """) == "true,true,rising-falling.ahap")
+                #expect(try await page.string("document.getElementById('timeline').dataset.eventsDrawn") == "20")
+                #expect(try await page.string("document.getElementById('finding-count').textContent") == "— none")
+                #expect(
+                    try await page.string("document.getElementById('metadata').textContent")?.contains("Cupcake Corner")
+                        == true)
+                #expect(page.consoleMessages.filter { $0.hasPrefix("exception") }.isEmpty, "\(page.consoleMessages)")
+                // The cookie is HttpOnly: the page's script cannot read the token.
+                #expect(try await page.string("document.cookie") == "")
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func draggingAnEventMovesItAndSavingWritesTheFile() async throws {
+        try await StudioHarness.with { studio in
+            let (expected, drawsBefore, drawsAfter, peak) = try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                let (x, y) = try await Self.handle(of: 10, page)
+                let spp = try #require(try await page.number("studio.state.viewport.spp"))
+                let draws = try await page.number("studio.metrics.draws") ?? 0
+                try await page.drag(from: (x, y), to: (x + 40, y))
+                try await page.waitFor("(studio.metrics.analyses || 0) >= 1 && !studio.state.analysis.inflight")
+                let expected = ((1.0 + 40 * spp) * 1000).rounded() / 1000
+                #expect(try await page.number("studio.state.ahap.Pattern[10].Event.Time") == expected)
+                #expect(try await page.evaluate("studio.state.dirty") as? Bool == true)
+                // The server's analysis of the edit is drawn: the effective intensity peaks where the tap now is.
+                let peak = try await page.number(
+                    "(() => { const e = studio.state.view.effective; let best = 0, at = 0; e.intensity.forEach((v, i) => { if (v > best) { best = v; at = e.times[i]; } }); return at; })()"
+                )
+                try await page.press("s", modifiers: DevToolsPage.control)
+                try await page.waitFor("document.body.dataset.saved !== undefined")
+                let after = try await page.number("studio.metrics.draws") ?? 0
+                return (expected, draws, after, peak)
+            }
+            #expect(drawsAfter > drawsBefore, "the timeline redrew")
+            #expect(peak.map { abs($0 - expected) < 1e-6 } == true, "peak at \(peak ?? -1), expected \(expected)")
+            let saved = try AHAP.decode([UInt8](Data(contentsOf: studio.url("rising-falling.ahap")))).pattern
+            #expect(saved.events.count == 20)
+            #expect(saved.events[10].time == expected)
+            #expect(saved.events[9].time == 0.9, "only the dragged event moved")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func keysDeleteUndoRedoAndAddEvents() async throws {
+        try await StudioHarness.with { studio in
+            let counts = try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                let count = "studio.state.ahap.Pattern.length"
+                let (x, y) = try await Self.handle(of: 5, page)
+                try await page.click(x, y)
+                #expect(
+                    try await page.string("document.getElementById('inspector-kind').textContent")
+                        == "HapticTransient #5")
+                var seen: [Double] = []
+                try await page.press("Delete")
+                seen.append(try await page.number(count) ?? -1)
+                try await page.press("z", modifiers: DevToolsPage.control)
+                seen.append(try await page.number(count) ?? -1)
+                try await page.press("z", modifiers: DevToolsPage.control | DevToolsPage.shift)
+                seen.append(try await page.number(count) ?? -1)
+                // A double-click in the intensity lane adds a transient there.
+                try await page.click(x + 25, y + 20, count: 2)
+                seen.append(try await page.number(count) ?? -1)
+                try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
+                seen.append(try await page.number("studio.state.view.events.length") ?? -1)
+                // A double-click in the curves lane starts an intensity curve there; one more adds a point.
+                let lane =
+                    try await page.string(
+                        "(() => { const r = document.getElementById('timeline').getBoundingClientRect(); return JSON.stringify([r.left + studio.x(0.5), r.top + (studio.LANES.curves[0] + studio.LANES.curves[1]) / 2]); })()"
+                    ) ?? "[0,0]"
+                let point = try #require(try JSONSerialization.jsonObject(with: Data(lane.utf8)) as? [Double])
+                try await page.click(point[0], point[1], count: 2)
+                try await page.click(point[0] + 30, point[1] - 10, count: 2)
+                try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
+                seen.append(try await page.number("studio.state.view.curves.length") ?? -1)
+                seen.append(try await page.number("studio.state.view.curves[0].points.length") ?? -1)
+                return seen
+            }
+            #expect(counts == [19, 20, 19, 20, 20, 1, 3])
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func theEnginePlaysWithAMovingPlayhead() async throws {
+        try await StudioHarness.with { studio in
+            let heads = try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                try await page.click("#play-engine")
+                try await page.waitFor("studio.state.playhead && studio.state.playhead.messages >= 10")
+                let early = try await page.number("studio.playheadTime()") ?? -1
+                try await page.waitFor("studio.state.playhead.playing === false", timeout: 10)
+                let last = try await page.number("studio.playheadTime()") ?? -1
+                // The head is drawn at the end once the last message has come.
+                try await page.waitFor("document.getElementById('timeline').dataset.playhead === '1.9000'", timeout: 5)
+                let drawn = try await page.string("document.getElementById('timeline').dataset.playhead")
+                return (early, last, drawn)
+            }
+            #expect(heads.0 > 0 && heads.0 < 1.9, "moving: \(heads.0)")
+            #expect(heads.1 == 1.9, "at the end: \(heads.1)")
+            #expect(heads.2 == "1.9000")
+            studio.studio.playback.shutdown()
+            let capture = try WAV.decode([UInt8](Data(contentsOf: studio.capture)))
+            let onsets = StudioAPITests.onsets(capture.samples, rate: capture.sampleRate, threshold: 0.01)
+            #expect(onsets.count >= 17, "the engine played the pattern: \(onsets)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func aFileChangedOnDiskReloadsAndAStaleSaveShowsTheConflict() async throws {
+        try await StudioHarness.with { studio in
+            let file = studio.url("rising-falling.ahap")
+            let original = try String(contentsOf: file, encoding: .utf8)
+            let outcome = try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                // An editor saves while the page has no edits: the page reloads it.
+                try Data(original.replacingOccurrences(of: "\"Time\": 1.9,", with: "\"Time\": 2.5,").utf8).write(
+                    to: file)
+                try await page.waitFor("studio.state.view && studio.state.view.duration === 2.5")
+                // The page edits; the editor saves again; the page's save is refused and says so.
+                let (x, y) = try await Self.handle(of: 3, page)
+                try await page.click(x, y)
+                try await page.press("ArrowRight", modifiers: DevToolsPage.shift)
+                try Data(original.utf8).write(to: file)
+                let version = StudioAPITests.version(Data(original.utf8))
+                try await page.waitFor("document.body.dataset.changed === '\(version)'")
+                try await page.press("s", modifiers: DevToolsPage.control)
+                try await page.waitFor("document.body.dataset.conflict === '1'")
+                let banner = try await page.string(
+                    "document.getElementById('banner').hidden ? '' : document.getElementById('banner-text').textContent"
+                )
+                let onDiskDuringConflict = try String(contentsOf: file, encoding: .utf8)
+                // The user chooses their own version.
+                try await page.click("#banner-a")
+                try await page.waitFor("document.body.dataset.saved !== undefined")
+                return (banner ?? "", onDiskDuringConflict)
+            }
+            #expect(outcome.0.contains("changed on disk"), "\(outcome.0)")
+            #expect(outcome.1 == original, "the refused save wrote nothing")
+            let saved = try AHAP.decode([UInt8](Data(contentsOf: file))).pattern
+            #expect(saved.events[3].time == 0.31, "the page's edit won after the user chose it")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func hoverReadsValuesZoomKeepsThePointAndCompareShowsTheCommit() async throws {
+        try await StudioHarness.with { studio in
+            try studio.commit(["rising-falling.ahap"])
+            let result = try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                // Hover the loudest tap: the readout gives its time and the effective values there.
+                let (x, y) = try await Self.handle(of: 10, page)
+                try await page.send("Input.dispatchMouseEvent", ["type": "mouseMoved", "x": x, "y": y + 40])
+                let readout = try await page.string("document.getElementById('readout').textContent") ?? ""
+                // Zoom in around the pointer: the time under it stays put.
+                let before =
+                    try await page.number(
+                        "studio.timeAt(\(x) - document.getElementById('timeline').getBoundingClientRect().left)") ?? -1
+                let sppBefore = try await page.number("studio.state.viewport.spp") ?? 0
+                try await page.send(
+                    "Input.dispatchMouseEvent",
+                    ["type": "mouseWheel", "x": x, "y": y + 40, "deltaX": 0, "deltaY": -100])
+                let spp = try await page.number("studio.state.viewport.spp") ?? 0
+                let after =
+                    try await page.number(
+                        "studio.timeAt(\(x) - document.getElementById('timeline').getBoundingClientRect().left)") ?? -1
+                // Move a tap, then compare with the last commit: one difference, listed and shaded.
+                try await page.click(x, y)
+                try await page.press("ArrowRight", modifiers: DevToolsPage.shift)
+                try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
+                try await page.evaluate(
+                    "(() => { const s = document.getElementById('compare'); s.value = 'git'; s.dispatchEvent(new Event('change')); })()"
+                )
+                try await page.waitFor("!document.getElementById('diff-panel').hidden")
+                let diff = try await page.string("document.getElementById('diff').textContent") ?? ""
+                let summary = try await page.string("document.getElementById('diff-summary').textContent") ?? ""
+                return (readout, before, after, spp / sppBefore, diff, summary)
+            }
+            // The readout: the time under the pointer (one pixel is about 2 ms here), the effective
+            // values there, and the element under it.
+            let time = Double(result.0.prefix { $0 != " " }) ?? -1
+            #expect(abs(time - 1.0) < 0.004, "\(result.0)")
+            #expect(result.0.contains(" · intensity ") && result.0.contains(" · sharpness "), "\(result.0)")
+            #expect(result.0.hasSuffix("HapticTransient #10"), "\(result.0)")
+            #expect(
+                abs(result.1 - result.2) < 0.002, "zoom keeps the time under the pointer: \(result.1) -> \(result.2)")
+            #expect(abs(result.3 - 0.8) < 1e-9, "one wheel step zooms in by 0.8: \(result.3)")
+            #expect(result.5 == "— 1 against last commit", "\(result.5)")
+            #expect(result.4.contains("1"), "\(result.4)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func theBrowserPlaysTheRenderWithItsOwnPlayhead() async throws {
+        try await StudioHarness.with { studio in
+            let heads = try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                try await page.press("b")
+                try await page.waitFor("studio.state.playhead && studio.state.playhead.mode === 'browser'")
+                let first = try await page.number("studio.playheadTime()") ?? -1
+                try await Task.sleep(for: .milliseconds(400))
+                let later = try await page.number("studio.playheadTime()") ?? -1
+                return (first, later)
+            }
+            #expect(heads.1 > heads.0 + 0.2, "the head moves with the browser's audio clock: \(heads)")
+        }
+    }
+}

@@ -1,0 +1,1 @@
+../../../Tests/_HapticsTestSupport/SplitMix64.swift
