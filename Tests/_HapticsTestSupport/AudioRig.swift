@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// The private PulseAudio rig from tools/audio-rig, as tests see it: whether it is up, and
 /// recordings of its sinks' monitors.
@@ -11,15 +11,15 @@ public import Foundation
 ///     let heard = try recording.stop()
 /// }
 /// ```
-public enum AudioRig {
+package enum AudioRig {
     /// Whether the test process runs with the rig's environment (`tools/audio-rig/with-rig`).
-    public static var isRunning: Bool { ProcessInfo.processInfo.environment["HAPTIC_RIG_ENV"] != nil }
+    package static var isRunning: Bool { ProcessInfo.processInfo.environment["HAPTIC_RIG_ENV"] != nil }
 
     /// Rig tests run when the rig is up, and also on CI (`CI=true`), where a missing rig is a failure.
-    public static var testsEnabled: Bool { isRunning || ProcessInfo.processInfo.environment["CI"] == "true" }
+    package static var testsEnabled: Bool { isRunning || ProcessInfo.processInfo.environment["CI"] == "true" }
 
     /// Throws when the rig is missing (only reached on CI), so a rig test fails instead of passing vacuously.
-    public static func require() throws {
+    package static func require() throws {
         guard isRunning else {
             throw Failure(
                 "CI=true but HAPTIC_RIG_ENV is not set: run the suite under tools/audio-rig/with-rig (tools/test does)")
@@ -27,22 +27,22 @@ public enum AudioRig {
     }
 
     /// The repository root, where `tools/audio-rig` is.
-    public static let packageRoot = TestFiles.packageRoot
+    package static let packageRoot = TestFiles.packageRoot
 
     /// What went wrong with the rig or a recording.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-        public init(_ description: String) { self.description = description }
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+        package init(_ description: String) { self.description = description }
     }
 
     /// A running `tools/audio-rig/record` capturing a sink's monitor to a float WAV.
-    public final class Recording {
-        public let file: URL
+    package final class Recording {
+        package let file: URL
         private let process = Process()
 
         /// Starts recording `sink` (the rig's default sink when nil) and returns once the capture
         /// stream is connected.
-        public init(sink: String? = nil) throws {
+        package init(sink: String? = nil) throws {
             file = FileManager.default.temporaryDirectory.appending(path: "haptic-rig-\(UUID().uuidString).wav")
             process.executableURL = AudioRig.packageRoot.appending(path: "tools/audio-rig/record")
             process.arguments = [file.path(percentEncoded: false), "float32le"] + (sink.map { [$0] } ?? [])
@@ -62,12 +62,12 @@ public enum AudioRig {
         }
 
         /// The first channel recorded so far (the file grows while recording).
-        public func samplesSoFar() throws -> [Float] {
+        package func samplesSoFar() throws -> [Float] {
             try AudioRig.firstChannel(ofFloatWAV: [UInt8](Data(contentsOf: file)))
         }
 
         /// Stops the recorder and returns the first channel of what it captured.
-        public func stop() throws -> [Float] {
+        package func stop() throws -> [Float] {
             process.interrupt()
             process.waitUntilExit()
             defer { try? FileManager.default.removeItem(at: file) }
@@ -78,7 +78,7 @@ public enum AudioRig {
     /// The first channel of a 32-bit float WAV that may still be growing. The product's `WAV.decode`
     /// rightly refuses a data chunk that claims more (or, mid-capture, fewer) bytes than are there;
     /// a recording read while parec writes it needs exactly that leniency.
-    public static func firstChannel(ofFloatWAV bytes: [UInt8]) throws -> [Float] {
+    package static func firstChannel(ofFloatWAV bytes: [UInt8]) throws -> [Float] {
         func u32(_ at: Int) -> Int { (0..<4).reduce(0) { $0 | Int(bytes[at + $1]) << (8 * $1) } }
         func u16(_ at: Int) -> Int { Int(bytes[at]) | Int(bytes[at + 1]) << 8 }
         guard bytes.count >= 12, bytes[0..<4].elementsEqual("RIFF".utf8), bytes[8..<12].elementsEqual("WAVE".utf8)

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Where this repository's tests find their files: the project's own fixtures under
 /// `Tests/Fixtures` (always there) and the third-party corpus (only sometimes there).
@@ -12,17 +12,17 @@ public import Foundation
 /// let kit = TestFiles.fixtures.appending(path: "ahap/Kit.ahap")
 /// guard let corpus = TestFiles.corpus else { return }
 /// ```
-public enum TestFiles {
+package enum TestFiles {
     /// The repository root (this file is `Tests/_HapticsTestSupport/Fixtures.swift`; the tool
     /// package's test support links to it, hence the resolved link).
-    public static let packageRoot = URL(filePath: #filePath).resolvingSymlinksInPath()
+    package static let packageRoot = URL(filePath: #filePath).resolvingSymlinksInPath()
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
     /// `Tests/Fixtures`: hand-written AHAP and a generated WAV (Tests/Fixtures/README.md).
-    public static let fixtures = packageRoot.appending(path: "Tests/Fixtures")
+    package static let fixtures = packageRoot.appending(path: "Tests/Fixtures")
 
     /// The third-party corpus folder, or nil when there is none.
-    public static let corpus: URL? = {
+    package static let corpus: URL? = {
         if let named = ProcessInfo.processInfo.environment["HAPTICS_CORPUS"], !named.isEmpty {
             return URL(filePath: named, relativeTo: URL(filePath: FileManager.default.currentDirectoryPath))
                 .standardizedFileURL
@@ -35,6 +35,6 @@ public enum TestFiles {
     }()
 
     /// Why a conformance suite did not run.
-    public static let corpusSkipped =
+    package static let corpusSkipped =
         "SKIPPED: no third-party corpus (set HAPTICS_CORPUS to a folder, or put shared/fixtures beside the package)"
 }

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 
 /// Headless Chromium (Debian package `chromium`) for tests that open a generated page in a real browser.
 ///
@@ -10,15 +10,15 @@ public import Foundation
 /// let dom = try chromium.dumpDOM(url: page)
 /// try chromium.screenshot(url: page, to: folder.appending(path: "page.png"), size: (1280, 2000))
 /// ```
-public struct HeadlessChromium: Hashable, Sendable {
+package struct HeadlessChromium: Hashable, Sendable {
     /// Why Chromium could not be used.
-    public enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
+    package enum Failure: Error, Hashable, Sendable, CustomStringConvertible {
         /// No executable `chromium` in the usual places or on `PATH`.
         case notInstalled(searched: [String])
         /// Chromium ran but exited with a nonzero status; `log` is the end of its standard error.
         case exited(status: Int32, arguments: [String], log: String)
 
-        public var description: String {
+        package var description: String {
             switch self {
             case .notInstalled(let searched):
                 "chromium is not installed (Debian/Ubuntu: apt-get install -y chromium); looked for "
@@ -31,16 +31,16 @@ public struct HeadlessChromium: Hashable, Sendable {
     }
 
     /// The Chromium executable this runner starts.
-    public let executable: URL
+    package let executable: URL
 
     /// A runner for the given Chromium executable.
-    public init(executable: URL) { self.executable = executable }
+    package init(executable: URL) { self.executable = executable }
 
     /// A runner for the first executable `chromium` (or `chromium-browser`) in `/usr/bin`,
     /// `/usr/local/bin` or on `PATH`.
     ///
     /// - Throws: ``Failure/notInstalled(searched:)`` when there is none.
-    public init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(Failure) {
+    package init(environment: [String: String] = ProcessInfo.processInfo.environment) throws(Failure) {
         let folders =
             ["/usr/bin", "/usr/local/bin"] + (environment["PATH"] ?? "").split(separator: ":").map(String.init)
         let candidates = folders.flatMap { ["\($0)/chromium", "\($0)/chromium-browser"] }
@@ -53,7 +53,7 @@ public struct HeadlessChromium: Hashable, Sendable {
     /// The page's DOM after it has loaded and run (`--dump-dom`), serialized as HTML.
     ///
     /// - Throws: ``Failure/exited(status:arguments:log:)`` when Chromium fails, or a file error.
-    public func dumpDOM(url: URL) throws -> String {
+    package func dumpDOM(url: URL) throws -> String {
         String(decoding: try run(["--dump-dom"], url: url), as: UTF8.self)
     }
 
@@ -61,7 +61,7 @@ public struct HeadlessChromium: Hashable, Sendable {
     /// scroll bars, to `file`.
     ///
     /// - Throws: ``Failure/exited(status:arguments:log:)`` when Chromium fails, or a file error.
-    public func screenshot(url: URL, to file: URL, size: (width: Int, height: Int)) throws {
+    package func screenshot(url: URL, to file: URL, size: (width: Int, height: Int)) throws {
         _ = try run(
             [
                 "--screenshot=\(file.path(percentEncoded: false))", "--window-size=\(size.width),\(size.height)",

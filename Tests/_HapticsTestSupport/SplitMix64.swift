@@ -8,17 +8,17 @@
 /// ```
 ///
 /// Not for cryptography: its whole state is one 64-bit word.
-public struct SplitMix64: RandomNumberGenerator, Hashable, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Hashable, Sendable {
     /// The generator's state; `next()` advances it by a fixed odd constant.
-    public var state: UInt64
+    package var state: UInt64
 
     /// A generator that starts from `seed`.
-    public init(seed: UInt64) { state = seed }
+    package init(seed: UInt64) { state = seed }
 
     /// The next 64 pseudo-random bits.
     ///
     /// - Complexity: O(1).
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

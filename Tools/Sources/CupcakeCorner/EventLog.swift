@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import SensoryFeedback
 
 /// One line of a session's event log.
@@ -6,18 +6,18 @@ import SensoryFeedback
 /// ```json
 /// {"change":"quantity","feedback":"increase","new":"4","old":"3","t":1.204}
 /// ```
-public struct OrderEvent: Codable, Hashable, Sendable {
+package struct OrderEvent: Codable, Hashable, Sendable {
     /// Seconds since the session started.
-    public var t: Double
+    package var t: Double
     /// What changed: `quantity`, `type`, `special`, `frosting`, `sprinkles`, `name`, `street`,
     /// `city`, `zip` or `checkout`.
-    public var change: String
-    public var old: String?
-    public var new: String?
+    package var change: String
+    package var old: String?
+    package var new: String?
     /// The feedback played (`SensoryFeedback.description`), nil when none was.
-    public var feedback: String?
+    package var feedback: String?
 
-    public init(t: Double, change: String, old: String?, new: String?, feedback: String?) {
+    package init(t: Double, change: String, old: String?, new: String?, feedback: String?) {
         self.t = t
         self.change = change
         self.old = old
@@ -27,18 +27,18 @@ public struct OrderEvent: Codable, Hashable, Sendable {
 }
 
 /// Why a log could not be written or read.
-public struct EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var description: String
+package struct EventLogError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var description: String
 }
 
 /// Appends a session's events to its log file, one JSON line per `write()`, as they happen.
-public final class EventLogWriter {
-    public let path: String
+package final class EventLogWriter {
+    package let path: String
     private let fd: Int32
     private let encoder: JSONEncoder
 
     /// Creates (or appends to) the log at `path`, making its folder if needed.
-    public init(path: String) throws(EventLogError) {
+    package init(path: String) throws(EventLogError) {
         self.path = path
         let folder = URL(filePath: path).deletingLastPathComponent()
         do {
@@ -60,7 +60,7 @@ public final class EventLogWriter {
     }
 
     /// A fresh log path in `directory`: `sessions/session-YYYYMMDD-HHMMSS-PID.jsonl`.
-    public static func defaultPath(in directory: URL, now: Date = Date()) -> String {
+    package static func defaultPath(in directory: URL, now: Date = Date()) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.dateFormat = "yyyyMMdd-HHmmss"
@@ -69,7 +69,7 @@ public final class EventLogWriter {
     }
 
     /// Appends `event` as one line.
-    public func append(_ event: OrderEvent) throws(EventLogError) {
+    package func append(_ event: OrderEvent) throws(EventLogError) {
         var bytes: [UInt8]
         do {
             bytes = Array(try encoder.encode(event))
@@ -88,18 +88,18 @@ public final class EventLogWriter {
     }
 
     /// Flushes the log to the disk.
-    public func sync() { fsync(fd) }
+    package func sync() { fsync(fd) }
 }
 
 /// Reads a session log back: the events, and a `FILE:LINE: error:` line for each one it could not read.
-public enum EventLogReader {
-    public struct Result: Sendable {
-        public var events: [OrderEvent]
-        public var problems: [String]
+package enum EventLogReader {
+    package struct Result: Sendable {
+        package var events: [OrderEvent]
+        package var problems: [String]
     }
 
     /// Reads the log at `path`.
-    public static func read(path: String) throws(EventLogError) -> Result {
+    package static func read(path: String) throws(EventLogError) -> Result {
         let data: Data
         do {
             data = try Data(contentsOf: URL(filePath: path))
@@ -110,7 +110,7 @@ public enum EventLogReader {
     }
 
     /// Parses log bytes; blank lines are skipped.
-    public static func parse(_ bytes: [UInt8], file: String) -> Result {
+    package static func parse(_ bytes: [UInt8], file: String) -> Result {
         let decoder = JSONDecoder()
         var result = Result(events: [], problems: [])
         for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {

@@ -1,22 +1,22 @@
-public import HapticsCore
-public import SensoryFeedback
+package import HapticsCore
+package import SensoryFeedback
 
 /// A session's feedback in time order, ready to play again.
-public struct FeedbackTimeline: Sendable {
+package struct FeedbackTimeline: Sendable {
     /// One feedback at its time, with what caused it.
-    public struct Cue: Hashable, Sendable {
+    package struct Cue: Hashable, Sendable {
         /// Seconds since the session started.
-        public var time: Double
-        public var feedback: SensoryFeedback
+        package var time: Double
+        package var feedback: SensoryFeedback
         /// The log event that played it.
-        public var event: OrderEvent
+        package var event: OrderEvent
     }
 
     /// The cues, sorted by time.
-    public var cues: [Cue]
+    package var cues: [Cue]
 
     /// The cues of the events that played feedback.
-    public init(events: [OrderEvent]) {
+    package init(events: [OrderEvent]) {
         cues = events.compactMap { event in
             event.feedback.flatMap { SensoryFeedback($0) }.map { Cue(time: event.t, feedback: $0, event: event) }
         }.sorted { $0.time < $1.time }
@@ -29,7 +29,7 @@ public struct FeedbackTimeline: Sendable {
     /// offset. (A preset's dynamic parameters then act on the events playing at that moment.)
     ///
     /// - Complexity: O(total elements of the presets used), one preset lookup per cue.
-    public func pattern(speed: Double = 1, preset: (SensoryFeedback) -> HapticPattern) -> HapticPattern {
+    package func pattern(speed: Double = 1, preset: (SensoryFeedback) -> HapticPattern) -> HapticPattern {
         var elements: [PatternElement] = []
         var cache: [SensoryFeedback: HapticPattern] = [:]
         for cue in cues {

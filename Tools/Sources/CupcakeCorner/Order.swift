@@ -1,5 +1,5 @@
-public import Foundation
-public import Observation
+package import Foundation
+import Observation
 
 /// One cupcake order, as in the "Cupcake Corner" app of Hacking with Swift's 100 Days of SwiftUI.
 ///
@@ -14,15 +14,15 @@ public import Observation
 /// order.cost              // 12.5
 /// ```
 @Observable
-public final class Order: Codable {
+package final class Order: Codable {
     /// The cake types, in menu order; `type` indexes this list.
-    public static let types = ["Vanilla", "Strawberry", "Chocolate", "Rainbow"]
+    package static let types = ["Vanilla", "Strawberry", "Chocolate", "Rainbow"]
     /// How many cakes one order may hold.
-    public static let quantityRange = 3...20
+    package static let quantityRange = 3...20
 
     /// Why `text` cannot be a zip code (it holds something other than the digits 0-9), or nil
     /// when it can. A numeric field refuses the rest as it is typed, as a number field does.
-    public static func zipRefusal(_ text: String) -> String? {
+    package static func zipRefusal(_ text: String) -> String? {
         guard let bad = text.first(where: { !("0"..."9").contains($0) }) else { return nil }
         return "zip takes digits only, not '\(bad)' (got '\(text)')"
     }
@@ -32,19 +32,19 @@ public final class Order: Codable {
     private var storedSpecialRequestEnabled = false
 
     /// Index into ``types``; values outside it are clamped to the nearest type.
-    public var type: Int {
+    package var type: Int {
         get { storedType }
         set { storedType = min(max(newValue, 0), Self.types.count - 1) }
     }
 
     /// Number of cakes, clamped to ``quantityRange``.
-    public var quantity: Int {
+    package var quantity: Int {
         get { storedQuantity }
         set { storedQuantity = min(max(newValue, Self.quantityRange.lowerBound), Self.quantityRange.upperBound) }
     }
 
     /// Whether the special requests section is open; turning it off clears both extras.
-    public var specialRequestEnabled: Bool {
+    package var specialRequestEnabled: Bool {
         get { storedSpecialRequestEnabled }
         set {
             storedSpecialRequestEnabled = newValue
@@ -56,28 +56,28 @@ public final class Order: Codable {
     }
 
     /// $1 more per cake.
-    public var extraFrosting = false
+    package var extraFrosting = false
     /// $0.50 more per cake.
-    public var addSprinkles = false
+    package var addSprinkles = false
 
-    public var name = ""
-    public var streetAddress = ""
-    public var city = ""
-    public var zip = ""
+    package var name = ""
+    package var streetAddress = ""
+    package var city = ""
+    package var zip = ""
 
     /// A fresh order: 3 vanilla cakes, no extras, no address.
-    public init() {}
+    package init() {}
 
     /// The name of the chosen cake type, e.g. `"Strawberry"`.
-    public var typeName: String { Self.types[type] }
+    package var typeName: String { Self.types[type] }
 
     /// True when name, street, city and zip all hold something besides whitespace.
-    public var hasValidAddress: Bool {
+    package var hasValidAddress: Bool {
         [name, streetAddress, city, zip].allSatisfy { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
     }
 
     /// The address fields still empty, by their labels, e.g. `["name", "zip"]`.
-    public var missingAddressFields: [String] {
+    package var missingAddressFields: [String] {
         [("name", name), ("street", streetAddress), ("city", city), ("zip", zip)]
             .filter { $0.1.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
             .map(\.0)
@@ -86,7 +86,7 @@ public final class Order: Codable {
     /// The price, as the tutorial computes it: $2 per cake, plus `type / 2` dollars once per
     /// order ("complicated cakes cost more"), plus $1 per cake for extra frosting and $0.50 per
     /// cake for sprinkles.
-    public var cost: Decimal {
+    package var cost: Decimal {
         var cost = Decimal(quantity) * 2
         cost += Decimal(type) / 2
         if extraFrosting { cost += Decimal(quantity) }
@@ -95,7 +95,7 @@ public final class Order: Codable {
     }
 
     /// A copy with the same values (and its own observers).
-    public func copy() -> Order {
+    package func copy() -> Order {
         let order = Order()
         order.type = type
         order.quantity = quantity
@@ -115,7 +115,7 @@ public final class Order: Codable {
 
     /// Decodes the nine keys; a `type` outside ``types`` or a `quantity` outside
     /// ``quantityRange`` is a `DecodingError.dataCorrupted` naming the key.
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let type = try c.decode(Int.self, forKey: .type)
         guard Self.types.indices.contains(type) else {
@@ -138,7 +138,7 @@ public final class Order: Codable {
         zip = try c.decode(String.self, forKey: .zip)
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(type, forKey: .type)
         try c.encode(quantity, forKey: .quantity)
@@ -154,7 +154,7 @@ public final class Order: Codable {
 
 extension Decimal {
     /// Dollars with two decimals: `12.5` → `"$12.50"`.
-    public var dollars: String {
+    package var dollars: String {
         var value = self
         var rounded = Decimal()
         NSDecimalRound(&rounded, &value, 2, .bankers)

@@ -21,26 +21,26 @@ import Foundation
 /// Blank lines and `#` comments are ignored. ``parse(_:file:)`` rejects the whole script at
 /// its first bad line, naming it (`FILE:LINE: error: ...`), so a broken script submits nothing;
 /// that includes lines valid alone but impossible where they stand (frosting before `special on`).
-public struct OrderScript: Sendable {
+package struct OrderScript: Sendable {
     /// One line that does something.
-    public enum Step: Hashable, Sendable {
+    package enum Step: Hashable, Sendable {
         case action(OrderAction)
         case wait(Double)
     }
 
     /// The steps, each with its 1-based line number.
-    public var steps: [(line: Int, step: Step)]
+    package var steps: [(line: Int, step: Step)]
 
     /// Why a script was rejected: `FILE:LINE: error: message`.
-    public struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
-        public var file: String
-        public var line: Int
-        public var message: String
-        public var description: String { "\(file):\(line): error: \(message)" }
+    package struct ParseError: Error, Hashable, Sendable, CustomStringConvertible {
+        package var file: String
+        package var line: Int
+        package var message: String
+        package var description: String { "\(file):\(line): error: \(message)" }
     }
 
     /// Parses and checks `text` (named `file` in errors).
-    public static func parse(_ text: String, file: String) throws(ParseError) -> OrderScript {
+    package static func parse(_ text: String, file: String) throws(ParseError) -> OrderScript {
         var steps: [(line: Int, step: Step)] = []
         let dryRun = Order()
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {

@@ -1,8 +1,8 @@
-public import Foundation
-public import SensoryFeedback
+package import Foundation
+package import SensoryFeedback
 
 /// Something a customer does to an order: a key in the terminal screen, a line of a script.
-public enum OrderAction: Hashable, Sendable {
+package enum OrderAction: Hashable, Sendable {
     /// `+1` or `-1`: the stepper's buttons.
     case stepQuantity(Int)
     case setQuantity(Int)
@@ -20,7 +20,7 @@ public enum OrderAction: Hashable, Sendable {
 }
 
 /// What came of an action.
-public enum ActionOutcome: Equatable, Sendable {
+package enum ActionOutcome: Equatable, Sendable {
     /// The order changed (feedback played where the app plays one).
     case changed
     /// Nothing changed (a press at a bound, a toggle to its current value); nothing played.
@@ -34,15 +34,15 @@ public enum ActionOutcome: Equatable, Sendable {
 }
 
 /// A checked-out order, as the customer is told about it.
-public struct Receipt: Equatable, Sendable {
-    public var id: String
-    public var quantity: Int
-    public var typeName: String
-    public var cost: Decimal
+package struct Receipt: Equatable, Sendable {
+    package var id: String
+    package var quantity: Int
+    package var typeName: String
+    package var cost: Decimal
     /// Where the order went: the store's file or the endpoint's URL.
-    public var destination: String
+    package var destination: String
 
-    public init(id: String, quantity: Int, typeName: String, cost: Decimal, destination: String) {
+    package init(id: String, quantity: Int, typeName: String, cost: Decimal, destination: String) {
         self.id = id
         self.quantity = quantity
         self.typeName = typeName
@@ -51,27 +51,27 @@ public struct Receipt: Equatable, Sendable {
     }
 
     /// "Your order for 6x strawberry cupcakes is on its way!"
-    public var message: String { "Your order for \(quantity)x \(typeName.lowercased()) cupcakes is on its way!" }
+    package var message: String { "Your order for \(quantity)x \(typeName.lowercased()) cupcakes is on its way!" }
 }
 
 /// Where a valid order goes at checkout.
-public protocol OrderCheckout: AnyObject {
+package protocol OrderCheckout: AnyObject {
     /// Sends or saves `order`; throws a customer-readable reason when it cannot.
     func submit(_ order: Order) throws(CheckoutError) -> Receipt
 }
 
 /// Why a checkout failed, in words for the customer.
-public struct CheckoutError: Error, Equatable, Sendable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct CheckoutError: Error, Equatable, Sendable, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// Checkout into the local ``OrderStore``.
-public final class StoreCheckout: OrderCheckout {
-    public let store: OrderStore
-    public init(store: OrderStore) { self.store = store }
+package final class StoreCheckout: OrderCheckout {
+    package let store: OrderStore
+    package init(store: OrderStore) { self.store = store }
 
-    public func submit(_ order: Order) throws(CheckoutError) -> Receipt {
+    package func submit(_ order: Order) throws(CheckoutError) -> Receipt {
         let record: StoredOrder
         do {
             record = try store.append(StoredOrder(order: order.copy()))
@@ -95,20 +95,20 @@ public final class StoreCheckout: OrderCheckout {
 /// let session = OrderSession(order: Order(), sink: sink, checkout: StoreCheckout(store: store))
 /// session.perform(.stepQuantity(1))   // plays .increase
 /// ```
-public final class OrderSession {
-    public let order: Order
-    public let sink: any FeedbackSink
-    public let checkout: any OrderCheckout
-    public let log: EventLogWriter?
+package final class OrderSession {
+    package let order: Order
+    package let sink: any FeedbackSink
+    package let checkout: any OrderCheckout
+    package let log: EventLogWriter?
     /// Every event of the session, as written to the log.
-    public private(set) var events: [OrderEvent] = []
+    package private(set) var events: [OrderEvent] = []
     /// The first log write failure, if any (the session goes on; the CLI reports it).
-    public private(set) var logFailure: EventLogError?
+    package private(set) var logFailure: EventLogError?
     private let started: ContinuousClock.Instant
     private let now: () -> ContinuousClock.Instant
 
     /// - Parameter now: the clock (tests pass a fixed one).
-    public init(
+    package init(
         order: Order, sink: any FeedbackSink, checkout: any OrderCheckout, log: EventLogWriter? = nil,
         now: @escaping () -> ContinuousClock.Instant = { ContinuousClock.now }
     ) {
@@ -121,14 +121,14 @@ public final class OrderSession {
     }
 
     /// Seconds since the session started.
-    public var elapsed: Double {
+    package var elapsed: Double {
         let d = now() - started
         return Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     }
 
     /// Applies `action`, plays its feedback and logs it.
     @discardableResult
-    public func perform(_ action: OrderAction) -> ActionOutcome {
+    package func perform(_ action: OrderAction) -> ActionOutcome {
         switch action {
         case .stepQuantity(let step):
             return setQuantity(order.quantity + step)

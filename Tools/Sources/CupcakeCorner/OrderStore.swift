@@ -1,9 +1,9 @@
-public import Foundation
-public import SystemPackage
+package import Foundation
+package import SystemPackage
 
 /// Where an order stands. The store is append-only: an order is written once, as `pending` when
 /// it is to be sent to an endpoint, and each later change of state is a line of its own.
-public enum OrderState: String, Codable, Hashable, Sendable {
+package enum OrderState: String, Codable, Hashable, Sendable {
     /// Kept in the store: the store is where the order goes (no endpoint).
     case stored
     /// In the store, to be sent (or being sent) to its endpoint; the answer has not been recorded.
@@ -15,23 +15,23 @@ public enum OrderState: String, Codable, Hashable, Sendable {
 }
 
 /// An order as the store keeps it: one JSON object per line of `orders.jsonl`.
-public struct StoredOrder: Codable {
+package struct StoredOrder: Codable {
     /// A UUID, printed to the customer; also the idempotency key of every POST of this order.
-    public var id: String
+    package var id: String
     /// When the order was checked out.
-    public var time: Date
-    public var cost: Decimal
-    public var order: Order
+    package var time: Date
+    package var cost: Decimal
+    package var order: Order
     /// The URL the order is sent to; nil when the store is its destination.
-    public var endpoint: String?
+    package var endpoint: String?
     /// The state as last recorded (lines written before states existed read as `stored`).
-    public var state: OrderState
+    package var state: OrderState
     /// Why the last send failed, or what the last answer was.
-    public var reason: String?
+    package var reason: String?
     /// How many POSTs of this order were started.
-    public var attempts: Int
+    package var attempts: Int
 
-    public init(
+    package init(
         id: String = UUID().uuidString, time: Date = Date(), order: Order, endpoint: String? = nil
     ) {
         self.id = id
@@ -48,7 +48,7 @@ public struct StoredOrder: Codable {
         case id, time, cost, order, endpoint, state, reason, attempts
     }
 
-    public init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         id = try container.decode(String.self, forKey: .id)
         time = try container.decode(Date.self, forKey: .time)
@@ -60,7 +60,7 @@ public struct StoredOrder: Codable {
         attempts = try container.decodeIfPresent(Int.self, forKey: .attempts) ?? 0
     }
 
-    public func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(id, forKey: .id)
         try container.encode(time, forKey: .time)
@@ -76,15 +76,15 @@ public struct StoredOrder: Codable {
 /// A later line about an order already in the store: its new state.
 ///
 /// `{"status":{"id":"…","state":"sent","time":"…","reason":"HTTP 201"}}`
-public struct OrderStatusUpdate: Codable, Hashable, Sendable {
-    public var id: String
-    public var state: OrderState
-    public var time: Date
-    public var reason: String?
+package struct OrderStatusUpdate: Codable, Hashable, Sendable {
+    package var id: String
+    package var state: OrderState
+    package var time: Date
+    package var reason: String?
     /// True when this line records the start of a POST (the state stays `pending`).
-    public var attempt: Bool?
+    package var attempt: Bool?
 
-    public init(id: String, state: OrderState, time: Date = Date(), reason: String? = nil, attempt: Bool? = nil) {
+    package init(id: String, state: OrderState, time: Date = Date(), reason: String? = nil, attempt: Bool? = nil) {
         self.id = id
         self.state = state
         self.time = time
@@ -94,25 +94,25 @@ public struct OrderStatusUpdate: Codable, Hashable, Sendable {
 }
 
 /// A line of `orders.jsonl` the store could not read back, with its 1-based line number.
-public struct StoreProblem: Hashable, Sendable, CustomStringConvertible {
-    public var file: String
-    public var line: Int
-    public var message: String
+package struct StoreProblem: Hashable, Sendable, CustomStringConvertible {
+    package var file: String
+    package var line: Int
+    package var message: String
     /// True for an unfinished last line: a write cut short by a crash or power loss.
-    public var isTornTail: Bool
+    package var isTornTail: Bool
 
     /// `FILE:LINE: warning: message`, the linter's form.
-    public var description: String { "\(file):\(line): warning: \(message)" }
+    package var description: String { "\(file):\(line): warning: \(message)" }
 }
 
 /// Why the store could not save an order: what was being done, to which file, and the system's
 /// error number when a system call failed.
-public struct OrderStoreError: Error, Hashable, Sendable, CustomStringConvertible {
+package struct OrderStoreError: Error, Hashable, Sendable, CustomStringConvertible {
     /// The failing system call's error, when there was one (`.noSpace` on a full disk).
-    public var errno: Errno?
-    public var description: String
+    package var errno: Errno?
+    package var description: String
 
-    public init(_ what: String, _ errno: Errno? = nil) {
+    package init(_ what: String, _ errno: Errno? = nil) {
         self.errno = errno
         self.description = errno.map { "\(what): \($0.description)" } ?? what
     }
@@ -134,15 +134,15 @@ public struct OrderStoreError: Error, Hashable, Sendable, CustomStringConvertibl
 /// let store = try OrderStore(directory: OrderStore.defaultDirectory)
 /// let saved = try store.append(StoredOrder(order: order))
 /// ```
-public final class OrderStore: @unchecked Sendable {
+package final class OrderStore: @unchecked Sendable {
     /// The folder holding `orders.jsonl`.
-    public let directory: URL
+    package let directory: URL
     /// `DIR/orders.jsonl`.
-    public let file: URL
+    package let file: URL
     private let fd: FileDescriptor
 
     /// `$XDG_DATA_HOME/swift-haptics/orders`, else `~/.local/share/swift-haptics/orders`.
-    public static var defaultDirectory: URL {
+    package static var defaultDirectory: URL {
         let environment = ProcessInfo.processInfo.environment
         let base: URL
         if let xdg = environment["XDG_DATA_HOME"], xdg.hasPrefix("/") {
@@ -154,7 +154,7 @@ public final class OrderStore: @unchecked Sendable {
     }
 
     /// Opens (creating as needed, durably) the store in `directory`.
-    public init(directory: URL) throws(OrderStoreError) {
+    package init(directory: URL) throws(OrderStoreError) {
         self.directory = directory
         file = directory.appending(path: "orders.jsonl")
         try Self.makeDurableDirectory(directory)
@@ -192,7 +192,7 @@ public final class OrderStore: @unchecked Sendable {
     }
 
     /// Creates `directory` and any missing parents, fsyncing each parent after a creation.
-    public static func makeDurableDirectory(_ directory: URL) throws(OrderStoreError) {
+    package static func makeDurableDirectory(_ directory: URL) throws(OrderStoreError) {
         let path = directory.standardizedFileURL.path(percentEncoded: false)
         var missing: [URL] = []
         var folder = URL(filePath: path, directoryHint: .isDirectory)
@@ -224,7 +224,7 @@ public final class OrderStore: @unchecked Sendable {
     }
 
     /// The encoder every record goes through: sorted keys, ISO 8601 times, one line.
-    public static func encoder() -> JSONEncoder {
+    package static func encoder() -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601
@@ -235,7 +235,7 @@ public final class OrderStore: @unchecked Sendable {
     ///
     /// - Complexity: one `write()` and one `fsync()`.
     @discardableResult
-    public func append(_ record: StoredOrder) throws(OrderStoreError) -> StoredOrder {
+    package func append(_ record: StoredOrder) throws(OrderStoreError) -> StoredOrder {
         let bytes: [UInt8]
         do {
             bytes = Array(try Self.encoder().encode(record))
@@ -247,7 +247,7 @@ public final class OrderStore: @unchecked Sendable {
     }
 
     /// Records a new state of an order already in the store, durably.
-    public func mark(_ update: OrderStatusUpdate) throws(OrderStoreError) {
+    package func mark(_ update: OrderStatusUpdate) throws(OrderStoreError) {
         struct Line: Encodable { var status: OrderStatusUpdate }
         let bytes: [UInt8]
         do {
@@ -301,7 +301,7 @@ public final class OrderStore: @unchecked Sendable {
 
     /// Every order readable in the store, each in its last recorded state, and a problem for
     /// each line that is not readable.
-    public func load() throws(OrderStoreError) -> (orders: [StoredOrder], problems: [StoreProblem]) {
+    package func load() throws(OrderStoreError) -> (orders: [StoredOrder], problems: [StoreProblem]) {
         let path = file.path(percentEncoded: false)
         let bytes: [UInt8]
         do {
@@ -323,13 +323,13 @@ public final class OrderStore: @unchecked Sendable {
     }
 
     /// The orders for an endpoint that are not known to be sent (`pending` or `failed`), oldest first.
-    public func outbox() throws(OrderStoreError) -> [StoredOrder] {
+    package func outbox() throws(OrderStoreError) -> [StoredOrder] {
         try load().orders.filter { $0.endpoint != nil && ($0.state == .pending || $0.state == .failed) }
     }
 
     /// Runs `body` holding `DIR/outbox.lock`, so two retries never send the same order at once.
     /// Checkouts are not held up: they lock `orders.jsonl`, not this file.
-    public func withOutboxLock<T>(_ body: () throws -> T) throws -> T {
+    package func withOutboxLock<T>(_ body: () throws -> T) throws -> T {
         let path = FilePath(directory.appending(path: "outbox.lock").path(percentEncoded: false))
         let lock: FileDescriptor
         do {
@@ -345,7 +345,7 @@ public final class OrderStore: @unchecked Sendable {
     }
 
     /// Parses `orders.jsonl` bytes; see ``load()``.
-    public static func parse(_ bytes: [UInt8], file: String) -> (orders: [StoredOrder], problems: [StoreProblem]) {
+    package static func parse(_ bytes: [UInt8], file: String) -> (orders: [StoredOrder], problems: [StoreProblem]) {
         struct StatusLine: Decodable { var status: OrderStatusUpdate }
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .iso8601
@@ -400,7 +400,7 @@ public final class OrderStore: @unchecked Sendable {
     }
 
     /// A decoding error in words: "missing key 'type'".
-    public static func describe(_ error: any Error) -> String {
+    package static func describe(_ error: any Error) -> String {
         switch error {
         case DecodingError.dataCorrupted(let context): return context.debugDescription
         case DecodingError.keyNotFound(let key, _): return "missing key '\(key.stringValue)'"

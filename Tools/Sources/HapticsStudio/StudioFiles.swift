@@ -1,18 +1,18 @@
 import Foundation
 
 /// Why the studio refused a request, with the HTTP status the page gets.
-public struct StudioError: Error, Hashable, Sendable, CustomStringConvertible {
-    public var status: Int
-    public var message: String
+package struct StudioError: Error, Hashable, Sendable, CustomStringConvertible {
+    package var status: Int
+    package var message: String
     /// More members for the error's JSON (a conflict's current `version` and `text`).
-    public var details: [String: String] = [:]
+    package var details: [String: String] = [:]
 
-    public init(_ status: Int, _ message: String) {
+    package init(_ status: Int, _ message: String) {
         self.status = status
         self.message = message
     }
 
-    public var description: String { message }
+    package var description: String { message }
 
     static func forbidden(_ message: String) -> StudioError { StudioError(403, message) }
     static func badRequest(_ message: String) -> StudioError { StudioError(400, message) }
@@ -31,34 +31,34 @@ public struct StudioError: Error, Hashable, Sendable, CustomStringConvertible {
 /// let files = try StudioFiles(folders: ["Patterns"])
 /// let url = try files.resolve("Patterns/examples/heartbeat.ahap")
 /// ```
-public struct StudioFiles: Sendable {
+package struct StudioFiles: Sendable {
     /// One served folder.
-    public struct Root: Hashable, Sendable {
+    package struct Root: Hashable, Sendable {
         /// What studio paths start with.
-        public var label: String
+        package var label: String
         /// The folder's real path (symbolic links resolved), without a trailing slash.
-        public var realPath: String
+        package var realPath: String
     }
 
     /// One file the studio lists.
-    public struct Entry: Hashable, Sendable {
-        public var path: String
-        public var format: String
-        public var bytes: Int
+    package struct Entry: Hashable, Sendable {
+        package var path: String
+        package var format: String
+        package var bytes: Int
     }
 
-    public let roots: [Root]
+    package let roots: [Root]
 
     /// The extensions the studio reads and writes.
-    public static let extensions: Set<String> = ["ahap", "haptic", "vij"]
+    package static let extensions: Set<String> = ["ahap", "haptic", "vij"]
 
     /// Most files listed; a larger tree is cut (the page says so).
-    public static let maximumListed = 10_000
+    package static let maximumListed = 10_000
 
     /// Serves `folders` (each must exist and be a folder).
     ///
     /// - Throws: ``StudioError`` naming the first folder that is missing or not a folder.
-    public init(folders: [String]) throws(StudioError) {
+    package init(folders: [String]) throws(StudioError) {
         var roots: [Root] = []
         var used: Set<String> = []
         for folder in folders {
@@ -84,7 +84,7 @@ public struct StudioFiles: Sendable {
 
     /// Every pattern file under the served folders, sorted by path; hidden folders and `.build*`
     /// are skipped, and links that lead outside their folder are not followed.
-    public func list() -> (files: [Entry], truncated: Bool) {
+    package func list() -> (files: [Entry], truncated: Bool) {
         var out: [Entry] = []
         for root in roots {
             let base = URL(filePath: root.realPath.isEmpty ? "/" : root.realPath)
@@ -113,7 +113,7 @@ public struct StudioFiles: Sendable {
     }
 
     /// `ahap`, `haptic` or `vij`, by extension.
-    public static func format(of path: String) -> String {
+    package static func format(of path: String) -> String {
         let ext = URL(filePath: path).pathExtension.lowercased()
         return ext == "vij" ? "vij" : ext == "haptic" ? "haptic" : "ahap"
     }
@@ -122,7 +122,7 @@ public struct StudioFiles: Sendable {
     ///
     /// - Throws: ``StudioError`` 403 for anything that could leave a served folder or is not a
     ///   pattern file, 404 for a file that does not exist.
-    public func resolve(_ path: String) throws(StudioError) -> String {
+    package func resolve(_ path: String) throws(StudioError) -> String {
         let (root, relative) = try split(path)
         let candidate = root.realPath + "/" + relative
         guard let real = Self.realPath(candidate) else { throw .notFound("\(path): no such file") }
@@ -140,7 +140,7 @@ public struct StudioFiles: Sendable {
     }
 
     /// The file's bytes, at most `limit` of them.
-    public func read(_ path: String, limit: Int = 16 << 20) throws(StudioError) -> [UInt8] {
+    package func read(_ path: String, limit: Int = 16 << 20) throws(StudioError) -> [UInt8] {
         let real = try resolve(path)
         guard let handle = FileHandle(forReadingAtPath: real) else { throw StudioError(500, "\(path): cannot be read") }
         defer { try? handle.close() }
@@ -151,7 +151,7 @@ public struct StudioFiles: Sendable {
 
     /// Replaces the file's content atomically (a temporary file in the same folder, flushed, then
     /// renamed over it), keeping its permissions. The file must already exist.
-    public func write(_ path: String, bytes: [UInt8]) throws(StudioError) {
+    package func write(_ path: String, bytes: [UInt8]) throws(StudioError) {
         let real = try resolve(path)
         let folder = URL(filePath: real).deletingLastPathComponent().path(percentEncoded: false)
         let temporary =
@@ -205,7 +205,7 @@ public struct StudioFiles: Sendable {
 
     /// A file's version: 64-bit FNV-1a of its bytes and their count, in hex. It detects that a file
     /// changed (for conflicts and reloads); it is not a security measure.
-    public static func version(of bytes: [UInt8]) -> String {
+    package static func version(of bytes: [UInt8]) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in bytes {
             hash ^= UInt64(byte)

@@ -1,8 +1,8 @@
 import Dispatch
 import Foundation
-public import HapticsCore
-public import HapticsEngine
-public import HapticsSynthesis
+package import HapticsCore
+package import HapticsEngine
+package import HapticsSynthesis
 import Synchronization
 
 /// Plays the studio's patterns through one engine on the studio's output, and says where the
@@ -11,28 +11,28 @@ import Synchronization
 /// Each play starts its player at an explicit engine time a little ahead (the device buffer plus
 /// 15 ms), so the frame it starts on is known exactly and the playhead is pure arithmetic on
 /// `HapticEngine.currentTime`, with no lock the render thread takes.
-public final class StudioPlayback: Sendable {
+package final class StudioPlayback: Sendable {
     /// What to play.
-    public struct Request: Sendable {
-        public var pattern: HapticPattern
-        public var clips: [String: AudioClip] = [:]
-        public var voicing: VoicingProfile = .standard
-        public var rate: Float = 1
+    package struct Request: Sendable {
+        package var pattern: HapticPattern
+        package var clips: [String: AudioClip] = [:]
+        package var voicing: VoicingProfile = .standard
+        package var rate: Float = 1
         /// Pattern seconds to start from.
-        public var from = 0.0
+        package var from = 0.0
         /// Pattern seconds to end at (nil: the end); with `loop`, the selection `from..<to` repeats.
-        public var to: Double?
-        public var loop = false
+        package var to: Double?
+        package var loop = false
 
-        public init(pattern: HapticPattern) { self.pattern = pattern }
+        package init(pattern: HapticPattern) { self.pattern = pattern }
     }
 
     /// Where playback is, in pattern seconds, for the page's playhead.
-    public struct Position: Sendable, Equatable {
-        public var id: Int
-        public var time: Double
-        public var engineTime: Double
-        public var playing: Bool
+    package struct Position: Sendable, Equatable {
+        package var id: Int
+        package var time: Double
+        package var engineTime: Double
+        package var playing: Bool
     }
 
     /// Opens the output; called on the first play and after the voice changes.
@@ -60,7 +60,7 @@ public final class StudioPlayback: Sendable {
         var loop: Bool
     }
 
-    public init(openOutput: @escaping @Sendable () throws -> any AudioOutput) {
+    package init(openOutput: @escaping @Sendable () throws -> any AudioOutput) {
         self.openOutput = openOutput
     }
 
@@ -68,7 +68,7 @@ public final class StudioPlayback: Sendable {
     ///
     /// - Throws: the output's or the engine's error, as a message.
     @discardableResult
-    public func play(_ request: Request) throws -> Int {
+    package func play(_ request: Request) throws -> Int {
         stop()
         let engine = try engine(for: request.voicing)
         let player = try engine.makeAdvancedPlayer(request.pattern, clips: request.clips)
@@ -100,7 +100,7 @@ public final class StudioPlayback: Sendable {
     }
 
     /// Stops what plays, with a 5 ms fade.
-    public func stop() {
+    package func stop() {
         let playing = state.withLock { state in
             defer { state.current = nil }
             return state.current
@@ -111,7 +111,7 @@ public final class StudioPlayback: Sendable {
 
     /// Where the listener is now, or nil when nothing has played since the last stop.
     /// `playing` turns false once the last frame of the play has been heard.
-    public func position() -> Position? {
+    package func position() -> Position? {
         guard let playing = state.withLock({ $0.current }) else { return nil }
         let now = playing.engine.currentTime
         // Before the start is heard (the device buffer and a margin after the request) the time is
@@ -137,7 +137,7 @@ public final class StudioPlayback: Sendable {
     }
 
     /// Stops the engine and closes the output.
-    public func shutdown() {
+    package func shutdown() {
         stop()
         let engine = state.withLock { state in
             defer { state.engine = nil }

@@ -17,11 +17,11 @@ import Synchronization
 /// let studio = try Studio(folders: ["Patterns"], playback: StudioPlayback { try selection.open() })
 /// try await studio.run { url in print(url) }   // until cancelled
 /// ```
-public final class Studio: Sendable {
-    public let files: StudioFiles
-    public let playback: StudioPlayback
+package final class Studio: Sendable {
+    package let files: StudioFiles
+    package let playback: StudioPlayback
     /// The secret every request carries (cookie or `X-Studio-Token`): 32 random bytes in hex.
-    public let token: String
+    package let token: String
     let requestedPort: Int
     let boundPort = Atomic<Int>(0)
     let hub = StudioHub()
@@ -31,7 +31,7 @@ public final class Studio: Sendable {
     ///   - folders: what is served (studio paths start with each one's label).
     ///   - port: the port on 127.0.0.1; 0 takes a free one.
     ///   - token: the secret (default: fresh random).
-    public init(folders: [String], port: Int = 0, playback: StudioPlayback, token: String? = nil) throws(StudioError) {
+    package init(folders: [String], port: Int = 0, playback: StudioPlayback, token: String? = nil) throws(StudioError) {
         files = try StudioFiles(folders: folders)
         self.playback = playback
         self.token = token ?? Self.randomToken()
@@ -48,13 +48,13 @@ public final class Studio: Sendable {
     }
 
     /// The port the server listens on (0 until it does).
-    public var port: Int { boundPort.load(ordering: .acquiring) }
+    package var port: Int { boundPort.load(ordering: .acquiring) }
 
     /// The address to open: the page, with the token that turns into a cookie.
-    public var url: String { "http://127.0.0.1:\(port)/?token=\(token)" }
+    package var url: String { "http://127.0.0.1:\(port)/?token=\(token)" }
 
     /// Serves until the task is cancelled; `ready` is called with the URL once listening.
-    public func run(ready: @escaping @Sendable (String) -> Void = { _ in }) async throws {
+    package func run(ready: @escaping @Sendable (String) -> Void = { _ in }) async throws {
         let router = Router(context: BasicWebSocketRequestContext.self)
         router.middlewares.add(StudioGuard(studio: self))
         routes(router)

@@ -1,18 +1,18 @@
 import AsyncHTTPClient
-public import CupcakeCorner
-public import Foundation
+package import CupcakeCorner
+package import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOSSL
 
 /// How orders are POSTed: the overall deadline of one checkout and whom to trust for https://.
-public struct EndpointOptions: Sendable {
+package struct EndpointOptions: Sendable {
     /// One deadline for the whole exchange: connect, TLS, send, answer, body.
-    public var timeoutSeconds: Double
+    package var timeoutSeconds: Double
     /// A PEM file of certificate authorities trusted besides the system's (a self-signed server).
-    public var caFile: String?
+    package var caFile: String?
 
-    public init(timeoutSeconds: Double = 10, caFile: String? = nil) {
+    package init(timeoutSeconds: Double = 10, caFile: String? = nil) {
         self.timeoutSeconds = timeoutSeconds
         self.caFile = caFile
     }
@@ -25,22 +25,22 @@ public struct EndpointOptions: Sendable {
 }
 
 /// The answer of an endpoint to one POST.
-public struct EndpointAnswer: Sendable {
-    public var status: Int
-    public var location: String?
-    public var body: [UInt8]
+package struct EndpointAnswer: Sendable {
+    package var status: Int
+    package var location: String?
+    package var body: [UInt8]
 }
 
 /// POSTs orders with AsyncHTTPClient (SwiftNIO's HTTP/1.1 parser, BoringSSL through swift-nio-ssl):
 /// one overall deadline, redirects never followed (an order is not re-sent elsewhere), answers
 /// over 4 MiB refused, and an `Idempotency-Key` header on every POST so a server can tell a
 /// retry from a new order. See docs/ARCHITECTURE.md for why not URLSession.
-public final class OrderPoster: @unchecked Sendable {
-    public let options: EndpointOptions
+package final class OrderPoster: @unchecked Sendable {
+    package let options: EndpointOptions
     private let client: HTTPClient
     static let maxAnswerBytes = 4 << 20
 
-    public init(options: EndpointOptions = EndpointOptions()) throws(CheckoutError) {
+    package init(options: EndpointOptions = EndpointOptions()) throws(CheckoutError) {
         self.options = options
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile = options.caFile {
@@ -68,7 +68,7 @@ public final class OrderPoster: @unchecked Sendable {
     deinit { try? client.syncShutdown() }
 
     /// POSTs `body` as JSON to `url`, keyed by `idempotencyKey`; the answer, whatever its status.
-    public func post(_ body: [UInt8], to url: URL, idempotencyKey: String) throws(CheckoutError) -> EndpointAnswer {
+    package func post(_ body: [UInt8], to url: URL, idempotencyKey: String) throws(CheckoutError) -> EndpointAnswer {
         let host = url.host().map { h in url.port.map { "\(h):\($0)" } ?? h } ?? url.absoluteString
         let request: HTTPClient.Request
         do {
@@ -138,18 +138,18 @@ public final class OrderPoster: @unchecked Sendable {
 /// Store first, then send: the order is durably in the store as `pending` before any byte goes
 /// out, and afterwards marked `sent` or `failed` with the reason. A kill at any moment leaves it
 /// in the outbox (`haptic order outbox`), and a retry sends it with the same idempotency key.
-public final class EndpointCheckout: OrderCheckout {
-    public let url: URL
-    public let store: OrderStore
+package final class EndpointCheckout: OrderCheckout {
+    package let url: URL
+    package let store: OrderStore
     private let poster: OrderPoster
 
-    public init(url: URL, store: OrderStore, options: EndpointOptions = EndpointOptions()) throws(CheckoutError) {
+    package init(url: URL, store: OrderStore, options: EndpointOptions = EndpointOptions()) throws(CheckoutError) {
         self.url = url
         self.store = store
         self.poster = try OrderPoster(options: options)
     }
 
-    public func submit(_ order: Order) throws(CheckoutError) -> Receipt {
+    package func submit(_ order: Order) throws(CheckoutError) -> Receipt {
         let record: StoredOrder
         do {
             record = try store.append(StoredOrder(order: order.copy(), endpoint: url.absoluteString))
@@ -164,18 +164,18 @@ public final class EndpointCheckout: OrderCheckout {
 }
 
 /// Sends one stored order and records the outcome; shared by checkout and the outbox's retry.
-public struct OrderSender {
-    public let store: OrderStore
-    public let poster: OrderPoster
+package struct OrderSender {
+    package let store: OrderStore
+    package let poster: OrderPoster
 
-    public init(store: OrderStore, poster: OrderPoster) {
+    package init(store: OrderStore, poster: OrderPoster) {
         self.store = store
         self.poster = poster
     }
 
     /// POSTs `record` to its endpoint and marks it `sent` (returning the echoed order) or
     /// `failed` (throwing the reason, which says where the order is kept).
-    public func send(_ record: StoredOrder) throws(CheckoutError) -> Order {
+    package func send(_ record: StoredOrder) throws(CheckoutError) -> Order {
         let file = store.file.path(percentEncoded: false)
         let kept = "the order is kept in the outbox as \(record.id) in \(file) (haptic order outbox --retry sends it)"
         guard let endpoint = record.endpoint, let url = URL(string: endpoint) else {

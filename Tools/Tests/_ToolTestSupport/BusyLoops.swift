@@ -12,17 +12,17 @@ import Foundation
 /// let load = try BusyLoops(count: 2)  // both cores of a two-core machine busy
 /// defer { load.stop() }
 /// ```
-public final class BusyLoops {
+package final class BusyLoops {
     private var processes: [Process] = []
 
     /// The process IDs of the running loops (empty once stopped).
-    public var processIdentifiers: [Int32] { processes.map(\.processIdentifier) }
+    package var processIdentifiers: [Int32] { processes.map(\.processIdentifier) }
 
     /// Starts `count` busy-loop processes; `count` 0 starts none.
     ///
     /// - Throws: the error `Process.run()` reports if `/bin/sh` cannot be started; loops already
     ///   started are stopped first.
-    public init(count: Int = 2) throws {
+    package init(count: Int = 2) throws {
         for _ in 0..<count {
             let process = Process()
             process.executableURL = URL(filePath: "/bin/sh")
@@ -38,7 +38,7 @@ public final class BusyLoops {
     }
 
     /// Kills every loop with SIGKILL and waits until each has exited. Calling it again does nothing.
-    public func stop() {
+    package func stop() {
         for process in processes {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()

@@ -1,4 +1,4 @@
-public import Foundation
+package import Foundation
 import HummingbirdWSClient
 import Logging
 import Synchronization
@@ -17,10 +17,10 @@ import Synchronization
 ///     let events = try await page.evaluate("studio.state.ahap.Pattern.length") as? Int
 /// }
 /// ```
-public final class DevToolsPage: Sendable {
+package final class DevToolsPage: Sendable {
     /// A protocol error, a failed script, or a condition that never held.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     let outbound: @Sendable (String) async throws -> Void
@@ -30,7 +30,7 @@ public final class DevToolsPage: Sendable {
     let console = Mutex<[String]>([])
 
     /// Console messages and uncaught exceptions the page reported, oldest first.
-    public var consoleMessages: [String] { console.withLock { $0 } }
+    package var consoleMessages: [String] { console.withLock { $0 } }
 
     init(outbound: @escaping @Sendable (String) async throws -> Void) {
         self.outbound = outbound
@@ -38,7 +38,7 @@ public final class DevToolsPage: Sendable {
 
     /// Sends one command (to the attached page unless `browser`) and waits for its result.
     @discardableResult
-    public func send(_ method: String, _ params: [String: Any] = [:], browser: Bool = false) async throws
+    package func send(_ method: String, _ params: [String: Any] = [:], browser: Bool = false) async throws
         -> [String: any Sendable]
     {
         let id = nextID.add(1, ordering: .relaxed).oldValue
@@ -107,7 +107,7 @@ public final class DevToolsPage: Sendable {
     // MARK: - What a test does
 
     /// Loads `url` and waits for the load event.
-    public func navigate(to url: String) async throws {
+    package func navigate(to url: String) async throws {
         try await send("Page.navigate", ["url": url])
         try await waitFor("document.readyState === 'complete'")
     }
@@ -115,7 +115,7 @@ public final class DevToolsPage: Sendable {
     /// The value of a JavaScript expression (awaited when it is a promise), as JSON gives it back:
     /// Double, String, Bool, or JSON text for objects and arrays (`JSON.stringify` them yourself).
     @discardableResult
-    public func evaluate(_ expression: String) async throws -> (any Sendable)? {
+    package func evaluate(_ expression: String) async throws -> (any Sendable)? {
         let result = try await send(
             "Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
         if let exception = result["exceptionDetails"] as? [String: any Sendable] {
@@ -127,15 +127,15 @@ public final class DevToolsPage: Sendable {
     }
 
     /// A number the expression gives (nil when it is not one).
-    public func number(_ expression: String) async throws -> Double? { try await evaluate(expression) as? Double }
+    package func number(_ expression: String) async throws -> Double? { try await evaluate(expression) as? Double }
 
     /// A string the expression gives.
-    public func string(_ expression: String) async throws -> String? { try await evaluate(expression) as? String }
+    package func string(_ expression: String) async throws -> String? { try await evaluate(expression) as? String }
 
     /// Waits until the expression is truthy, polling every 20 ms.
     ///
     /// - Throws: ``Failure`` naming the condition (and the page's console) after `timeout` seconds.
-    public func waitFor(_ condition: String, timeout: Double = 10) async throws {
+    package func waitFor(_ condition: String, timeout: Double = 10) async throws {
         let deadline = ContinuousClock.now + .milliseconds(Int(timeout * 1000))
         while ContinuousClock.now < deadline {
             if let value = try? await number("(\(condition)) ? 1 : 0"), value == 1 { return }
@@ -152,7 +152,7 @@ public final class DevToolsPage: Sendable {
     }
 
     /// Where an element's centre is, in CSS pixels of the viewport.
-    public func center(of selector: String) async throws -> (x: Double, y: Double) {
+    package func center(of selector: String) async throws -> (x: Double, y: Double) {
         let json =
             try await string(
                 "(() => { const r = document.querySelector(\(Self.quoted(selector))).getBoundingClientRect(); "
@@ -162,7 +162,7 @@ public final class DevToolsPage: Sendable {
     }
 
     /// A left click at a point.
-    public func click(_ x: Double, _ y: Double, modifiers: Int = 0, count: Int = 1) async throws {
+    package func click(_ x: Double, _ y: Double, modifiers: Int = 0, count: Int = 1) async throws {
         try await mouse("mouseMoved", x, y, modifiers: modifiers)
         for n in 1...count {
             try await mouse("mousePressed", x, y, modifiers: modifiers, clickCount: n)
@@ -171,13 +171,13 @@ public final class DevToolsPage: Sendable {
     }
 
     /// Clicks the element matching `selector`.
-    public func click(_ selector: String) async throws {
+    package func click(_ selector: String) async throws {
         let (x, y) = try await center(of: selector)
         try await click(x, y)
     }
 
     /// Presses at `from`, moves in `steps` steps, releases at `to`: a drag as a hand makes it.
-    public func drag(from: (Double, Double), to: (Double, Double), steps: Int = 8, modifiers: Int = 0) async throws {
+    package func drag(from: (Double, Double), to: (Double, Double), steps: Int = 8, modifiers: Int = 0) async throws {
         try await mouse("mouseMoved", from.0, from.1, modifiers: modifiers)
         try await mouse("mousePressed", from.0, from.1, modifiers: modifiers, clickCount: 1)
         for i in 1...steps {
@@ -199,10 +199,10 @@ public final class DevToolsPage: Sendable {
     }
 
     /// Modifier bits for `modifiers:`.
-    public static let alt = 1, control = 2, meta = 4, shift = 8
+    package static let alt = 1, control = 2, meta = 4, shift = 8
 
     /// Presses and releases a key: `key` as `KeyboardEvent.key` gives it ("a", "Delete", "ArrowRight", " ").
-    public func press(_ key: String, modifiers: Int = 0) async throws {
+    package func press(_ key: String, modifiers: Int = 0) async throws {
         let (code, keyCode) = Self.codes(for: key)
         var down: [String: Any] = [
             "type": "keyDown", "key": key, "code": code, "windowsVirtualKeyCode": keyCode, "modifiers": modifiers,
@@ -235,7 +235,7 @@ public final class DevToolsPage: Sendable {
     }
 
     /// A PNG of the viewport.
-    public func screenshot() async throws -> Data {
+    package func screenshot() async throws -> Data {
         let result = try await send("Page.captureScreenshot", ["format": "png"])
         return Data(base64Encoded: result["data"] as? String ?? "") ?? Data()
     }
@@ -246,12 +246,12 @@ public final class DevToolsPage: Sendable {
     }
 }
 
-public enum DevTools {
+package enum DevTools {
     /// Runs `body` with a fresh page in a new headless Chromium of `size` CSS pixels, then closes it.
     ///
     /// - Throws: ``HeadlessChromium/Failure`` when Chromium is missing or does not start, or what
     ///   `body` throws.
-    public static func withPage<T: Sendable>(
+    package static func withPage<T: Sendable>(
         size: (width: Int, height: Int) = (1400, 900), _ body: @escaping @Sendable (DevToolsPage) async throws -> T
     ) async throws -> T {
         let chromium = try HeadlessChromium()

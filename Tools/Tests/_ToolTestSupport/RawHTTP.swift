@@ -2,38 +2,38 @@ import Foundation
 
 /// HTTP/1.1 over a plain socket, so a test controls every byte: a forged Host, a foreign Origin,
 /// no token at all. One request per connection.
-public enum RawHTTP {
-    public struct Response: Sendable {
-        public var status: Int
-        public var headers: [(String, String)]
-        public var body: [UInt8]
+package enum RawHTTP {
+    package struct Response: Sendable {
+        package var status: Int
+        package var headers: [(String, String)]
+        package var body: [UInt8]
 
-        public var text: String { String(decoding: body, as: UTF8.self) }
+        package var text: String { String(decoding: body, as: UTF8.self) }
 
-        public func header(_ name: String) -> String? {
+        package func header(_ name: String) -> String? {
             headers.first { $0.0.lowercased() == name.lowercased() }?.1
         }
 
-        public func headers(_ name: String) -> [String] {
+        package func headers(_ name: String) -> [String] {
             headers.filter { $0.0.lowercased() == name.lowercased() }.map(\.1)
         }
     }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-        public init(description: String) { self.description = description }
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+        package init(description: String) { self.description = description }
     }
 
     /// ``send(port:method:target:headers:body:)`` on a thread of its own: the socket calls block,
     /// and blocking the test's cooperative threads would starve the server's handlers, which run
     /// on the same pool.
-    public static func request(
+    package static func request(
         port: Int, method: String, target: String, headers: [(String, String)], body: [UInt8]? = nil
     ) async throws -> Response {
         try await offPool { try send(port: port, method: method, target: target, headers: headers, body: body) }
     }
 
-    public static func send(
+    package static func send(
         port: Int, method: String, target: String, headers: [(String, String)], body: [UInt8]? = nil
     ) throws -> Response {
         let fd = try connect(port: port, timeoutSeconds: 30)
@@ -61,7 +61,7 @@ public enum RawHTTP {
     }
 
     /// A TCP connection to 127.0.0.1:`port` whose reads give up after `timeoutSeconds`.
-    public static func connect(port: Int, timeoutSeconds: Int) throws -> Int32 {
+    package static func connect(port: Int, timeoutSeconds: Int) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
@@ -117,7 +117,7 @@ public enum RawHTTP {
 }
 
 /// Runs blocking work on a Dispatch thread, off Swift's cooperative pool (which the server shares).
-public func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+package func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
     try await withCheckedThrowingContinuation { continuation in
         DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
     }
