@@ -18,6 +18,7 @@ let package = Package(
             name: "CupcakeCorner",
             dependencies: [
                 .product(name: "HapticsCore", package: "swift-haptics"),
+                .product(name: "HapticsEngine", package: "swift-haptics"),
                 .product(name: "SensoryFeedback", package: "swift-haptics"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

@@ -31,6 +31,7 @@ let package = Package(
             name: "CupcakeCorner",
             dependencies: [
                 .product(name: "HapticsCore", package: "swift-haptics"),
+                .product(name: "HapticsEngine", package: "swift-haptics"),
                 .product(name: "SensoryFeedback", package: "swift-haptics"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

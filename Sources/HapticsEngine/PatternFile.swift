@@ -225,9 +225,11 @@ public struct PatternFile: Sendable {
         guard size <= limit else {
             throw fail(.fileTooLarge, "\(what) '\(path)' is \(size) bytes; the limit is \(limit) bytes")
         }
-        let descriptor = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw fail(.fileUnreadable, "cannot read \(what) '\(path)': \(String(cString: strerror(errno)))")
+        let descriptor: CInt
+        do {
+            descriptor = try systemCall("open", path: path) { open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC) }
+        } catch {
+            throw fail(.fileUnreadable, "cannot read \(what) '\(path)': \(error.errno)")
         }
         defer { close(descriptor) }
         guard fstat(descriptor, &status) == 0, nonRegularKind(status.st_mode) == nil else {

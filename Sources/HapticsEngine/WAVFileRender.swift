@@ -117,14 +117,15 @@ public enum WAVFileRender {
 final class OutputFile {
     private let destination: String
     private let fd: Int32
-    private let temporaryPath: String?
+    /// The file being written, for a regular file; nil for a stream written in place.
+    private let file: AtomicFile?
     private var isOpen = true
 
     init(_ destination: String) throws(RenderError) {
         self.destination = destination
         if destination == "-" {
             fd = STDOUT_FILENO
-            temporaryPath = nil
+            file = nil
             return
         }
         var status = stat()
@@ -135,7 +136,7 @@ final class OutputFile {
             fd = try Self.call(destination, "cannot open for writing", "open", destination) {
                 open(destination, O_WRONLY | O_CLOEXEC)
             }
-            temporaryPath = nil
+            file = nil
             return
         }
         let url = URL(filePath: destination)
@@ -146,11 +147,13 @@ final class OutputFile {
         else {
             throw RenderError(destination: destination, message: "folder '\(folder)' does not exist")
         }
-        let temporary = "\(destination).partial-\(getpid())"
-        fd = try Self.call(destination, "cannot create file", "open", temporary) {
-            open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        do {
+            let file = try AtomicFile(replacing: destination, mode: 0o644)
+            self.file = file
+            fd = file.descriptor
+        } catch {
+            throw RenderError(destination: destination, message: "cannot create file", cause: error)
         }
-        temporaryPath = temporary
     }
 
     /// Runs one system call through the funnel; a failure becomes a RenderError that keeps it.
@@ -225,11 +228,11 @@ final class OutputFile {
 
     /// Whether the bytes go to standard output, a device, a FIFO or a socket: what is written
     /// cannot be rewritten, and there is nothing to move into place.
-    var isStream: Bool { temporaryPath == nil }
+    var isStream: Bool { file == nil }
 
     /// Replaces bytes already written at `offset` (a header completed at the end).
     func overwrite(_ bytes: [UInt8], at offset: Int64) throws(RenderError) {
-        guard temporaryPath != nil else {
+        guard file != nil else {
             throw RenderError(destination: destination, message: "a stream cannot be rewritten")
         }
         var done = 0
@@ -244,26 +247,28 @@ final class OutputFile {
 
     /// Makes the file durable and moves it into place.
     func commit() throws(RenderError) {
-        guard let temporaryPath else {
+        guard let file else {
             if fd != STDOUT_FILENO && isOpen { close(fd) }
             isOpen = false
             return
         }
-        try call("fsync failed", "fsync", temporaryPath) { fsync(fd) }
-        close(fd)
         isOpen = false
-        try call("cannot move file into place", "rename", destination) { rename(temporaryPath, destination) }
+        do {
+            try file.commit()
+        } catch {
+            let message = error.call == "fsync" ? "fsync failed" : "cannot move file into place"
+            throw RenderError(destination: destination, message: message, cause: error)
+        }
     }
 
     /// Removes the partial file after a failure.
     func abandon() {
-        guard let temporaryPath else {
+        guard let file else {
             if fd != STDOUT_FILENO && isOpen { close(fd) }
             isOpen = false
             return
         }
-        if isOpen { close(fd) }
         isOpen = false
-        unlink(temporaryPath)
+        file.abandon()
     }
 }

@@ -1,5 +1,7 @@
 package import Foundation
+@_spi(Tooling) import HapticsEngine
 import SensoryFeedback
+import SystemPackage
 
 /// One line of a session's event log.
 ///
@@ -46,16 +48,19 @@ package final class EventLogWriter {
         } catch {
             throw EventLogError(description: error.description)
         }
-        fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
-        guard fd >= 0 else {
-            throw EventLogError(description: "cannot open \(path): \(String(cString: strerror(errno)))")
+        do {
+            fd = try systemCall("open", path: path) { open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644) }
+        } catch {
+            throw EventLogError(description: "cannot open \(path): \(error.errno)")
         }
         encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     }
 
+    /// A log dropped without ``sync()`` is still flushed; a failure there has no one left to tell
+    /// (``sync()`` is where it is reported).
     deinit {
-        fsync(fd)
+        _ = try? systemCall("fsync", path: path) { fsync(fd) }
         close(fd)
     }
 
@@ -77,18 +82,30 @@ package final class EventLogWriter {
             throw EventLogError(description: "cannot encode event: \(error)")
         }
         bytes.append(UInt8(ascii: "\n"))
-        let written = bytes.withUnsafeBytes { buffer in
-            var result: Int
-            repeat { result = write(fd, buffer.baseAddress, buffer.count) } while result < 0 && errno == EINTR
-            return result
+        // One write() of the whole line with O_APPEND, so concurrent writers never interleave lines.
+        let written: Int
+        do {
+            written = try bytes.withUnsafeBytes { buffer in
+                Result { () throws(SystemCallError) in
+                    try systemCall("write", path: path) { write(fd, buffer.baseAddress, buffer.count) }
+                }
+            }.get()
+        } catch {
+            throw EventLogError(description: "cannot write to \(path): \(error.errno)")
         }
         guard written == bytes.count else {
-            throw EventLogError(description: "cannot write to \(path): \(String(cString: strerror(errno)))")
+            throw EventLogError(description: "cannot write to \(path): \(Errno.noSpace)")
         }
     }
 
     /// Flushes the log to the disk.
-    package func sync() { fsync(fd) }
+    package func sync() throws(EventLogError) {
+        do {
+            try systemCall("fsync", path: path) { fsync(fd) }
+        } catch {
+            throw EventLogError(description: "cannot sync \(path): \(error.errno)")
+        }
+    }
 }
 
 /// Reads a session log back: the events, and a `FILE:LINE: error:` line for each one it could not read.

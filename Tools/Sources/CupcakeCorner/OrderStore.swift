@@ -1,4 +1,5 @@
 package import Foundation
+@_spi(Tooling) import HapticsEngine
 package import SystemPackage
 
 /// Where an order stands. The store is append-only: an order is written once, as `pending` when
@@ -127,7 +128,7 @@ package struct OrderStoreError: Error, Hashable, Sendable, CustomStringConvertib
 /// `pending` before any byte goes out; ``mark(_:)`` appends its later state. A write cut short
 /// (a full disk) is cut back off before the error is reported, so no half record stays behind;
 /// a line left unfinished by a crash is reported by ``load()`` and never glued to the next order.
-/// Every system call goes through swift-system (`FileDescriptor`) or ``OrderStore/posix(_:_:)``,
+/// Every system call goes through swift-system (`FileDescriptor`) or ``OrderStore/posix(_:_:_:)`` (on `systemCall`),
 /// so a failure carries its `Errno`.
 ///
 /// ```swift
@@ -174,20 +175,23 @@ package final class OrderStore: @unchecked Sendable {
         }
         if created {
             // The new file's directory entry must reach the disk too.
-            try Self.posix("cannot sync \(path)") { fsync(fd.rawValue) }
+            try Self.posix("fsync", "cannot sync \(path)") { fsync(fd.rawValue) }
             try Self.syncDirectory(directory)
         }
     }
 
     deinit { try? fd.close() }
 
-    /// The store's one funnel for a POSIX call that swift-system does not wrap (fsync, flock,
-    /// mkdir): retries `EINTR` and turns -1 into an ``OrderStoreError`` carrying the `Errno`.
-    static func posix(_ what: @autoclosure () -> String, _ call: () -> Int32) throws(OrderStoreError) {
-        while call() != 0 {
-            let error = Errno(rawValue: Glibc.errno)
-            if error == .interrupted { continue }
-            throw OrderStoreError(what(), error)
+    /// A POSIX call that swift-system does not wrap (fsync, flock, mkdir), through the one funnel
+    /// (`systemCall`, which retries `EINTR`), its failure an ``OrderStoreError`` saying what the
+    /// store was doing and carrying the `Errno`.
+    static func posix(
+        _ name: String, _ what: @autoclosure () -> String, _ call: () -> Int32
+    ) throws(OrderStoreError) {
+        do {
+            try systemCall(name, call)
+        } catch {
+            throw OrderStoreError(what(), error.errno)
         }
     }
 
@@ -205,7 +209,7 @@ package final class OrderStore: @unchecked Sendable {
         for folder in missing.reversed() {
             let folderPath = folder.path(percentEncoded: false)
             do {
-                try posix("cannot create \(folderPath)") { mkdir(folderPath, 0o755) }
+                try posix("mkdir", "cannot create \(folderPath)") { mkdir(folderPath, 0o755) }
             } catch  where error.errno == .fileExists {}
             try syncDirectory(folder.deletingLastPathComponent())
         }
@@ -220,7 +224,7 @@ package final class OrderStore: @unchecked Sendable {
             throw OrderStoreError("cannot open \(path)", error as? Errno)
         }
         defer { try? dfd.close() }
-        try posix("cannot sync \(path)") { fsync(dfd.rawValue) }
+        try posix("fsync", "cannot sync \(path)") { fsync(dfd.rawValue) }
     }
 
     /// The encoder every record goes through: sorted keys, ISO 8601 times, one line.
@@ -263,7 +267,7 @@ package final class OrderStore: @unchecked Sendable {
         let path = file.path(percentEncoded: false)
         var bytes = line
         bytes.append(UInt8(ascii: "\n"))
-        try Self.posix("cannot lock \(path)") { flock(fd.rawValue, LOCK_EX) }
+        try Self.posix("flock", "cannot lock \(path)") { flock(fd.rawValue, LOCK_EX) }
         defer { flock(fd.rawValue, LOCK_UN) }
         let size: Int64
         do {
@@ -296,7 +300,7 @@ package final class OrderStore: @unchecked Sendable {
             }
             throw OrderStoreError("cannot write to \(path)", error as? Errno)
         }
-        try Self.posix("cannot sync \(path)") { fsync(fd.rawValue) }
+        try Self.posix("fsync", "cannot sync \(path)") { fsync(fd.rawValue) }
     }
 
     /// Every order readable in the store, each in its last recorded state, and a problem for
@@ -340,7 +344,7 @@ package final class OrderStore: @unchecked Sendable {
             throw OrderStoreError("cannot open \(path)", error as? Errno)
         }
         defer { try? lock.close() }
-        try Self.posix("cannot lock \(path)") { flock(lock.rawValue, LOCK_EX) }
+        try Self.posix("flock", "cannot lock \(path)") { flock(lock.rawValue, LOCK_EX) }
         return try body()
     }
 

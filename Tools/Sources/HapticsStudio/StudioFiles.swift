@@ -1,4 +1,5 @@
 import Foundation
+@_spi(Tooling) import HapticsEngine
 
 /// Why the studio refused a request, with the HTTP status the page gets.
 package struct StudioError: Error, Hashable, Sendable, CustomStringConvertible {
@@ -153,31 +154,10 @@ package struct StudioFiles: Sendable {
     /// renamed over it), keeping its permissions. The file must already exist.
     package func write(_ path: String, bytes: [UInt8]) throws(StudioError) {
         let real = try resolve(path)
-        let folder = URL(filePath: real).deletingLastPathComponent().path(percentEncoded: false)
-        let temporary =
-            folder + "/.\(URL(filePath: real).lastPathComponent).studio-\(UInt32.random(in: 0...UInt32.max))"
-        var status = stat()
-        let mode = stat(real, &status) == 0 ? status.st_mode & 0o777 : 0o644
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        guard fd >= 0 else {
-            throw StudioError(500, "\(path): cannot write beside it (\(String(cString: strerror(errno))))")
-        }
-        var ok = bytes.withUnsafeBytes { raw -> Bool in
-            var offset = 0
-            while offset < raw.count {
-                let n = Foundation.write(fd, raw.baseAddress! + offset, raw.count - offset)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                offset += n
-            }
-            return true
-        }
-        ok = ok && fsync(fd) == 0
-        close(fd)
-        guard ok, rename(temporary, real) == 0 else {
-            let reason = String(cString: strerror(errno))
-            unlink(temporary)
-            throw StudioError(500, "\(path): could not be written (\(reason))")
+        do {
+            try writeAtomically(bytes, to: real)
+        } catch {
+            throw StudioError(500, "\(path): could not be written (\(error.errno))")
         }
     }
 

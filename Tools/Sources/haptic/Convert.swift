@@ -1,7 +1,7 @@
 import ArgumentParser
 import Foundation
 import HapticsCore
-import HapticsEngine
+@_spi(Tooling) import HapticsEngine
 import HapticsSynthesis
 
 extension HapticCommand {
@@ -61,14 +61,14 @@ extension HapticCommand {
             let file = try Terminal.load(input, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
             let conversion = PatternConversion(file, to: target ?? .ahap, kotlin: kotlin)
-            do {
-                if output == "-" {
-                    FileHandle.standardOutput.write(Data(conversion.bytes))
-                } else {
-                    try Data(conversion.bytes).write(to: URL(filePath: output), options: .atomic)
+            if output == "-" {
+                FileHandle.standardOutput.write(Data(conversion.bytes))
+            } else {
+                do {
+                    try writeAtomically(conversion.bytes, to: output)
+                } catch {
+                    throw Terminal.failure("cannot write '\(output)': \(error.errno)")
                 }
-            } catch {
-                throw Terminal.failure("cannot write '\(output)': \(error.localizedDescription)")
             }
             let measured = check ? ConversionCheck(original: file.pattern, converted: conversion.converted) : nil
             if json {

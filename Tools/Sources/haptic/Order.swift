@@ -112,8 +112,12 @@ extension HapticCommand {
                 failed = try OrderScreen(session: session, sink: sink).run()
             }
             sink.finish()
-            logWriter.sync()
             if let problem = session.logFailure { Terminal.printError("haptic: \(problem)") }
+            do {
+                try logWriter.sync()
+            } catch {
+                Terminal.printError("haptic: \(error)")
+            }
             Terminal.printError("session log: \(logWriter.path)")
             if Interrupts.wasRequested { throw Interrupts.exitCode }
             if failed { throw ExitCode.failure }

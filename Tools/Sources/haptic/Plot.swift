@@ -82,9 +82,9 @@ enum Figure {
         case .png: try writePNG(svg, to: path, failureStatus: failureStatus)
         default:
             do {
-                try Data(svg.utf8).write(to: URL(filePath: path), options: .atomic)
+                try writeAtomically(Array(svg.utf8), to: path)
             } catch {
-                throw Terminal.failure("cannot write '\(path)': \(error.localizedDescription)", status: failureStatus)
+                throw Terminal.failure("cannot write '\(path)': \(error.errno)", status: failureStatus)
             }
         }
     }

@@ -2,7 +2,7 @@ import ArgumentParser
 import CupcakeCorner
 import Foundation
 import HapticsCore
-import HapticsEngine
+@_spi(Tooling) import HapticsEngine
 import HapticsReview
 import OrderedCollections
 import SensoryFeedback
@@ -55,9 +55,9 @@ extension HapticCommand {
                 from: Date(), timeZone: .current, formatOptions: [.withInternetDateTime])
             let html = ReviewPage.html(title: title, entries: entries, generated: stamp + " by haptic review")
             do {
-                try Data(html.utf8).write(to: URL(filePath: output), options: .atomic)
+                try writeAtomically(Array(html.utf8), to: output)
             } catch {
-                throw Terminal.failure("cannot write '\(output)': \(error.localizedDescription)")
+                throw Terminal.failure("cannot write '\(output)': \(error.errno)")
             }
             let findings = entries.flatMap(\.findings)
             let errors = findings.count { $0.diagnostic.severity == .error }
