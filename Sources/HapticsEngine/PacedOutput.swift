@@ -25,7 +25,9 @@ public final class PacedOutput: AudioOutput {
     private let state: Mutex<State>
 
     private struct State {
+        /// When the listener heard frame `startFrame`; nil until the first write after a start.
         var startNanoseconds: UInt64?
+        var startFrame: Int64 = 0
         var written: Int64 = 0
         var underruns = 0
     }
@@ -42,18 +44,20 @@ public final class PacedOutput: AudioOutput {
         try wrapped.start()
     }
 
-    /// Frames heard so far: the wall-clock frames since the first write, never past what was written.
+    /// Frames heard so far: the frame heard at the run's first write plus the wall-clock frames
+    /// since, never past what was written.
     private func heard(_ state: inout State) -> Int64 {
         guard let start = state.startNanoseconds else { return state.written }
-        let elapsed = Int64(clamping: (clock.nanoseconds &- start) / 1_000) * Int64(format.sampleRate) / 1_000_000
-        if elapsed > state.written {
+        let now = clock.nanoseconds
+        let elapsed = Int64(clamping: (now &- start) / 1_000) * Int64(format.sampleRate) / 1_000_000
+        if state.startFrame + elapsed > state.written {
             // The listener ran ahead of the writer: a gap. Restart the clock at the last frame.
             state.underruns += 1
-            state.startNanoseconds =
-                clock.nanoseconds &- UInt64(state.written) * 1_000_000_000 / UInt64(format.sampleRate)
+            state.startNanoseconds = now
+            state.startFrame = state.written
             return state.written
         }
-        return elapsed
+        return state.startFrame + elapsed
     }
 
     public func availableFrames() throws(AudioOutputError) -> Int {
@@ -71,13 +75,18 @@ public final class PacedOutput: AudioOutput {
         }
     }
 
-    /// Passes the frames on; the first write starts the clock.
+    /// Passes the frames on; the first write after a start starts the clock, from the frames
+    /// already written (a restart after ``drain()`` is a fresh start, not a listener that must
+    /// first catch up with every frame of the earlier runs).
     ///
     /// - Complexity: O(`samples.count`), as the wrapped output's write.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioOutputError) -> Int {
         let frames = try wrapped.write(samples)
         state.withLock { state in
-            if state.startNanoseconds == nil { state.startNanoseconds = clock.nanoseconds }
+            if state.startNanoseconds == nil {
+                state.startNanoseconds = clock.nanoseconds
+                state.startFrame = state.written
+            }
             state.written += Int64(frames)
         }
         return frames
