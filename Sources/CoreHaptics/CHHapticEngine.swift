@@ -274,8 +274,16 @@ public final class CHHapticEngine: Sendable {
     }
 
     private func play(_ pattern: CHHapticPattern) throws {
-        if !engine.isRunning { try start() }
-        try makePlayer(with: pattern).start(atTime: CHHapticTimeImmediate)
+        let player = try makePlayer(with: pattern)
+        try start()
+        do {
+            try player.start(atTime: CHHapticTimeImmediate)
+        } catch CHHapticError.engineNotRunning {
+            // A stop queued before this call (players finished with `.stopEngine`) ran after the
+            // start above: start again, as the app asked to play.
+            try start()
+            try player.start(atTime: CHHapticTimeImmediate)
+        }
     }
 
     // MARK: - Audio resources

@@ -105,6 +105,11 @@ public final class HapticEngine: Sendable {
     /// Underruns caused by the device running dry while the timer was suspended.
     let idleUnderruns = Atomic<Int>(0)
     let callbacks = DispatchQueue(label: "swift-haptics.engine.callbacks")
+    /// Held for the whole of a start or a stop, so the two never interleave: a stop on the
+    /// callback queue (players finished with `.stopEngine`, an idle timeout, a failing output)
+    /// that ran half-way while an app started the engine used to stop the new run's timer
+    /// and leave the engine "running" with a clock that never moved.
+    let lifecycle = Mutex(())
 
     /// Creates an engine on `output`. Nothing plays until `start()`.
     /// - Parameters:
@@ -203,8 +208,12 @@ public final class HapticEngine: Sendable {
 
     // MARK: - Start and stop
 
-    /// Opens the output and starts the timer.
+    /// Opens the output and starts the timer. Waits for a stop under way to finish first.
     public func start() throws(HapticEngineError) {
+        try lifecycle.withLock { (_) throws(HapticEngineError) in try startLocked() }
+    }
+
+    private func startLocked() throws(HapticEngineError) {
         let alreadyRunning = control.withLock { state in
             defer { state.running = true }
             return state.running
@@ -256,6 +265,10 @@ public final class HapticEngine: Sendable {
     }
 
     func stop(reason: StoppedReason?, fadeMilliseconds: Double) {
+        lifecycle.withLock { _ in stopLocked(reason: reason, fadeMilliseconds: fadeMilliseconds) }
+    }
+
+    private func stopLocked(reason: StoppedReason?, fadeMilliseconds: Double) {
         let (wasRunning, handler, wasSuspended) = control.withLock { state in
             defer {
                 state.running = false

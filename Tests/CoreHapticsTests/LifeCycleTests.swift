@@ -76,4 +76,24 @@ import Testing
         #expect(onsets.count == 4, "onsets \(onsets)")
         #expect(Self.keptTime(onsets), "onsets \(onsets)")
     }
+
+    /// `.stopEngine` from a finished handler racing `playPattern(from:)`, which starts the
+    /// engine: whichever wins, a later `start()` gives an engine whose clock moves.
+    @Test func aStopEngineRacingPlayPatternLeavesAnEngineThatStarts() throws {
+        let ahap = Data(#"{"Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#.utf8)
+        for round in 0..<20 {
+            let rig = Rig()
+            try rig.engine.start()
+            rig.engine.notifyWhenPlayersFinished { _ in .stopEngine }
+            try rig.engine.playPattern(from: ahap)
+            rig.engine.engine.flushCallbacks()
+            rig.engine.engine.flushCallbacks()
+            try rig.engine.start()
+            #expect(rig.driver.ticks.isRunning, "round \(round): a started engine has a timer")
+            let before = rig.engine.currentTime
+            try Self.tapNow(rig.engine)
+            rig.run(seconds: 0.3)
+            #expect(rig.engine.currentTime - before > 0.25, "round \(round): engine time \(rig.engine.currentTime)")
+        }
+    }
 }
