@@ -266,11 +266,13 @@ public final class CHHapticEngine: Sendable {
     public func playPattern(from data: Data) throws {
         let pattern: HapticPattern
         do {
-            pattern = try AHAP.decode([UInt8](data)).pattern
+            pattern = try AHAP.decode([UInt8](data), limits: CHHapticPattern.limits).pattern
         } catch {
             throw CHHapticError(.invalidPatternData, error.description)
         }
-        try play(CHHapticPattern(model: pattern))
+        try play(
+            CHHapticPattern(
+                model: pattern, clips: CHHapticPattern.waveformsWithoutAFile(of: pattern, source: "the pattern data")))
     }
 
     private func play(_ pattern: CHHapticPattern) throws {

@@ -51,13 +51,13 @@ open class CHHapticPattern {
         clips = [:]
     }
 
-    /// Reads an AHAP file. AudioCustom waveforms are looked for in the file's folder, then in
-    /// the app bundle's root (`Bundle.main.resourceURL`; where Apple's samples name
-    /// `AHAP/Drums.wav`), then in each folder of `HAPTIC_WAVEFORMS` (colon-separated).
+    /// Reads an AHAP file. An AudioCustom event's `EventWaveformPath` is read where it points
+    /// when absolute; otherwise it is looked for in the file's folder, then in the app bundle's
+    /// root (`Bundle.main.resourceURL`; where Apple's samples name `AHAP/Drums.wav`), then in
+    /// each folder of `HAPTIC_WAVEFORMS` (colon-separated). One found nowhere is an error with
+    /// Apple's code, `badEventEntry`; one that is not a WAV file, `invalidAudioResource`.
     public init(contentsOf ahapURL: URL) throws {
-        let file = try Self.load(ahapURL, waveformSearchPaths: Self.defaultWaveformSearchPaths())
-        model = file.pattern
-        clips = file.clips
+        (model, clips) = try Self.load(ahapURL, waveformSearchPaths: Self.defaultWaveformSearchPaths())
     }
 
     /// The bundle root, then the folders `HAPTIC_WAVEFORMS` names.
@@ -71,26 +71,62 @@ open class CHHapticPattern {
     }
 
     /// Reads an AHAP file; AudioCustom waveforms are looked for in the file's folder, then in
-    /// each of `waveformSearchPaths` (as `haptic --waveforms DIR` does). A waveform path may not
-    /// leave the folder it is found in. Not in Apple's API, which reads from the app bundle.
+    /// each of `waveformSearchPaths` (as `haptic --waveforms DIR` does). A relative waveform path
+    /// may not leave the folder it is found in. Not in Apple's API, which reads from the app bundle.
     public init(contentsOf ahapURL: URL, waveformSearchPaths: [URL]) throws {
-        let file = try Self.load(ahapURL, waveformSearchPaths: waveformSearchPaths)
-        model = file.pattern
-        clips = file.clips
+        (model, clips) = try Self.load(ahapURL, waveformSearchPaths: waveformSearchPaths)
     }
 
-    private static func load(_ ahapURL: URL, waveformSearchPaths: [URL]) throws(CHHapticError) -> PatternFile {
+    private static func load(_ ahapURL: URL, waveformSearchPaths: [URL]) throws(CHHapticError) -> (
+        HapticPattern, [String: AudioClip]
+    ) {
         let path = ahapURL.path(percentEncoded: false)
         guard FileManager.default.fileExists(atPath: path) else {
             throw CHHapticError(.fileNotFound, "no AHAP file at \(path)")
         }
+        let pattern: HapticPattern
         do {
-            return try PatternFile.load(
-                path, limits: Self.limits,
-                waveformFolders: waveformSearchPaths.map { $0.path(percentEncoded: false) })
+            let bytes = try PatternFile.readFile(
+                path, limit: limits.maxFileBytes, what: "AHAP file", file: path, at: .root)
+            pattern = try PatternFile.decode(bytes, path: path, limits: limits).pattern
         } catch {
             throw CHHapticError(.invalidPatternData, error.description)
         }
+        let folders = [PatternFile.folder(of: path)] + waveformSearchPaths.map { $0.path(percentEncoded: false) }
+        return (pattern, try waveforms(of: pattern, source: path, folders: folders))
+    }
+
+    /// The waveforms of `model`'s AudioCustom events, found as Core Haptics finds them: an
+    /// absolute path where it points, any other in `folders` in order. Events that play a
+    /// registered audio resource are the engine's to resolve. A path found nowhere is Apple's
+    /// `badEventEntry` ("invalid audio resource path"), a file that is not a usable WAV file
+    /// `invalidAudioResource`, as Core Haptics reports them.
+    static func waveforms(of model: HapticPattern, source: String, folders: [String]) throws(CHHapticError)
+        -> [String: AudioClip]
+    {
+        let registered = CHHapticEvent.resourcePath(0).dropLast()
+        do {
+            return try PatternFile.loadWaveforms(
+                of: model, source: source, folders: folders, absolutePaths: true,
+                hint: "HAPTIC_WAVEFORMS (colon-separated folders) adds places to look in",
+                skip: { $0.hasPrefix(registered) })
+        } catch {
+            let code: CHHapticError.Code =
+                switch error.code {
+                case .waveformNotFound, .waveformPath: .badEventEntry
+                default: .invalidAudioResource
+                }
+            throw CHHapticError(code, "\(source): \(error.path): \(error.message)")
+        }
+    }
+
+    /// Where a pattern that comes from no file (a dictionary, `playPattern(from: Data)`) looks
+    /// for its waveforms: the app bundle's root, then `HAPTIC_WAVEFORMS`.
+    static func waveformsWithoutAFile(of model: HapticPattern, source: String) throws(CHHapticError)
+        -> [String: AudioClip]
+    {
+        try waveforms(
+            of: model, source: source, folders: defaultWaveformSearchPaths().map { $0.path(percentEncoded: false) })
     }
 
     /// A pattern from a dictionary shaped like an AHAP file.
@@ -108,14 +144,20 @@ open class CHHapticPattern {
     ///         CHHapticPattern.Key.time: 0.0]]],
     /// ])
     /// ```
+    ///
+    /// An AudioCustom event's `EventWaveformPath` is read where it points when absolute;
+    /// otherwise it is looked for in the app bundle's root (`Bundle.main.resourceURL`), then in
+    /// each folder of `HAPTIC_WAVEFORMS`. One found nowhere is an error with Apple's code,
+    /// `badEventEntry`.
     public init(dictionary patternDict: [CHHapticPattern.Key: Any]) throws {
         model = try Self.model(jsonObject: try Self.jsonObject(patternDict, path: ""))
-        clips = [:]
+        clips = try Self.waveformsWithoutAFile(of: model, source: "the pattern dictionary")
     }
 
     /// A pattern from an `NSDictionary` (or `NSMutableDictionary`) shaped like an AHAP file.
     public convenience init(dictionary patternDict: NSDictionary) throws {
-        self.init(model: try Self.model(jsonObject: try Self.jsonObject(patternDict, path: "")))
+        let model = try Self.model(jsonObject: try Self.jsonObject(patternDict, path: ""))
+        self.init(model: model, clips: try Self.waveformsWithoutAFile(of: model, source: "the pattern dictionary"))
     }
 
     private static func model(jsonObject json: Any) throws(CHHapticError) -> HapticPattern {

@@ -138,29 +138,62 @@ public struct PatternFile: Sendable {
         of pattern: HapticPattern, file: String, folders: [String] = [], missing: MissingWaveforms = .fail,
         diagnostics: inout [Diagnostic]
     ) throws(AHAPError) -> [String: AudioClip] {
+        try loadWaveforms(
+            of: pattern, source: file, searched: [folder(of: file)] + folders, absolutePaths: false,
+            hint: "--waveforms DIR adds a folder to look in", missing: missing, skip: { _ in false },
+            diagnostics: &diagnostics)
+    }
+
+    /// Loads `pattern`'s waveforms as Core Haptics resolves them: an absolute `EventWaveformPath`
+    /// is read where it points; any other is looked for in each of `folders` in order (for a
+    /// pattern read from a file, its folder first) and may not leave the folder it is found in.
+    /// Paths `skip` accepts are left to the caller. `source` names the pattern in messages, and
+    /// `hint` ends the message for a waveform that is found nowhere.
+    public static func loadWaveforms(
+        of pattern: HapticPattern, source: String, folders: [String], absolutePaths: Bool, hint: String,
+        skip: (String) -> Bool = { _ in false }
+    ) throws(AHAPError) -> [String: AudioClip] {
+        var diagnostics: [Diagnostic] = []
+        return try loadWaveforms(
+            of: pattern, source: source, searched: folders, absolutePaths: absolutePaths, hint: hint, missing: .fail,
+            skip: skip, diagnostics: &diagnostics)
+    }
+
+    /// The folder of the file at `path` as the user typed it ("." for a bare name).
+    public static func folder(of path: String) -> String {
+        path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+    }
+
+    private static func loadWaveforms(
+        of pattern: HapticPattern, source file: String, searched: [String], absolutePaths: Bool, hint: String,
+        missing: MissingWaveforms, skip: (String) -> Bool, diagnostics: inout [Diagnostic]
+    ) throws(AHAPError) -> [String: AudioClip] {
         var clips: [String: AudioClip] = [:]
         var absent: Set<String> = []
-        // The AHAP file's folder as the user typed it ("." for a bare name), then the extra folders.
-        let own = file.lastIndex(of: "/").map { $0 == file.startIndex ? "/" : String(file[..<$0]) } ?? "."
-        let searched = [own] + folders
         for (index, element) in pattern.elements.enumerated() {
             guard case .event(let event) = element, event.type == .audioCustom,
-                let waveform = event.waveformPath, clips[waveform] == nil, !absent.contains(waveform)
+                let waveform = event.waveformPath, clips[waveform] == nil, !absent.contains(waveform), !skip(waveform)
             else { continue }
             let at = JSONPath.root.key("Pattern").index(index).key("Event").key("EventWaveformPath")
-            guard let resolved = try resolve(waveform, in: searched, file: file, at: at) else {
-                let places = searched.joined(separator: ", ")
+            let found: String?
+            if absolutePaths && waveform.hasPrefix("/") {
+                found = FileManager.default.fileExists(atPath: waveform) ? waveform : nil
+            } else {
+                found = try resolve(waveform, in: searched, file: file, at: at)
+            }
+            guard let resolved = found else {
+                let places = waveform.hasPrefix("/") ? "its absolute path" : searched.joined(separator: ", ")
                 let message = "waveform '\(waveform)' not found (looked in \(places))"
                 if missing == .fail {
                     throw AHAPError(
                         file: file, path: at, location: nil, code: .waveformNotFound,
-                        message: message + "; --waveforms DIR adds a folder to look in", diagnostics: [])
+                        message: message + "; " + hint, diagnostics: [])
                 }
                 absent.insert(waveform)
                 diagnostics.append(
                     Diagnostic(
                         .warning, code: .waveformNotFound,
-                        message + "; playing the rest without it (--waveforms DIR adds a folder to look in)", at: at))
+                        message + "; playing the rest without it (\(hint))", at: at))
                 continue
             }
             let bytes = try readFile(resolved, limit: maxWaveformBytes, what: "waveform", file: file, at: at)
@@ -205,7 +238,7 @@ public struct PatternFile: Sendable {
     }
 
     /// Reads a whole regular file after checking its size, so a huge file is refused, not read.
-    static func readFile(
+    public static func readFile(
         _ path: String, limit: Int, what: String, file: String, at jsonPath: JSONPath
     ) throws(AHAPError) -> [UInt8] {
         func fail(_ code: Diagnostic.Code, _ message: String) -> AHAPError {
