@@ -16,7 +16,13 @@ public typealias CHHapticAudioResourceID = Int
 /// ```
 /// Open, as Apple's class is: apps subclass events (to make them `Decodable`, say) and call any
 /// of the four initializers as `super.init`.
-open class CHHapticEvent {
+///
+/// An `NSObject` subclass, as Apple's is, and so are `CHHapticEventParameter`,
+/// `CHHapticDynamicParameter`, `CHHapticParameterCurve` (and its `ControlPoint`) and
+/// `CHHapticPattern`: `String(describing:)` gives `<CHHapticEvent: 0x...>`, one per object, and
+/// `==` and `hash` are the object's identity, so an app's cache keyed by either tells two
+/// events apart.
+open class CHHapticEvent: NSObject {
     /// The kind of event, with Apple's raw strings (the AHAP `EventType` values).
     public struct EventType: RawRepresentable, Hashable, Sendable {
         public var rawValue: String
@@ -140,7 +146,7 @@ open class CHHapticEvent {
 }
 
 /// One parameter of an event: its ID and value (Core Haptics' `CHHapticEventParameter`).
-open class CHHapticEventParameter {
+open class CHHapticEventParameter: NSObject {
     public let parameterID: CHHapticEvent.ParameterID
     open var value: Float
 
@@ -152,7 +158,7 @@ open class CHHapticEventParameter {
 
 /// A value that changes every event of a playing pattern from a moment on
 /// (Core Haptics' `CHHapticDynamicParameter`).
-open class CHHapticDynamicParameter {
+open class CHHapticDynamicParameter: NSObject {
     /// The controls, with Apple's raw strings (the AHAP `ParameterID` values).
     public struct ID: RawRepresentable, Hashable, Sendable {
         public var rawValue: String
@@ -204,9 +210,9 @@ extension CHHapticDynamicParameter.ID {
 }
 
 /// A control that moves linearly between points (Core Haptics' `CHHapticParameterCurve`).
-open class CHHapticParameterCurve {
+open class CHHapticParameterCurve: NSObject {
     /// One point of a curve: a value at a time relative to the curve's start.
-    open class ControlPoint {
+    open class ControlPoint: NSObject {
         open var relativeTime: TimeInterval
         open var value: Float
 

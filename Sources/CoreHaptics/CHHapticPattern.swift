@@ -10,7 +10,7 @@ import OrderedCollections
 /// let pattern = try CHHapticPattern(events: events, parameters: [])
 /// let fromFile = try CHHapticPattern(contentsOf: Bundle.main.url(forResource: "Boing", withExtension: "ahap")!)
 /// ```
-open class CHHapticPattern {
+open class CHHapticPattern: NSObject {
     /// The keys of a pattern dictionary: AHAP's keys, with Apple's names (`.pattern`, `.event`,
     /// ...; the constants are below, on `String`).
     ///
