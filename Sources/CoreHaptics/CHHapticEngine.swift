@@ -190,11 +190,11 @@ public final class CHHapticEngine: Sendable {
     }
 
     /// Starts the engine, then calls `completionHandler` with nil or the error, on the engine's
-    /// callback queue.
-    public func start(completionHandler: CompletionHandler? = nil) {
-        let handler = completionHandler.map(AppHandler.init)
+    /// callback queue. The handler is `@Sendable`, as Apple's SDK declares this parameter (unlike
+    /// the `CompletionHandler` type alias, which is a plain closure there too).
+    public func start(completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         engine.start { error in
-            handler?.function(error.map { ($0 as? HapticEngineError).map(CHHapticError.init) ?? $0 })
+            completionHandler?(error.map { ($0 as? HapticEngineError).map(CHHapticError.init) ?? $0 })
         }
     }
 
@@ -212,10 +212,9 @@ public final class CHHapticEngine: Sendable {
     }
 
     /// Stops the engine (a short fade), then calls `completionHandler` on the engine's callback
-    /// queue.
-    public func stop(completionHandler: CompletionHandler? = nil) {
-        let handler = completionHandler.map(AppHandler.init)
-        engine.stop { error in handler?.function(error) }
+    /// queue. The handler is `@Sendable`, as Apple's SDK declares this parameter.
+    public func stop(completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+        engine.stop { error in completionHandler?(error) }
     }
 
     /// Stops the engine; returns once it has stopped (Apple's async form of

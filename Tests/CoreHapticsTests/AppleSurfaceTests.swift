@@ -249,10 +249,14 @@ func appleName(of code: CHHapticError.Code) -> String {
         engine.isMutedForHaptics = false
         engine.isAutoShutdownEnabled = false
         let _: (CHHapticEngine) -> () throws -> Void = CHHapticEngine.start
-        let _: (CHHapticEngine) -> (CHHapticEngine.CompletionHandler?) -> Void = CHHapticEngine.start(
+        // Apple's SDK takes a `@Sendable` handler here (the CompletionHandler alias is plain).
+        let _: (CHHapticEngine) -> ((@Sendable ((any Error)?) -> Void)?) -> Void = CHHapticEngine.start(
             completionHandler:)
-        let _: (CHHapticEngine) -> (CHHapticEngine.CompletionHandler?) -> Void = CHHapticEngine.stop(
+        let _: (CHHapticEngine) -> ((@Sendable ((any Error)?) -> Void)?) -> Void = CHHapticEngine.stop(
             completionHandler:)
+        for method in [type(of: engine.start(completionHandler:)), type(of: engine.stop(completionHandler:))] {
+            #expect("\(method)".contains("(Optional<@Sendable (Optional<Error>) -> ()>)"), "\(method)")
+        }
         try await engine.start()
         let finished: CHHapticEngine.FinishedHandler = { (_: (any Error)?) -> CHHapticEngine.FinishedAction in
             .leaveEngineRunning
