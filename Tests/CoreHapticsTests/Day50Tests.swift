@@ -6,8 +6,9 @@ import Testing
 /// with HAPTIC_OUTPUT: what it plays must be 19 audible taps 100 ms apart, rising then falling.
 ///
 /// tools/test builds the example before `swift test`, so the build here is an up-to-date check;
-/// run alone, the first build takes a few minutes.
-@Suite struct Day50Tests {
+/// run alone, the first build takes a few minutes. Serialized: each test builds into the one
+/// Examples/Day50 build folder, and two builds of a stale folder at once failed there.
+@Suite(.serialized) struct Day50Tests {
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(filePath: "/usr/bin/env")
