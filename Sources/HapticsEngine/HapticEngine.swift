@@ -105,6 +105,8 @@ public final class HapticEngine: Sendable {
     /// Underruns caused by the device running dry while the timer was suspended.
     let idleUnderruns = Atomic<Int>(0)
     let callbacks = DispatchQueue(label: "swift-haptics.engine.callbacks")
+    /// Finished players' completions, from the tick to `callbacks` without an allocation.
+    let completions: CompletionMailbox
     /// Held for the whole of a start or a stop, so the two never interleave: a stop on the
     /// callback queue (players finished with `.stopEngine`, an idle timeout, a failing output)
     /// that ran half-way while an app started the engine used to stop the new run's timer
@@ -123,6 +125,7 @@ public final class HapticEngine: Sendable {
         self.configuration = configuration
         self.clock = clock
         self.ticks = ticks
+        completions = CompletionMailbox(capacity: configuration.maxPlayers, queue: callbacks)
         control = Mutex(ControlState(maxPlayers: configuration.maxPlayers))
         render = Mutex(
             RenderState(
@@ -468,11 +471,12 @@ public final class HapticEngine: Sendable {
                 }
                 render.renderAndWrite(frames: room, to: output)
             }
-            finishedAll = render.collectFinished(heardFrame: heard, callbacks: callbacks)
+            finishedAll = render.collectFinished(heardFrame: heard, completions: completions)
             if !render.released.isEmpty {
-                let released = render.released
+                // Appended straight from the render state and then emptied in place: a copy alive
+                // across removeAll(keepingCapacity:) would make it allocate a new buffer here.
+                control.withLock { $0.freeLayers.append(contentsOf: render.released) }
                 render.released.removeAll(keepingCapacity: true)
-                control.withLock { $0.freeLayers.append(contentsOf: released) }
             }
             if render.synthesizer.isIdle && !render.hasActiveLayers && render.pendingFrames == 0 {
                 if render.idleSinceNanoseconds == 0 { render.idleSinceNanoseconds = now }

@@ -289,7 +289,7 @@ struct RenderState: ~Copyable {
 
     /// Calls the completion of every layer the listener has now heard to its end.
     /// - Returns: true when this tick finished the last active layer.
-    mutating func collectFinished(heardFrame: Int64, callbacks: DispatchQueue) -> Bool {
+    mutating func collectFinished(heardFrame: Int64, completions: CompletionMailbox) -> Bool {
         var finishedAny = false
         var index = 0
         while index < activeLayers.count {
@@ -301,7 +301,7 @@ struct RenderState: ~Copyable {
             setActive(layer, false)
             finishedAny = true
             if let completion = layers[layer].completion {
-                callbacks.async { completion(nil) }
+                completions.post(completion)
             }
         }
         return finishedAny && !hasActiveLayers

@@ -3,6 +3,7 @@ import CMallocCounter
 import HapticsCore
 import HapticsEngine
 import HapticsSynthesis
+import Synchronization
 
 // MARK: - Allocations per control sent
 
@@ -11,7 +12,9 @@ extension Bench {
     /// interposed in this executable (CMallocCounter), on the thread that runs the tick.
     struct Controls: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Heap allocations on the tick thread per control sent (sendParameters, curves); fails above 0.")
+            abstract:
+                "Heap allocations on the tick thread per control sent (sendParameters, curves) and per player"
+                + " started, stopped, finished and let go; fails above 0.")
 
         @Option(help: "Controls to send, one per tick.") var count = 20_000
         @Option(help: "Send a parameter curve every this many controls (0: never).") var curveEvery = 10
@@ -58,12 +61,37 @@ extension Bench {
                 sent += 1
                 withControls += tick()
             }
+            // Players that start, finish (a completion each, on the callback queue) and are let go,
+            // and players stopped before their end: the tick's side of each start, stop, finish and
+            // release. Making and dropping a player happens on this thread, not the tick's.
+            let tap = HapticPattern(elements: [.event(HapticEvent(time: 0, type: .hapticTransient))])
+            let long = HapticPattern(elements: [.event(HapticEvent(time: 0, type: .hapticContinuous, duration: 10))])
+            let finishedCount = Atomic<Int>(0)
+            var lifecycle: UInt = 0
+            var started = 0
+            var stopped = 0
+            for round in 0..<(count / 20) {
+                let player = try engine.makeAdvancedPlayer(round % 2 == 0 ? tap : long)
+                player.completionHandler = { _ in finishedCount.add(1, ordering: .relaxed) }
+                try player.start(atTime: HapticEngine.timeImmediate)
+                started += 1
+                lifecycle += tick()
+                if round % 2 == 1 {
+                    try player.stop(atTime: HapticEngine.timeImmediate)
+                    stopped += 1
+                }
+                for _ in 0..<19 { lifecycle += tick() }
+            }
+            engine.flushCallbacks()
             engine.stop()
             let perControl = Double(withControls) / Double(sent)
             print(
                 "controls: \(sent) sent (\(curves) curves), one per 2 ms tick: \(withControls) allocations on the tick"
                     + " thread (\(perControl) per control); \(idle) in \(count) ticks without controls")
-            guard withControls == 0 else { throw ExitCode.failure }
+            print(
+                "players: \(started) started, \(stopped) stopped, \(finishedCount.load(ordering: .relaxed)) completions"
+                    + " called, each let go: \(lifecycle) allocations on the tick thread")
+            guard withControls == 0, lifecycle == 0 else { throw ExitCode.failure }
         }
     }
 }
