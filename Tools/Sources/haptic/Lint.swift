@@ -11,8 +11,10 @@ extension HapticCommand {
             discussion: """
                 Prints one line per finding, FILE:PATH: severity[rule]: message. A folder is searched \
                 for .ahap files. Repeats of one rule in one file are folded after the first three \
-                (--all shows every one; --json always has every one). Notes (normal exporter output \
-                a strict reader would mention) show with --notes. Rule severities come from the \
+                (--all shows every one; the other formats always have every one). Notes (normal \
+                exporter output a strict reader would mention) show with --notes; json always has \
+                them. --format github prints GitHub Actions annotations, sarif a SARIF 2.1.0 log for \
+                code scanning, junit JUnit XML for CI dashboards (errors and warnings as failures). Rule severities come from the \
                 rules' defaults (--rules lists them), the nearest .haptic-lint.json above each file \
                 ({"disable": [...], "enable": [...], "error": [...]}), then --disable/--enable/--error. \
                 Exit status: 0 without errors, 1 with errors (or, under --strict, with warnings).
@@ -21,7 +23,10 @@ extension HapticCommand {
         @Argument(help: "AHAP or .haptic files, or folders.")
         var files: [String] = []
 
-        @Flag(help: "Print the findings as JSON (every finding, notes included).")
+        @Option(help: "Output format: text, json, github (Actions annotations), sarif (2.1.0) or junit (XML).")
+        var format: Format = .text
+
+        @Flag(help: "Print the findings as JSON (every finding, notes included): --format json.")
         var json = false
 
         @Flag(help: "Fail on the warnings that remain enabled, too.")
@@ -49,8 +54,18 @@ extension HapticCommand {
 
         @OptionGroup var waveforms: WaveformOptions
 
+        enum Format: String, ExpressibleByArgument, CaseIterable {
+            case text, json, github, sarif, junit
+        }
+
+        /// `--format`, with `--json` as `--format json`.
+        var output: Format { json ? .json : format }
+
         func validate() throws {
             guard rules || !files.isEmpty else { throw ValidationError("give AHAP files or folders, or --rules") }
+            guard !json || format == .text || format == .json else {
+                throw ValidationError("--json is --format json; give one format")
+            }
             do {
                 _ = try flagRules(over: LintRules())
             } catch {
@@ -89,10 +104,12 @@ extension HapticCommand {
             for (index, path) in paths.enumerated() {
                 report.add(file: path, findings[index], rules: rulesPerFile[index])
             }
-            if json {
-                print(report.json())
-            } else {
-                for line in report.lines(notes: notes, all: all) { print(line) }
+            switch output {
+            case .text: for line in report.lines(notes: notes, all: all) { print(line) }
+            case .json: print(report.json())
+            case .github: print(LintOutput.github(report.linted, notes: notes), terminator: "")
+            case .sarif: print(LintOutput.sarif(report.linted, notes: notes), terminator: "")
+            case .junit: print(LintOutput.junit(report.linted), terminator: "")
             }
             Terminal.printError(report.summary(notes: notes))
             if report.fails(strict: strict) { throw ExitCode.failure }
@@ -165,6 +182,11 @@ struct LintReport {
     var noteCount: Int { findings.count { $0.diagnostic.severity == .note } }
 
     func fails(strict: Bool) -> Bool { errors > 0 || (strict && warnings > 0) }
+
+    /// Each file with its findings, for `LintOutput`'s formats.
+    var linted: [LintedFile] {
+        files.map { LintedFile(path: $0.name, diagnostics: findings[$0.range].map(\.diagnostic)) }
+    }
 
     mutating func add(file: String, _ diagnostics: [Diagnostic], rules: LintRules) {
         fileCount += 1

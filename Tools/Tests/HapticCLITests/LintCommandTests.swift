@@ -1,6 +1,10 @@
 import Foundation
 import Testing
 
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
 @Suite struct LintCommandTests {
     let scratch: ScratchFolder
     init() throws { scratch = try ScratchFolder() }
@@ -112,6 +116,87 @@ import Testing
                 }
 
                 """)
+    }
+
+    /// `--format github`: GitHub's documented workflow commands, one per finding, at the file,
+    /// line and column; the exit status and summary as in text.
+    @Test func githubFormatIsOneAnnotationPerFinding() throws {
+        let file = try scratch.write("typo, 1.ahap", Self.typo)
+        let result = try Haptic.run(["lint", "--format", "github", file])
+        #expect(result.status == 1)
+        let escaped = file.replacingOccurrences(of: ",", with: "%2C")
+        #expect(
+            result.output == """
+                ::warning file=\(escaped),line=1,col=74,title=unknown-key::Pattern[0].Event.EventDuraton: unknown key "EventDuraton" in an Event (did you mean "EventDuration"?); Core Haptics ignores it
+                ::error file=\(escaped),line=1,col=102,title=missing-duration::Pattern[1].Event: HapticContinuous event has no EventDuration; continuous events need one
+                ::error file=\(escaped),line=1,col=110,title=negative-time::Pattern[1].Event.Time: Time -1 is negative; times are seconds from the start
+
+                """)
+        #expect(result.stderr == "lint: 1 file: 2 errors, 1 warning\n")
+    }
+
+    @Test func jsonFlagIsFormatJSON() throws {
+        let file = try scratch.write("typo.ahap", Self.typo)
+        let flag = try Haptic.run(["lint", "--json", file])
+        let option = try Haptic.run(["lint", "--format", "json", file])
+        #expect(option.status == 1)
+        #expect(option.output == flag.output)
+        #expect(option.output.hasPrefix("{\n  \"errors\" : 2,"))
+        let both = try Haptic.run(["lint", "--json", "--format", "sarif", file])
+        #expect(both.status == 64)
+        #expect(both.stderr.contains("--json is --format json; give one format"))
+        let unknown = try Haptic.run(["lint", "--format", "xml", file])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("'xml'"))
+    }
+
+    /// `--format sarif` over the fixtures: every warning a result at its file and line. Checked
+    /// against the official SARIF 2.1.0 schema when one is at hand (HAPTICS_SARIF_SCHEMA, or
+    /// ../shared/schemas/sarif-schema-2.1.0.json) and python3 has jsonschema; else SKIPPED.
+    @Test func sarifFormatIsAValidLog() throws {
+        let folder = Haptic.fixtures.appending(path: "ahap").path(percentEncoded: false)
+        let result = try Haptic.run(["lint", "--format", "sarif", folder])
+        #expect(result.status == 0)
+        let log = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+        let run = try #require((log["runs"] as? [[String: Any]])?.first)
+        let results = try #require(run["results"] as? [[String: Any]])
+        #expect(results.count == 6)
+        #expect(results.allSatisfy { $0["level"] as? String == "warning" })
+        let text = result.output
+        #expect(text.contains("\"uri\": \"file://\(folder)/Typo.ahap\""))
+
+        let schema =
+            ProcessInfo.processInfo.environment["HAPTICS_SARIF_SCHEMA"]
+            ?? Haptic.packageRoot.appending(path: "../shared/schemas/sarif-schema-2.1.0.json").standardizedFileURL
+            .path(percentEncoded: false)
+        guard FileManager.default.fileExists(atPath: schema) else {
+            print("SKIPPED: no SARIF 2.1.0 schema (set HAPTICS_SARIF_SCHEMA, or put shared/schemas beside the package)")
+            return
+        }
+        let saved = try scratch.write("lint.sarif", result.stdout)
+        let check = try Haptic.runShell(
+            "python3 -c 'import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), "
+                + "json.load(open(sys.argv[2]))); print(\"valid\")' '\(saved)' '\(schema)'")
+        if check.stderr.contains("No module named 'jsonschema'") {
+            print("SKIPPED: python3 has no jsonschema (pip install jsonschema)")
+            return
+        }
+        #expect(check.status == 0, "\(check.stderr)")
+        #expect(check.output == "valid\n")
+    }
+
+    /// `--format junit`: one suite per file; a file with warnings fails, a clean one passes.
+    @Test func junitFormatHasASuitePerFile() throws {
+        let bad = try scratch.write("lint/a.ahap", Self.typo)
+        let good = try scratch.write("lint/b.ahap", Self.clean)
+        let result = try Haptic.run(["lint", "--format", "junit", scratch.path("lint")])
+        #expect(result.status == 1)
+        #expect(result.output.hasPrefix(#"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"))
+        #expect(result.output.contains(#"<testsuites name="haptic lint" tests="2" failures="1" errors="0">"#))
+        #expect(result.output.contains(#"<testsuite name="\#(bad)" tests="1" failures="1" errors="0">"#))
+        #expect(result.output.contains(#"<testcase classname="haptic lint" name="\#(good)"/>"#))
+        #expect(result.output.components(separatedBy: "<failure ").count == 4)
+        #expect(XMLParser(data: Data(result.stdout)).parse())
     }
 
     @Test func aMissingFileIsAFindingNotACrash() throws {
