@@ -79,6 +79,8 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        // The linter alone (no argument parser): the pre-commit hook's tool.
+        .executableTarget(name: "haptic-lint", dependencies: ["HapticsCore", "HapticsEngine"]),
 
         // This package's own test machinery (audio rig, fixtures, headless Chromium, PRNG): no product.
         // Tools/Tests/_ToolTestSupport links these files in and adds the tool's own (DevTools, RawHTTP).
@@ -122,6 +124,8 @@ let package = Package(
                 "SensoryFeedback", "HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTesting",
             ]
         ),
+        // haptic-lint, as the hook runs it.
+        .testTarget(name: "HapticsLintPluginTests"),
         .testTarget(
             name: "HapticsReviewTests",
             dependencies: [
