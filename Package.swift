@@ -18,6 +18,11 @@ let package = Package(
         .library(name: "SensoryFeedback", targets: ["SensoryFeedback"]),
         .library(name: "CoreHaptics", targets: ["CoreHaptics"]),
         .library(name: "HapticsTesting", targets: ["HapticsTesting"]),
+        // Lint where iOS developers work: a build-tool plugin that lints a target's AHAP files at
+        // build time, and `swift package lint-haptics`. Their tool is haptic-lint, on HapticsCore and
+        // HapticsEngine only, so using them costs what the libraries cost.
+        .plugin(name: "HapticsLintPlugin", targets: ["HapticsLintPlugin"]),
+        .plugin(name: "HapticsLintCommand", targets: ["HapticsLintCommand"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
@@ -79,8 +84,15 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
-        // The linter alone (no argument parser): the pre-commit hook's tool.
+        // The linter alone (no argument parser): the plugins' tool and the pre-commit hook's.
         .executableTarget(name: "haptic-lint", dependencies: ["HapticsCore", "HapticsEngine"]),
+        .plugin(name: "HapticsLintPlugin", capability: .buildTool(), dependencies: ["haptic-lint"]),
+        .plugin(
+            name: "HapticsLintCommand",
+            capability: .command(
+                intent: .custom(
+                    verb: "lint-haptics", description: "Lint the package's .ahap and .haptic files with haptic-lint")),
+            dependencies: ["haptic-lint"]),
 
         // This package's own test machinery (audio rig, fixtures, headless Chromium, PRNG): no product.
         // Tools/Tests/_ToolTestSupport links these files in and adds the tool's own (DevTools, RawHTTP).
@@ -124,7 +136,7 @@ let package = Package(
                 "SensoryFeedback", "HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsTesting",
             ]
         ),
-        // haptic-lint, as the hook runs it.
+        // haptic-lint and the two plugins, end to end in a scratch package.
         .testTarget(name: "HapticsLintPluginTests"),
         .testTarget(
             name: "HapticsReviewTests",
@@ -138,7 +150,8 @@ let package = Package(
 
 // One settings loop: the same strict features for every Swift target.
 for target in package.targets
-where target.type != .system && !["CoreHapticsEnums", "CRenderKernels"].contains(target.name) {
+where target.type != .system && target.type != .plugin && !["CoreHapticsEnums", "CRenderKernels"].contains(target.name)
+{
     target.swiftSettings =
         (target.swiftSettings ?? []) + [
             .swiftLanguageMode(.v6),

@@ -1,6 +1,6 @@
-// haptic-lint: the linter alone, for the pre-commit hook (and for builds: --stamp). It links
-// HapticsCore and HapticsEngine only (no argument parser, no tool stack), so building it costs what
-// the libraries cost. `haptic lint` is the full command.
+// haptic-lint: the linter alone, for the SwiftPM plugins (HapticsLintPlugin, lint-haptics) and the
+// pre-commit hook. It links HapticsCore and HapticsEngine only (no argument parser, no tool stack),
+// so depending on the plugins costs what the libraries cost. `haptic lint` is the full command.
 import Foundation
 import HapticsCore
 import HapticsEngine

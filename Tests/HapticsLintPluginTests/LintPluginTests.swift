@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 import Testing
 
-/// haptic-lint, the linter alone, run as the pre-commit hook runs it.
+/// haptic-lint, the plugins' tool, run as the plugins and the pre-commit hook run it; then the two
+/// plugins end to end, in a scratch package that depends on this one by path.
 @Suite struct LintPluginTests {
     /// The repository root: this file is Tests/HapticsLintPluginTests/LintPluginTests.swift.
     static let root = URL(filePath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -103,5 +104,65 @@ import Testing
         let missing = try Self.run(Self.tool, [folder.appending(path: "gone.ahap").path(percentEncoded: false)])
         #expect(missing.status == 1)
         #expect(missing.output.contains("gone.ahap: error: $: AHAP file"))
+    }
+
+    /// A package that uses both plugins: its build fails at the bad file's line, builds clean once
+    /// the file has only a warning (printed), and `swift package lint-haptics` prints the findings.
+    /// Slow (it builds this package's libraries in a fresh scratch package, minutes on two cores),
+    /// so it runs only with HAPTICS_PLUGIN_TESTS=1: tools/test runs it on its own, after the rest.
+    /// It resolves the way this package does (swift-collections and swift-system, no other).
+    @Test(.enabled(if: ProcessInfo.processInfo.environment["HAPTICS_PLUGIN_TESTS"] == "1"))
+    func aPackageUsingThePluginsFailsAtTheFileAndLine() throws {
+        let package = try Self.scratch("haptics-lint-plugin")
+        defer { try? FileManager.default.removeItem(at: package) }
+        let manifest = """
+            // swift-tools-version: 6.1
+            import PackageDescription
+
+            let package = Package(
+                name: "LintScratch",
+                platforms: [.macOS(.v15)],
+                dependencies: [.package(name: "swift-haptics", path: "\(Self.root.path(percentEncoded: false))")],
+                targets: [
+                    .target(
+                        name: "App", resources: [.copy("Haptics")],
+                        plugins: [.plugin(name: "HapticsLintPlugin", package: "swift-haptics")])
+                ]
+            )
+
+            """
+        func write(_ text: String, _ path: String) throws {
+            let url = package.appending(path: path)
+            try FileManager.default.createDirectory(
+                at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data(text.utf8).write(to: url)
+        }
+        try write(manifest, "Package.swift")
+        try write("public let answer = 42\n", "Sources/App/App.swift")
+        try write(Self.bad, "Sources/App/Haptics/Tap.ahap")
+        let swift = URL(filePath: "/usr/bin/env")
+        let file = package.appending(path: "Sources/App/Haptics/Tap.ahap").standardizedFileURL.path(
+            percentEncoded: false)
+
+        let failing = try Self.run(swift, ["swift", "build", "--package-path", package.path(percentEncoded: false)])
+        #expect(failing.status != 0)
+        #expect(
+            failing.output.contains(
+                "\(file):4:28: error: Pattern[0].Event.Time: Time -1 is negative; times are seconds from the start [negative-time]"
+            ), "\(failing.output)")
+
+        try write(Self.warned, "Sources/App/Haptics/Tap.ahap")
+        let passing = try Self.run(swift, ["swift", "build", "--package-path", package.path(percentEncoded: false)])
+        #expect(passing.status == 0, "\(passing.output)")
+        #expect(passing.output.contains("\(file):4:63: warning: Pattern[0].Event.Sharpnes: unknown key"))
+
+        try write(Self.bad, "Sources/App/Haptics/Bad.ahap")
+        let command = try Self.run(swift, ["swift", "package", "lint-haptics"], in: package)
+        #expect(command.status != 0)
+        #expect(
+            command.output.contains(
+                "Sources/App/Haptics/Bad.ahap:4:28: error: Pattern[0].Event.Time: Time -1 is negative"),
+            "\(command.output)")
+        #expect(command.output.contains("Sources/App/Haptics/Tap.ahap:4:63: warning: Pattern[0].Event.Sharpnes"))
     }
 }
