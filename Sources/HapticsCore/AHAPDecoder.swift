@@ -405,8 +405,11 @@ struct AHAPDecoder {
             }
         }
         if let type {
-            if let duration {
-                at(.key("EventDuration")) { d in d.checkDuration(duration, type: type, at: durationLocation) }
+            if let written = duration {
+                // 0 on a transient or AudioCustom is "not set" (what exportDictionary() writes): no finding.
+                if let duration = type.duration(given: written) {
+                    at(.key("EventDuration")) { d in d.checkDuration(duration, type: type, at: durationLocation) }
+                }
             } else if type.requiresDuration && f[.eventDuration] == nil {
                 report(
                     .missingDuration,

@@ -95,17 +95,34 @@ public enum EventType: String, CaseIterable, Hashable, Sendable {
 
     /// Whether the event needs an `EventDuration` to play.
     public var requiresDuration: Bool { self == .hapticContinuous || self == .audioContinuous }
+
+    /// What an `EventDuration` of `given` seconds means on an event of this type: the one place
+    /// of the rule that 0 on a transient or an AudioCustom event means "not set" (nil), so the
+    /// tap plays whole and the waveform to its end. Apple's header: a duration "if unset (0.0)";
+    /// `CHHapticPattern.exportDictionary()` writes `EventDuration: 0` on every transient, and
+    /// `CHHapticEvent(audioResourceID:parameters:relativeTime:)` plays the whole resource.
+    /// A continuous event keeps its 0 (it lasts 0 s).
+    @inlinable
+    public func duration(given: Double?) -> Double? {
+        given == 0 && !requiresDuration ? nil : given
+    }
 }
 
 /// An `Event` element.
 public struct HapticEvent: Hashable, Sendable {
     /// `Time`: seconds from the start of the pattern (>= 0).
     public var time: Double
-    /// `EventType`.
-    public var type: EventType
-    /// `EventDuration` in seconds, when the file gives one. Continuous events need it;
-    /// for transients and AudioCustom it pads or cuts the event.
-    public var duration: Double?
+    /// `EventType`. Changing it applies ``EventType/duration(given:)`` to ``duration`` again.
+    public var type: EventType {
+        didSet { duration = type.duration(given: duration) }
+    }
+    /// `EventDuration` in seconds, when it is set. Continuous events need it; for transients and
+    /// AudioCustom it pads or cuts the event. 0 on a transient or an AudioCustom event means
+    /// "not set" and is held as nil (``EventType/duration(given:)``), whoever builds the event:
+    /// render, play, info, plot, review, studio and lint all read it from here.
+    public var duration: Double? {
+        didSet { duration = type.duration(given: duration) }
+    }
     /// `EventParameters`, in file order, values already clamped to their ranges.
     public var parameters: [EventParameter]
     /// `EventWaveformPath` (AudioCustom): a path relative to the AHAP file's folder.
@@ -126,7 +143,7 @@ public struct HapticEvent: Hashable, Sendable {
     ) {
         self.time = time
         self.type = type
-        self.duration = duration
+        self.duration = type.duration(given: duration)
         self.parameters = parameters
         self.waveformPath = waveformPath
         self.waveformUsesVolumeEnvelope = waveformUsesVolumeEnvelope

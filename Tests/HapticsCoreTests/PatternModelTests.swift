@@ -32,6 +32,22 @@ import Testing
         #expect(!event.sets(.hapticSharpness))
     }
 
+    /// `EventDuration: 0` on a transient or AudioCustom is "not set", however the event is built
+    /// or changed; a continuous event keeps its 0.
+    @Test func zeroDurationIsUnsetOnTransientsAndAudioCustomOnly() {
+        #expect(HapticEvent(time: 0, type: .hapticTransient, duration: 0).duration == nil)
+        #expect(HapticEvent(time: 0, type: .audioCustom, duration: 0).duration == nil)
+        #expect(HapticEvent(time: 0, type: .hapticContinuous, duration: 0).duration == 0)
+        #expect(HapticEvent(time: 0, type: .audioContinuous, duration: 0).duration == 0)
+        #expect(HapticEvent(time: 0, type: .hapticTransient, duration: 0.2).duration == 0.2)
+        var event = HapticEvent(time: 0, type: .hapticContinuous, duration: 0)
+        event.type = .hapticTransient
+        #expect(event.duration == nil)
+        event.duration = 0
+        #expect(event.duration == nil)
+        #expect(event == HapticEvent(time: 0, type: .hapticTransient))
+    }
+
     @Test(arguments: DynamicParameterID.allCases)
     func onlyIntensityAndVolumeControlsMultiply(id: DynamicParameterID) {
         let multiplies = id == .hapticIntensityControl || id == .audioVolumeControl
