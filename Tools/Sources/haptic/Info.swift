@@ -24,7 +24,17 @@ extension HapticCommand {
             let file = try Terminal.load(pattern, waveforms: waveforms)
             // The lint line counts the rest; a waveform left out changes what the figures mean.
             Terminal.report(file.diagnostics.filter { $0.code == .waveformNotFound }, in: file.path)
-            let info = PatternInfo(file, options: audio.renderOptions)
+            // The lint line counts what `haptic lint FILE` reports: its findings, its rules.
+            var lint = LintReport()
+            var rules = LintRules()
+            do {
+                var configs = LintConfigFinder()
+                rules = try configs.rules(for: file.path)
+            } catch {
+                Terminal.printError("haptic: \(error.message)")
+            }
+            lint.add(file: file.path, LintReport.inspect(file.path, waveformFolders: waveforms.folders), rules: rules)
+            let info = PatternInfo(file, options: audio.renderOptions, lint: lint)
             print(json ? info.json() : info.text())
         }
     }
@@ -40,7 +50,11 @@ struct PatternInfo: Encodable {
 
     var file: String
     var version: Double?
+    /// How long the pattern sounds: the render's length (`haptic render` writes this many
+    /// seconds), an AudioCustom waveform and release tails included.
     var durationSeconds: Double
+    /// Core Haptics' `CHHapticPattern.duration`: the last start, plus that event's EventDuration.
+    var patternDurationSeconds: Double
     var events: [String: Int]
     var eventParameters: [String: Range]
     var dynamicParameters: [String: Range]
@@ -54,13 +68,18 @@ struct PatternInfo: Encodable {
     /// For a render under 400 ms: its momentary loudness, the BS.1770 loudness of one 400 ms
     /// window holding the whole sound (silence after it).
     var momentaryLoudnessLUFS: Double?
+    /// What `haptic lint FILE` counts.
+    var errors: Int
     var warnings: Int
+    var notes: Int
+    /// The lint line of the text form.
+    private var lintCounts: String
 
-    init(_ file: PatternFile, options: RenderOptions) {
+    init(_ file: PatternFile, options: RenderOptions, lint: LintReport) {
         let pattern = file.pattern
         self.file = file.path
         version = pattern.version
-        durationSeconds = pattern.duration
+        patternDurationSeconds = pattern.duration
         events = Dictionary(grouping: pattern.events, by: \.type.rawValue).mapValues(\.count)
         var parameters: [String: Range] = [:]
         for event in pattern.events {
@@ -97,6 +116,7 @@ struct PatternInfo: Encodable {
             }
         }
         renderedSeconds = Double(frames) / Double(options.format.sampleRate)
+        durationSeconds = Double(renderer.frameCount) / Double(options.format.sampleRate)
         peakDBFS = peak > 0 ? 20 * log10(Double(peak)) : -.infinity
         let loudness = meter.integratedLoudness
         loudnessLUFS = loudness.isFinite ? loudness : nil
@@ -109,7 +129,16 @@ struct PatternInfo: Encodable {
             let momentary = window.integratedLoudness
             momentaryLoudnessLUFS = momentary.isFinite ? momentary : nil
         }
-        warnings = file.diagnostics.count
+        errors = lint.errors
+        warnings = lint.warnings
+        notes = lint.noteCount
+        lintCounts = lint.counts
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case file, version, durationSeconds, patternDurationSeconds, events, eventParameters, dynamicParameters
+        case parameterCurves, curveControlPoints, metadata, renderedSeconds, peakDBFS, loudnessLUFS
+        case momentaryLoudnessLUFS, errors, warnings, notes
     }
 
     func text() -> String {
@@ -144,15 +173,17 @@ struct PatternInfo: Encodable {
         var lines = [file]
         if let description = metadata["Description"] { lines.append("  \(description)") }
         lines += [
-            "  duration    \(seconds(durationSeconds))",
+            "  duration    \(seconds(durationSeconds))"
+                + (abs(durationSeconds - patternDurationSeconds) >= 0.0005
+                    ? " as rendered (CHHapticPattern.duration \(seconds(patternDurationSeconds)))" : ""),
             "  events      \(eventSummary)",
             "  parameters  \(ranges(eventParameters))",
             "  dynamic     \(ranges(dynamicParameters))",
             "  curves      \(curves)",
             "  rendered    \(seconds(renderedSeconds)), peak \(peak), \(loudness)",
         ]
-        if warnings > 0 {
-            lines.append("  lint        \(warnings) warning\(warnings == 1 ? "" : "s") (haptic lint \(file))")
+        if errors + warnings + notes > 0 {
+            lines.append("  lint        \(lintCounts) (haptic lint\(notes > 0 ? " --notes" : "") \(file))")
         }
         return lines.joined(separator: "\n")
     }

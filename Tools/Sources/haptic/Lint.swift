@@ -100,7 +100,7 @@ extension HapticCommand {
             }
             // Every file is read and checked on its own core; the report keeps the files' order.
             let folders = waveforms.folders
-            let findings = parallelMap(paths) { PatternFile.inspect($0, waveformFolders: folders).findings }
+            let findings = parallelMap(paths) { LintReport.inspect($0, waveformFolders: folders) }
             for (index, path) in paths.enumerated() {
                 report.add(file: path, findings[index], rules: rulesPerFile[index])
             }
@@ -215,11 +215,23 @@ struct LintReport {
         return out
     }
 
-    func summary(notes: Bool) -> String {
+    /// Every finding about the file at `path`, before rules apply: the one way a file becomes lint
+    /// findings, for `haptic lint` and for `haptic info`'s lint line alike (a missing waveform
+    /// is an error in both).
+    static func inspect(_ path: String, waveformFolders: [String]) -> [Diagnostic] {
+        PatternFile.inspect(path, waveformFolders: waveformFolders).findings
+    }
+
+    /// `E errors, W warnings`, then `, N notes` when there are notes.
+    var counts: String {
         func plural(_ n: Int, _ word: String) -> String { "\(n) \(word)\(n == 1 ? "" : "s")" }
-        var out = "lint: \(plural(fileCount, "file")): \(plural(errors, "error")), \(plural(warnings, "warning"))"
-        if noteCount > 0 { out += ", \(plural(noteCount, "note"))" + (notes ? "" : " (--notes shows them)") }
-        return out
+        let out = "\(plural(errors, "error")), \(plural(warnings, "warning"))"
+        return noteCount > 0 ? out + ", \(plural(noteCount, "note"))" : out
+    }
+
+    func summary(notes: Bool) -> String {
+        let files = "\(fileCount) file\(fileCount == 1 ? "" : "s")"
+        return "lint: \(files): \(counts)" + (noteCount > 0 && !notes ? " (--notes shows them)" : "")
     }
 
     /// `haptic lint --rules`: one rule a line, its default severity, what it catches.

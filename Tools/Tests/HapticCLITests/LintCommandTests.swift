@@ -231,7 +231,11 @@ import Testing
         ])
         #expect(result.status == 0)
         let lines = result.output.split(separator: "\n").map(String.init)
-        #expect(lines.contains("  duration    1.900 s"))
+        // The render's length, then Core Haptics' CHHapticPattern.duration (the last start).
+        #expect(
+            lines.contains {
+                $0.hasPrefix("  duration    1.9") && $0.hasSuffix(" as rendered (CHHapticPattern.duration 1.900 s)")
+            })
         #expect(lines.contains("  events      20: 20 HapticTransient"))
         #expect(lines.contains("  parameters  HapticIntensity 0…1 (20x)"))
         #expect(lines.contains { $0.hasPrefix("  rendered    1.9") && $0.contains("dBFS") && $0.contains("LUFS") })
@@ -242,7 +246,7 @@ import Testing
         let result = try Haptic.run(["info", "--json", kit])
         #expect(result.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
-        #expect(json["durationSeconds"] as? Double == 0.4)
+        #expect(json["patternDurationSeconds"] as? Double == 0.4)
         #expect((json["events"] as? [String: Int]) == ["AudioCustom": 1, "HapticContinuous": 1, "HapticTransient": 2])
         let peak = try #require(json["peakDBFS"] as? Double)
         #expect(peak < 0 && peak > -6)

@@ -116,9 +116,10 @@ import _ToolTestSupport
         // Still sounding just before 30 s; quiet once the release is over.
         #expect(AudioAnalysis.peak(Array(clip.samples[(29 * 44_100)..<(29 * 44_100 + 4_410)])) > 0.1)
         #expect(AudioAnalysis.peak(Array(clip.samples.suffix(441))) < 0.01)
-        let info = try Haptic.run(["info", "--json", ahap])
+        let info = try Haptic.run(["info", "--json", ahap, "--sample-rate", "44100"])
         let json = try #require(try JSONSerialization.jsonObject(with: Data(info.stdout)) as? [String: Any])
-        #expect(json["durationSeconds"] as? Double == 30)
+        #expect(json["patternDurationSeconds"] as? Double == 30)
+        #expect(json["durationSeconds"] as? Double == seconds)
     }
 
     @Test func infoGivesShortPatternsAMomentaryLoudness() throws {
