@@ -743,7 +743,7 @@ struct AHAPDecoder {
             path.append(.index(0))
             report(
                 .curveStartNotZero,
-                "first control point is at \(Describe.number(start)) s, not 0; until then the control keeps its previous value",
+                "first control point is at \(Describe.number(start)) s, not 0; from the curve's start the control moves in a line from the value it has then to this point's value",
                 at: locations[0])
             path.removeLast()
         }

@@ -4,11 +4,16 @@
 /// ``DynamicParameterID``. The rules:
 /// - before the first element the control is neutral (1 for multipliers, 0 for offsets);
 /// - a `Parameter` sets its value abruptly at its `Time` and holds it;
-/// - a `ParameterCurve` takes effect at its `Time`, holds its first point's value until that
-///   point, moves linearly between points (point times are relative to the curve's `Time`) and
-///   holds its last value after the last point;
-/// - an element that starts later takes over from an earlier one; on equal start times the
-///   one given later wins.
+/// - a `ParameterCurve` takes effect at its `Time`. A first point after that time is reached by a
+///   line from the value the control has when the curve starts (the earlier element's, where it
+///   has got to, or neutral), as Apple documents it: a control point's time is "the time at which
+///   the associated parameter reaches this value", and a curve gives "a smooth transition between
+///   the current intensity and the upcoming one" (docs/ahap-support.md). The curve then moves
+///   linearly between points (point times are relative to the curve's `Time`) and holds its last
+///   value after the last point;
+/// - an element that starts later takes over from an earlier one, from the value the earlier one
+///   has reached; on equal start times the one given later wins;
+/// - points out of order are sorted (stably); every point plays, however many there are.
 ///
 /// ```swift
 /// let curve = ParameterCurve(.hapticIntensityControl, time: 1, controlPoints: [
@@ -93,12 +98,15 @@ public struct ParameterTimeline: Hashable, Sendable {
         knots.removeAll(keepingCapacity: true)
         for (i, element) in elements.enumerated() {
             let end = i + 1 < elements.count ? elements[i + 1].time : .infinity
-            Self.knots(of: element, until: end) { knots.append($0) }
+            // The earlier elements' knots all lie before this element's start: the last one is in force.
+            let current = knots.last.map { Self.value(of: $0, at: element.time) } ?? id.neutralValue
+            Self.knots(of: element, until: end, from: current) { knots.append($0) }
         }
     }
 
     /// The knots `element` contributes while it is in force, from its start until `end` (when a
-    /// later element takes over), passed to `body` in time order.
+    /// later element takes over), passed to `body` in time order. `current` is the control's
+    /// value when the element starts: a curve whose first point comes later ramps from it.
     ///
     /// `timeScale` converts the element's seconds into the time base of the knots: 1 for
     /// pattern seconds, the sample rate for frames (the synthesizer keeps live controls in
@@ -110,7 +118,8 @@ public struct ParameterTimeline: Hashable, Sendable {
     ///
     /// Allocates only to sort control points that are not in ascending order.
     public static func knots(
-        of element: Element, until end: Double, timeScale: Double = 1, _ body: (Knot) -> Void
+        of element: Element, until end: Double, timeScale: Double = 1, from current: Float,
+        _ body: (Knot) -> Void
     ) {
         let start = element.time
         switch element {
@@ -120,7 +129,8 @@ public struct ParameterTimeline: Hashable, Sendable {
             let ascending = zip(given, given.dropFirst()).allSatisfy { $0.time <= $1.time }
             let points = ascending ? given : given.sorted { $0.time < $1.time }
             if start < end, points[0].time > 0 {
-                body(Knot(time: start, value: points[0].value, slope: 0, elementStart: start))
+                let rise = Double(points[0].value - current) / (points[0].time * timeScale)
+                body(Knot(time: start, value: current, slope: rise.isFinite ? rise : 0, elementStart: start))
             }
             for j in points.indices {
                 let point = points[j]

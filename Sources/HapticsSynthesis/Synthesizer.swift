@@ -276,6 +276,8 @@ public struct Synthesizer: ~Copyable {
         }
         // Knots of elements that start later stay; earlier elements' knots from here on give way.
         let start = element.time
+        // What the control is when the element starts: a curve whose first point is later ramps from it.
+        let current = control(id, layer: slot, at: Int64(start.rounded(.down)))
         var later = count
         for i in 0..<count where knots[i].elementStart > start {
             later = i
@@ -290,7 +292,7 @@ public struct Synthesizer: ~Copyable {
         let scratch = overrideScratch
         ParameterTimeline.knots(
             of: element, until: later < count ? knots[later].elementStart : .infinity,
-            timeScale: Double(format.sampleRate)
+            timeScale: Double(format.sampleRate), from: current
         ) { knot in
             if added < capacity - cut {
                 scratch[added] = knot

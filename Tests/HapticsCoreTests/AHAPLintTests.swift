@@ -116,7 +116,7 @@ let warningRules: [Rule] = {
         #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [{"Time": 0.25, "ParameterValue": 1}, {"Time": 1, "ParameterValue": 0}]}}"#
     add(
         "curve-start-not-zero", e, "Pattern[0].ParameterCurve.ParameterCurveControlPoints[0]",
-        "first control point is at 0.25 s, not 0; until then the control keeps its previous value",
+        "first control point is at 0.25 s, not 0; from the curve's start the control moves in a line from the value it has then to this point's value",
         #"{"Time": 0.25"#)
     e =
         #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 1}, {"Time": 1, "ParameterValue": 0}, {"Time": 0.5, "ParameterValue": 0.5}]}}"#

@@ -53,7 +53,7 @@ import Testing
                         ]))
             ]))
         #expect(timeline.value(at: 1.9) == 1)  // before the curve: neutral
-        #expect(timeline.value(at: 2.2) == 1)  // holds the first point's value until it
+        #expect(timeline.value(at: 2.2) == 1)  // a line from neutral (1) to the first point (1)
         #expect(abs(timeline.value(at: 3.0) - 0.6) < 1e-6)  // halfway 1 -> 0.2
         #expect(abs(timeline.value(at: 3.5) - 0.2) < 1e-6)
         #expect(abs(timeline.value(at: 4.25) - 0.5) < 1e-6)  // three quarters 0.2 -> 0.6
