@@ -17,7 +17,7 @@ public struct AHAPLimits: Hashable, Sendable {
     /// The most control points in one `ParameterCurve` (100,000): a guard against hostile
     /// input, not a Core Haptics rule (Apple documents no maximum; its tooling writes 16).
     public var maxControlPoints: Int
-    /// The control points Core Haptics tooling puts in one curve (16); more is a warning.
+    /// The control points Core Haptics tooling puts in one curve (16); more is a note.
     public var recommendedControlPoints: Int
     /// How deeply arrays and objects may nest (64; AHAP itself needs 6).
     public var maxNestingDepth: Int

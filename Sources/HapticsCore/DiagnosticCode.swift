@@ -108,7 +108,7 @@ extension Diagnostic {
             "parameter-not-applicable", .warning, "an event parameter that has no effect on its event type")
         public static let emptyCurve = Code("empty-curve", .error, "a ParameterCurve without control points")
         public static let tooManyControlPoints = Code(
-            "too-many-control-points", .warning, "a ParameterCurve with more points than Apple's tooling writes (16)")
+            "too-many-control-points", .note, "a ParameterCurve with more points than Apple's tooling writes (16)")
         public static let curveUnsorted = Code(
             "curve-unsorted", .warning, "control points not in ascending Time (sorted)")
         public static let curveStartNotZero = Code(

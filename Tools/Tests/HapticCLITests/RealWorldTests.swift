@@ -221,8 +221,8 @@ import _ToolTestSupport
         let files = Set(result.output.split(separator: "\n").map { String($0.prefix { $0 != ":" }) })
         #expect(
             files == [
-                "Tests/Fixtures/ahap/Curve17.ahap", "Tests/Fixtures/ahap/Kit.ahap",
-                "Tests/Fixtures/ahap/Oscillate.ahap", "Tests/Fixtures/ahap/Typo.ahap",
+                "Tests/Fixtures/ahap/Kit.ahap", "Tests/Fixtures/ahap/Oscillate.ahap",
+                "Tests/Fixtures/ahap/Typo.ahap",
             ])
         let missing = try Haptic.run(
             ["render", "Tests/Fixtures/ahap/Kit.ahap", "-o", scratch.path("o.wav")], in: Haptic.packageRoot)
