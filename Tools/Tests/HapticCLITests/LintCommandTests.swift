@@ -151,7 +151,8 @@ import Testing
         #expect(unknown.stderr.contains("'xml'"))
     }
 
-    /// `--format sarif` over the fixtures: every warning a result at its file and line. Checked
+    /// `--format sarif` over the fixtures: every warning a result at its file and line (five: Kit's
+    /// three trailing commas, Oscillate's missing value, Typo's unknown key; notes stay out). Checked
     /// against the official SARIF 2.1.0 schema when one is at hand (HAPTICS_SARIF_SCHEMA, or
     /// ../shared/schemas/sarif-schema-2.1.0.json) and python3 has jsonschema; else SKIPPED.
     @Test func sarifFormatIsAValidLog() throws {
@@ -161,7 +162,7 @@ import Testing
         let log = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
         let run = try #require((log["runs"] as? [[String: Any]])?.first)
         let results = try #require(run["results"] as? [[String: Any]])
-        #expect(results.count == 6)
+        #expect(results.count == 5)
         #expect(results.allSatisfy { $0["level"] as? String == "warning" })
         let text = result.output
         #expect(text.contains("\"uri\": \"file://\(folder)/Typo.ahap\""))
