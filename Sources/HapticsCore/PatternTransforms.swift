@@ -30,6 +30,45 @@ extension HapticPattern {
         return copy
     }
 
+    /// Why the pattern cannot be played at `rate`, or nil when it can: `rate` must be a number
+    /// above 0, and the pattern played at it (``duration`` divided by `rate`) must last at most
+    /// `maxSeconds`. What checks a rate from a user (`haptic play --rate`, the studio's `rate`)
+    /// before any time is scaled by it.
+    ///
+    /// ```swift
+    /// pattern.rateProblem(1e-7, maxSeconds: 3600)   // a 1 s pattern
+    /// // "rate 1e-07 would make this 1 s pattern last 10000000 s; the longest is 3600 s
+    /// //  (the slowest rate for it is 0.000278)"
+    /// ```
+    public func rateProblem(_ rate: Double, maxSeconds: Double) -> String? {
+        guard rate.isFinite, rate > 0 else { return "rate \(rate) must be a number above 0" }
+        let length = duration / rate
+        guard length <= maxSeconds else {
+            // The slowest rate, rounded up to 3 significant digits (as a Float prints it).
+            var slowest = duration / maxSeconds
+            var scale = 1.0
+            while slowest * scale < 100 { scale *= 10 }
+            while slowest * scale >= 1000 { scale /= 10 }
+            slowest = (slowest * scale).rounded(.up) / scale
+            return "rate \(Describe.number(rate)) would make this \(Describe.number(duration)) s pattern last "
+                + "\(Self.brief(length)) s; the longest is \(Describe.number(maxSeconds)) s "
+                + "(the slowest rate for it is \(Float(slowest)))"
+        }
+        return nil
+    }
+
+    /// A length for a message: to the millisecond below 10^9 s, else 1.9e+30.
+    static func brief(_ seconds: Double) -> String {
+        guard seconds.isFinite, seconds >= 1e9 else { return Describe.number((seconds * 1000).rounded() / 1000) }
+        var mantissa = seconds
+        var exponent = 0
+        while mantissa >= 10 {
+            mantissa /= 10
+            exponent += 1
+        }
+        return Describe.number((mantissa * 100).rounded() / 100) + "e+\(exponent)"
+    }
+
     /// The pattern with every element `offset` seconds later.
     ///
     /// - Complexity: O(n) in the elements.

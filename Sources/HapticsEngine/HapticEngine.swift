@@ -346,12 +346,16 @@ public final class HapticEngine: Sendable {
                 .invalidPatternData,
                 "pattern is \(pattern.duration) s long; players accept at most \(configuration.maxPatternSeconds) s")
         }
+        let prepared: PreparedPattern
+        do {
+            prepared = try Synthesizer.prepare(pattern, clips: clips, format: format, voicing: configuration.voicing)
+        } catch {
+            throw HapticEngineError(.invalidPatternData, "pattern cannot be played: \(error)")
+        }
         guard let layer = control.withLock({ $0.freeLayers.popLast() }) else {
             throw HapticEngineError(
                 .resourceNotAvailable, "too many players (at most \(configuration.maxPlayers)); let some go first")
         }
-        let prepared = Synthesizer.prepare(
-            pattern, clips: clips, format: format, voicing: configuration.voicing)
         return Player(
             engine: self, layer: layer, pattern: pattern, clips: clips, prepared: prepared, advanced: advanced)
     }
@@ -369,7 +373,11 @@ public final class HapticEngine: Sendable {
             throw HapticEngineError(.invalidTime, "invalid time \(time): times are engine seconds >= 0")
         }
         if time == Self.timeImmediate { return .immediate }
-        return .frame(format.frame(at: time))
+        do {
+            return .frame(try format.frame(at: time))
+        } catch {
+            throw HapticEngineError(.invalidTime, "invalid time: \(error)")
+        }
     }
 
     /// The first frame the next tick will render: where an immediate command lands.

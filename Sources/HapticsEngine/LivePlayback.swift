@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import HapticsCore
 public import HapticsSynthesis
 import Synchronization
 
@@ -81,6 +82,9 @@ public final class LivePlayback: Sendable {
         var configuration = HapticEngine.Configuration()
         configuration.voicing = options.voicing
         configuration.tickThreadNice = -11
+        if let problem = file.pattern.rateProblem(Double(options.rate), maxSeconds: configuration.maxPatternSeconds) {
+            throw HapticEngineError(.invalidParameterType, problem)
+        }
         engine = HapticEngine(output: output, configuration: configuration)
         player = try engine.makeAdvancedPlayer(file.pattern, clips: file.clips)
         self.options = options

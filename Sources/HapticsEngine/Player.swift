@@ -74,7 +74,12 @@ public final class Player: Sendable {
             guard parameter.time.isFinite, parameter.time >= 0 else {
                 throw HapticEngineError(.invalidParameterType, "parameter time \(parameter.time) must be >= 0")
             }
-            let offset = engine.format.frame(at: parameter.time)
+            let offset: Int64
+            do {
+                offset = try engine.format.frame(at: parameter.time)
+            } catch {
+                throw HapticEngineError(.invalidTime, "parameter \(error)")
+            }
             let when: CommandTime =
                 switch base {
                 case .immediate where offset == 0: .immediate
@@ -171,16 +176,22 @@ public final class Player: Sendable {
         set { update { $0.loopStart = max(0, newValue.isFinite ? newValue : 0) } }
     }
 
-    /// Speed: scales event times and continuous durations (not pitch). Values <= 0 are ignored.
+    /// Speed: scales event times and continuous durations (not pitch). Values <= 0 are ignored,
+    /// and so is a rate so slow that the pattern would last longer than the engine's
+    /// `maxPatternSeconds` or a time in it would be no frame position (``FrameRangeError``).
     public var playbackRate: Float {
         get { state.withLock { $0.playbackRate } }
         set {
             guard newValue > 0, newValue.isFinite else { return }
+            let (pattern, clips) = state.withLock { ($0.pattern, $0.clips) }
+            let scaled = pattern.scaled(by: Double(newValue))
+            guard scaled.duration <= engine.configuration.maxPatternSeconds,
+                let prepared = try? Synthesizer.prepare(
+                    scaled, clips: clips, format: engine.format, voicing: engine.configuration.voicing)
+            else { return }
             update { state in
                 state.playbackRate = newValue
-                state.prepared = Synthesizer.prepare(
-                    state.pattern.scaled(by: Double(newValue)), clips: state.clips,
-                    format: engine.format, voicing: engine.configuration.voicing)
+                state.prepared = prepared
             }
         }
     }
@@ -207,8 +218,9 @@ public final class Player: Sendable {
         guard isAdvanced, state.loopEnabled else { return nil }
         let end = state.loopEnd > 0 ? state.loopEnd : state.pattern.duration
         let rate = Double(state.playbackRate)
-        let endFrames = max(1, engine.format.frame(at: end / rate))
-        let startFrames = state.loopStart < end ? engine.format.frame(at: state.loopStart / rate) : 0
+        // `loopEnd` may be any time: past the frame range it saturates (the pattern ends first).
+        let endFrames = max(1, engine.format.clampedFrame(at: end / rate))
+        let startFrames = state.loopStart < end ? engine.format.clampedFrame(at: state.loopStart / rate) : 0
         return LoopSpec(startFrames: min(startFrames, endFrames - 1), endFrames: endFrames)
     }
 }

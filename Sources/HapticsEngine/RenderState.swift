@@ -160,7 +160,7 @@ struct RenderState: ~Copyable {
             layers[layer].pattern = pattern
             layers[layer].loop = loop
             if layers[layer].active, let loop {
-                let into = Int64((layers[layer].startOffset * Double(synthesizer.format.sampleRate)).rounded())
+                let into = synthesizer.format.clampedFrame(at: layers[layer].startOffset)
                 layers[layer].nextLoopFrame = layers[layer].startFrame + max(1, loop.endFrames - into)
             } else if loop == nil {
                 layers[layer].nextLoopFrame = .max
@@ -181,13 +181,14 @@ struct RenderState: ~Copyable {
         let offset = layers[layer].pendingSeek ?? requested
         layers[layer].pendingSeek = nil
         synthesizer.start(pattern, layer: layer, atFrame: frame, offset: offset)
-        let rate = Double(synthesizer.format.sampleRate)
-        let remaining = max(0, pattern.frameCount - Int64((offset * rate).rounded()))
+        // A seek may name any finite offset: past the frame range it saturates (nothing is left).
+        let into = synthesizer.format.clampedFrame(at: offset)
+        let remaining = max(0, pattern.frameCount - into)
         setActive(layer, true)
         layers[layer].startFrame = frame
         layers[layer].startOffset = offset
         if let loop = layers[layer].loop {
-            let first = max(1, loop.endFrames - Int64((offset * rate).rounded()))
+            let first = max(1, loop.endFrames - into)
             layers[layer].nextLoopFrame = frame + first
             layers[layer].endFrame = .max
         } else {

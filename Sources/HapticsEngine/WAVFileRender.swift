@@ -55,8 +55,13 @@ public enum WAVFileRender {
         _ file: PatternFile, to destination: String, options: RenderOptions,
         progress: ((Int64, Int64) -> Void)? = nil
     ) throws(RenderError) -> Int64 {
-        var renderer = PatternRenderer(
-            pattern: file.pattern, format: options.format, voicing: options.voicing, clips: file.clips)
+        var renderer: PatternRenderer
+        do {
+            renderer = try PatternRenderer(
+                pattern: file.pattern, format: options.format, voicing: options.voicing, clips: file.clips)
+        } catch {
+            throw RenderError(destination: destination, message: "\(file.path): \(error)")
+        }
         let total = renderer.frameCount
         let sink = try OutputFile(destination)
         let header = WAVHeader(format: options.format, sampleFormat: options.sampleFormat, frameCount: total)

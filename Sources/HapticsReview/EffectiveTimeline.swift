@@ -108,13 +108,14 @@ extension PlotInput {
 
     /// The audio preview keeps the first `previewSeconds` of the render (all of it by default).
     ///
+    /// - Throws: ``FrameRangeError`` when a time in the pattern cannot be a frame position.
     /// - Complexity: O(rendered frames + effective samples) time; memory O(preview + 200 000).
     public static func rendering(
         title: String, pattern: HapticPattern, clips: [String: AudioClip] = [:], voicing: VoicingProfile = .standard,
         sampleRate: Int = 48_000, previewSeconds: Double = .infinity
-    ) -> PlotInput {
+    ) throws(FrameRangeError) -> PlotInput {
         let format = AudioFormat(sampleRate: sampleRate, channels: 1)
-        var renderer = PatternRenderer(pattern: pattern, format: format, voicing: voicing, clips: clips)
+        var renderer = try PatternRenderer(pattern: pattern, format: format, voicing: voicing, clips: clips)
         let total = renderer.frameCount
         let previewFrames = Int(min(Double(total), max(0, previewSeconds) * Double(sampleRate)))
         var preview: [Float] = []

@@ -14,13 +14,56 @@ public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
     /// The sample rates the CLI offers.
     public static let supportedSampleRates = [44_100, 48_000, 96_000]
 
+    /// The farthest frame position from 0 a time may name: 2^50 frames (about 740 years at
+    /// 48 kHz), so that sums of a few positions stay far inside `Int64`.
+    public static let maxFrame: Int64 = 1 << 50
+
     /// The frame at which something `seconds` into the stream starts: `round(seconds * rate)`.
+    ///
+    /// - Throws: ``FrameRangeError`` when `seconds` is not finite or names a frame past
+    ///   ``maxFrame`` either way; never traps.
     @inlinable
-    public func frame(at seconds: Double) -> Int64 {
-        Int64((seconds * Double(sampleRate)).rounded(.toNearestOrEven))
+    public func frame(at seconds: Double) throws(FrameRangeError) -> Int64 {
+        let frame = (seconds * Double(sampleRate)).rounded(.toNearestOrEven)
+        // NaN fails the comparison too.
+        guard frame.magnitude <= Double(Self.maxFrame) else {
+            throw FrameRangeError(seconds: seconds, sampleRate: sampleRate)
+        }
+        return Int64(frame)
+    }
+
+    /// ``frame(at:)`` for a time already checked (a prepared pattern's, an engine command's):
+    /// a time past the range saturates at ±``maxFrame`` and NaN is frame 0, so it cannot trap.
+    @inlinable
+    package func clampedFrame(at seconds: Double) -> Int64 {
+        let frame = (seconds * Double(sampleRate)).rounded(.toNearestOrEven)
+        guard !frame.isNaN else { return 0 }
+        return Int64(min(max(frame, -Double(Self.maxFrame)), Double(Self.maxFrame)))
     }
 
     public var description: String { "\(sampleRate) Hz, \(channels == 1 ? "mono" : "stereo")" }
+}
+
+/// A time that cannot become a frame position: not finite, or further from 0 than
+/// ``AudioFormat/maxFrame`` frames.
+public struct FrameRangeError: Error, Hashable, Sendable, CustomStringConvertible {
+    /// The time, in seconds.
+    public var seconds: Double
+    /// The sample rate it was converted at.
+    public var sampleRate: Int
+
+    public init(seconds: Double, sampleRate: Int) {
+        self.seconds = seconds
+        self.sampleRate = sampleRate
+    }
+
+    /// The longest time that converts, in seconds.
+    public var limitSeconds: Double { Double(AudioFormat.maxFrame) / Double(sampleRate) }
+
+    public var description: String {
+        "time \(seconds) s cannot be a frame position at \(sampleRate) Hz "
+            + "(times must be finite and within ±\(Int(limitSeconds)) s)"
+    }
 }
 
 /// How samples are stored in a file or handed to a device.

@@ -10,7 +10,7 @@ public import HapticsCore
 /// voicing) and compared by their loudness envelopes, onsets and overall level.
 ///
 /// ```swift
-/// let check = ConversionCheck(original: pattern, converted: back)
+/// let check = try ConversionCheck(original: pattern, converted: back)
 /// print(check.envelopeCorrelation, check.maxOnsetShiftMilliseconds ?? 0, check.loudnessDifferenceDB)
 /// ```
 public struct ConversionCheck: Hashable, Sendable {
@@ -39,10 +39,11 @@ public struct ConversionCheck: Hashable, Sendable {
     /// How often the envelope is sampled, seconds.
     public static let hop = 0.005
 
-    public init(original: HapticPattern, converted: HapticPattern, sampleRate: Int = 48_000) {
+    /// - Throws: ``FrameRangeError`` when a time in either pattern cannot be a frame position.
+    public init(original: HapticPattern, converted: HapticPattern, sampleRate: Int = 48_000) throws(FrameRangeError) {
         let format = AudioFormat(sampleRate: sampleRate, channels: 1)
-        let a = PatternRenderer.render(original, format: format)
-        let b = PatternRenderer.render(converted, format: format)
+        let a = try PatternRenderer.render(original, format: format)
+        let b = try PatternRenderer.render(converted, format: format)
         let size = max(1, Int(Self.window * Double(sampleRate)))
         let hop = max(1, Int(Self.hop * Double(sampleRate)))
         let ea = Self.envelope(a, window: size, hop: hop)

@@ -17,12 +17,14 @@ public struct PatternRenderer: ~Copyable {
     var synthesizer: Synthesizer
 
     /// Prepares `pattern` and starts it at frame 0 on layer 0.
+    ///
+    /// - Throws: ``FrameRangeError`` when a time in the pattern cannot be a frame position.
     public init(
         pattern: HapticPattern, format: AudioFormat, voicing: VoicingProfile = .standard,
         clips: [String: AudioClip] = [:]
-    ) {
+    ) throws(FrameRangeError) {
         self.format = format
-        let prepared = Synthesizer.prepare(pattern, clips: clips, format: format, voicing: voicing)
+        let prepared = try Synthesizer.prepare(pattern, clips: clips, format: format, voicing: voicing)
         frameCount = prepared.frameCount
         synthesizer = Synthesizer(format: format, voicing: voicing)
         synthesizer.start(prepared, layer: 0, atFrame: 0)
@@ -64,8 +66,8 @@ public struct PatternRenderer: ~Copyable {
     public static func render(
         _ pattern: HapticPattern, format: AudioFormat, voicing: VoicingProfile = .standard,
         clips: [String: AudioClip] = [:]
-    ) -> [Float] {
-        var renderer = PatternRenderer(pattern: pattern, format: format, voicing: voicing, clips: clips)
+    ) throws(FrameRangeError) -> [Float] {
+        var renderer = try PatternRenderer(pattern: pattern, format: format, voicing: voicing, clips: clips)
         let count = Int(renderer.frameCount) * format.channels
         return [Float](unsafeUninitializedCapacity: count) { buffer, initialized in
             buffer.initialize(repeating: 0)
@@ -81,10 +83,10 @@ public struct PatternRenderer: ~Copyable {
         layer.pattern = pattern
         var end: Int64 = 0
         for event in pattern.events {
-            let onset = format.frame(at: event.time)
+            let onset = format.clampedFrame(at: event.time)
             var durationFrames: Int?
             if let d = event.duration {
-                durationFrames = Int(max(0, format.frame(at: event.time + d) - onset))
+                durationFrames = Int(max(0, format.clampedFrame(at: event.time + d) - onset))
                 end = max(end, onset + Int64(durationFrames!))
             }
             let clip = event.clip >= 0 ? pattern.clips[event.clip] : nil

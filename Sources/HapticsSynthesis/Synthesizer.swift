@@ -123,10 +123,12 @@ public struct Synthesizer: ~Copyable {
     /// Prepares a pattern once: sorts events (stably, by time), resolves their parameters, attaches
     /// clips by `EventWaveformPath` (a missing clip plays silence) and compiles the timelines.
     ///
+    /// - Throws: ``FrameRangeError`` when an event's time or end (or the pattern's duration) is
+    ///   not a frame position: NaN, infinite, or further than ``AudioFormat/maxFrame`` frames.
     /// - Complexity: O(*n* log *n*) in the number of pattern elements, plus copying the clips used.
     public static func prepare(
         _ pattern: HapticPattern, clips: [String: AudioClip], format: AudioFormat, voicing: VoicingProfile
-    ) -> PreparedPattern {
+    ) throws(FrameRangeError) -> PreparedPattern {
         var clipData: [ClipData] = []
         var clipIndex: [String: Int] = [:]
         var events: [PreparedEvent] = []
@@ -134,6 +136,9 @@ public struct Synthesizer: ~Copyable {
         var inOrder = true
         for element in pattern.elements {
             guard case .event(let event) = element else { continue }
+            // Every onset and end must be a frame position; later conversions rely on it.
+            _ = try format.frame(at: event.time)
+            if let d = event.duration { _ = try format.frame(at: event.time + d) }
             if let last = events.last, event.time < last.time { inOrder = false }
             var index = -1
             if event.type == .audioCustom, let path = event.waveformPath {
@@ -156,7 +161,8 @@ public struct Synthesizer: ~Copyable {
             events: sorted, timelines: ParameterTimelines(pattern), clips: clipData,
             duration: pattern.duration, sampleRate: format.sampleRate)
         let sounding = PatternRenderer.length(of: storage, format: format, voicing: voicing)
-        return PreparedPattern(storage: storage, frameCount: max(sounding, format.frame(at: pattern.duration)))
+        let end = try format.frame(at: pattern.duration)
+        return PreparedPattern(storage: storage, frameCount: max(sounding, end))
     }
 
     /// Whether nothing is playing or scheduled.
@@ -468,11 +474,12 @@ public struct Synthesizer: ~Copyable {
         for (i, event) in events.enumerated() {
             if event.time >= offset { first = i; break }
             // Under way at `offset`? Join in progress.
-            let onset = frame + format.frame(at: event.time - offset)
+            let onset = frame + format.clampedFrame(at: event.time - offset)
             startVoice(pattern.storage, i, layer: slot, onset: onset, skip: Int(frame - onset))
         }
         layers[slot].nextEvent = first
-        layers[slot].nextOnset = first < events.endIndex ? frame + format.frame(at: events[first].time - offset) : .max
+        layers[slot].nextOnset =
+            first < events.endIndex ? frame + format.clampedFrame(at: events[first].time - offset) : .max
     }
 
     mutating func stopLayer(_ slot: Int, fade: Int) {
@@ -498,7 +505,7 @@ public struct Synthesizer: ~Copyable {
         let clip = event.clip >= 0 ? pattern.clips[event.clip] : nil
         var durationFrames: Int?
         if let d = event.duration {
-            let end = layers[slot].startFrame + format.frame(at: event.time + d - layers[slot].offset)
+            let end = layers[slot].startFrame + format.clampedFrame(at: event.time + d - layers[slot].offset)
             durationFrames = Int(max(0, end - onset))
         }
         let plan = VoicePlan(
@@ -811,7 +818,7 @@ struct Layer {
         nextEvent += 1
         nextOnset =
             nextEvent < pattern.events.count
-            ? startFrame + format.frame(at: pattern.events[nextEvent].time - offset) : .max
+            ? startFrame + format.clampedFrame(at: pattern.events[nextEvent].time - offset) : .max
     }
 
     /// The value of control `id` at absolute `frame`: the pattern's (in pattern seconds) or the

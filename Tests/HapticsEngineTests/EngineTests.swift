@@ -68,7 +68,7 @@ func onsets(_ samples: [Float], rate: Int = 48_000) -> [Int] {
         let player = try rig.engine.makePlayer(pattern)
         try player.start(atTime: 0.1)
         rig.advance(by: .seconds(0.6), tickFrames: ticks)
-        let offline = PatternRenderer.render(pattern, format: AudioFormat(sampleRate: 48_000, channels: 1))
+        let offline = try PatternRenderer.render(pattern, format: AudioFormat(sampleRate: 48_000, channels: 1))
         let live = Array(rig.samples.dropFirst(4_800).prefix(offline.count))
         #expect(Array(rig.samples.prefix(4_800)).allSatisfy { $0 == 0 })
         let mismatch = zip(live, offline).enumerated().first { $0.element.0 != $0.element.1 }?.offset

@@ -16,8 +16,8 @@ import Testing
         ])
     }
 
-    @Test func aLongRenderKeepsItsOutlineAndOnlyThePreviewsSamples() {
-        let plot = PlotInput.rendering(title: "buzz", pattern: Self.buzz(seconds: 100), previewSeconds: 2)
+    @Test func aLongRenderKeepsItsOutlineAndOnlyThePreviewsSamples() throws {
+        let plot = try PlotInput.rendering(title: "buzz", pattern: Self.buzz(seconds: 100), previewSeconds: 2)
         // Every rendered second is accounted for, in about 200 000 outline values, not 4.8 million.
         #expect(plot.renderedSeconds >= 100 && plot.renderedSeconds < 100.5, "\(plot.renderedSeconds)")
         #expect(plot.samples.count <= 210_000 && plot.samples.count >= 100_000, "\(plot.samples.count)")
@@ -32,8 +32,8 @@ import Testing
         #expect(plot.wavBytes.count == 44 + 192_000)
     }
 
-    @Test func thePageSaysThePreviewIsOnlyTheStart() {
-        let plot = PlotInput.rendering(title: "buzz", pattern: Self.buzz(seconds: 5), previewSeconds: 1.5)
+    @Test func thePageSaysThePreviewIsOnlyTheStart() throws {
+        let plot = try PlotInput.rendering(title: "buzz", pattern: Self.buzz(seconds: 5), previewSeconds: 1.5)
         let entry = ReviewEntry(path: "buzz.ahap", kind: .pattern, plot: plot, wavBytes: plot.wavBytes, findings: [])
         #expect(entry.previewSeconds == 1.5)
         let html = ReviewPage.html(title: "t", entries: [entry], generated: "now")
@@ -41,8 +41,8 @@ import Testing
         #expect(html.contains("<code>haptic review --preview-seconds</code>"))
     }
 
-    @Test func aShortPatternsPreviewIsAllOfItWithoutANote() {
-        let plot = PlotInput.rendering(title: "buzz", pattern: Self.buzz(seconds: 0.5), previewSeconds: 60)
+    @Test func aShortPatternsPreviewIsAllOfItWithoutANote() throws {
+        let plot = try PlotInput.rendering(title: "buzz", pattern: Self.buzz(seconds: 0.5), previewSeconds: 60)
         let entry = ReviewEntry(path: "buzz.ahap", kind: .pattern, plot: plot, wavBytes: plot.wavBytes, findings: [])
         #expect(entry.previewSeconds == nil)
         #expect(plot.preview == plot.samples)
@@ -52,8 +52,9 @@ import Testing
 
 /// A file with many findings of one rule: the page folds them as `haptic lint` does.
 @Suite struct ReviewFoldingTests {
-    @Test func repeatsOfARuleFoldAfterThree() {
-        let plot = PlotInput.rendering(title: "buzz", pattern: LongRenderTests.buzz(seconds: 0.1), previewSeconds: 60)
+    @Test func repeatsOfARuleFoldAfterThree() throws {
+        let plot = try PlotInput.rendering(
+            title: "buzz", pattern: LongRenderTests.buzz(seconds: 0.1), previewSeconds: 60)
         let clamped = (0..<7).map { i in
             Diagnostic(.warning, code: .valueClamped, "value \(i) clamped", at: .root)
         }

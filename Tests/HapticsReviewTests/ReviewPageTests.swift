@@ -36,7 +36,7 @@ import Testing
                         at: JSONPath.root.key("Pattern").index(0).key("Event")),
                 ]
             }
-            let samples = PatternRenderer.render(pattern, format: Self.format)
+            let samples = try PatternRenderer.render(pattern, format: Self.format)
             let input = PlotInput(title: title, pattern: pattern, samples: samples, sampleRate: Self.format.sampleRate)
             let wav = WAV.encode(
                 AudioClip(sampleRate: Self.format.sampleRate, channels: 1, samples: samples), sampleFormat: .s16)
@@ -142,8 +142,8 @@ import Testing
         let diff = PatternDiff.compare(a, b)
         #expect(diff.changes.map(\.kind).sorted { $0.rawValue < $1.rawValue } == [.added, .moved, .removed])
         let svg = DiffPlot.svg(
-            a: PlotInput(title: "before", pattern: a, samples: PatternRenderer.render(a, format: Self.format)),
-            b: PlotInput(title: "after", pattern: b, samples: PatternRenderer.render(b, format: Self.format)),
+            a: PlotInput(title: "before", pattern: a, samples: try PatternRenderer.render(a, format: Self.format)),
+            b: PlotInput(title: "after", pattern: b, samples: try PatternRenderer.render(b, format: Self.format)),
             diff: diff)
         #expect(S.parseXML(svg).error == nil)
         if let keep = ProcessInfo.processInfo.environment["REVIEW_DIFF_SVG"] {

@@ -125,7 +125,7 @@ import Testing
         let pattern = try S.loadAHAP("ahap/Heartbeat.ahap")
         let input = PlotInput(
             title: "Heartbeat.ahap", pattern: pattern,
-            samples: PatternRenderer.render(pattern, format: AudioFormat(sampleRate: 48_000)), sampleRate: 48_000)
+            samples: try PatternRenderer.render(pattern, format: AudioFormat(sampleRate: 48_000)), sampleRate: 48_000)
         let svg = TimelinePlot.svg(input)
         #expect(S.parseXML(svg).error == nil)
         let transients = pattern.events.filter { $0.type == .hapticTransient }

@@ -24,9 +24,9 @@ import Testing
                 waveformPath: "beep.wav", waveformLoopEnabled: loop))
     }
 
-    @Test func clipPlaysAtItsOwnLengthAndPitchAfterResampling() {
+    @Test func clipPlaysAtItsOwnLengthAndPitchAfterResampling() throws {
         let format = AudioFormat(sampleRate: 48_000)
-        let samples = PatternRenderer.render(
+        let samples = try PatternRenderer.render(
             HapticPattern(elements: [custom(0.1)]), format: format, clips: ["beep.wav": Self.clip])
         let onset = 4_800
         #expect(Measure.firstNonZero(samples) == onset)
@@ -36,31 +36,31 @@ import Testing
         #expect(abs(f - 441) <= 1)
     }
 
-    @Test func audioPitchShiftsTheClipAnOctave() {
+    @Test func audioPitchShiftsTheClipAnOctave() throws {
         let format = AudioFormat(sampleRate: 48_000)
-        let samples = PatternRenderer.render(
+        let samples = try PatternRenderer.render(
             HapticPattern(elements: [custom(0, pitch: 1)]), format: format, clips: ["beep.wav": Self.clip])
         #expect(abs(samples.count - 12_000) <= 2)  // twice as fast: half as long
         let f = AudioAnalysis.dominantFrequency(samples[2_000..<10_000], sampleRate: 48_000)
         #expect(abs(f - 882) <= 2)
     }
 
-    @Test func loopingFillsTheEventDurationAndCutsAShorterOne() {
+    @Test func loopingFillsTheEventDurationAndCutsAShorterOne() throws {
         let format = AudioFormat(sampleRate: 48_000)
-        let looped = PatternRenderer.render(
+        let looped = try PatternRenderer.render(
             HapticPattern(elements: [custom(0, duration: 1.2, loop: true)]), format: format,
             clips: ["beep.wav": Self.clip])
         #expect(AudioAnalysis.rmsDBFS(looped[50_000..<56_000]) > -12)  // still playing in the third pass (RMS > 0.25)
         #expect(looped.count >= 57_600 && looped.count < 57_600 + 480)
-        let cut = PatternRenderer.render(
+        let cut = try PatternRenderer.render(
             HapticPattern(elements: [custom(0, duration: 0.2)]), format: format, clips: ["beep.wav": Self.clip])
         #expect(cut.count >= 9_600 && cut.count < 9_600 + 480)
     }
 
     @Test(arguments: [Float(-1), -0.5, 0, 0.5, 1])
-    func panMovesEnergyBetweenChannels(pan: Float) {
+    func panMovesEnergyBetweenChannels(pan: Float) throws {
         let format = AudioFormat(sampleRate: 48_000, channels: 2)
-        let samples = PatternRenderer.render(
+        let samples = try PatternRenderer.render(
             HapticPattern(elements: [custom(0, pan: pan)]), format: format, clips: ["beep.wav": Self.clip])
         // Linear RMS per channel, from AudioAnalysis's dBFS.
         func rms(from start: Int) -> Double {
@@ -75,17 +75,17 @@ import Testing
         #expect(abs((left * left + right * right).squareRoot() - 0.4 / 2.squareRoot()) < 0.005)
     }
 
-    @Test func missingClipRendersSilence() {
+    @Test func missingClipRendersSilence() throws {
         let format = AudioFormat(sampleRate: 48_000)
-        let samples = PatternRenderer.render(HapticPattern(elements: [custom(0, duration: 0.5)]), format: format)
+        let samples = try PatternRenderer.render(HapticPattern(elements: [custom(0, duration: 0.5)]), format: format)
         #expect(samples.count == 24_000)
         #expect(AudioAnalysis.peak(samples) == 0)
     }
 
-    @Test func audioContinuousToneFollowsPitchAndVolume() {
+    @Test func audioContinuousToneFollowsPitchAndVolume() throws {
         let format = AudioFormat(sampleRate: 48_000)
-        func tone(_ pitch: Float, _ volume: Float) -> [Float] {
-            PatternRenderer.render(
+        func tone(_ pitch: Float, _ volume: Float) throws -> [Float] {
+            try PatternRenderer.render(
                 HapticPattern(elements: [
                     .event(
                         HapticEvent(
@@ -93,8 +93,8 @@ import Testing
                             parameters: [.init(.audioPitch, pitch), .init(.audioVolume, volume)]))
                 ]), format: format)
         }
-        let low = tone(-1, 0.5)
-        let high = tone(0, 1)
+        let low = try tone(-1, 0.5)
+        let high = try tone(0, 1)
         #expect(abs(AudioAnalysis.dominantFrequency(low[4_800..<14_400], sampleRate: 48_000) - 220) <= 1)
         #expect(abs(AudioAnalysis.dominantFrequency(high[4_800..<14_400], sampleRate: 48_000) - 440) <= 1)
         // RMS more than 1.5 times (3.52 dB) louder.

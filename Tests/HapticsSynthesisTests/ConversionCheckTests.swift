@@ -21,10 +21,10 @@ import Testing
         return HapticPattern(elements: elements)
     }
 
-    @Test func theSameFlatEnvelopeAtAnotherPitchCorrelatesFully() {
+    @Test func theSameFlatEnvelopeAtAnotherPitchCorrelatesFully() throws {
         // 70 Hz against about 110 Hz: a 5 ms RMS window (what the check used before) follows each
         // waveform's phase and correlated these at chance level.
-        let check = ConversionCheck(original: Self.buzz(sharpness: 0), converted: Self.buzz(sharpness: 0.3))
+        let check = try ConversionCheck(original: Self.buzz(sharpness: 0), converted: Self.buzz(sharpness: 0.3))
         let correlation = check.envelopeCorrelation ?? 0
         #expect(correlation > 0.95, "\(correlation)")
         #expect(check.maxOnsetShiftMilliseconds == 0)
@@ -32,8 +32,8 @@ import Testing
         #expect(abs(check.lengthDifferenceMilliseconds) < 1000 / 70, "\(check.lengthDifferenceMilliseconds)")
     }
 
-    @Test func aLostHitAfterTheBuzzShowsInEveryFigure() {
-        let check = ConversionCheck(
+    @Test func aLostHitAfterTheBuzzShowsInEveryFigure() throws {
+        let check = try ConversionCheck(
             original: Self.buzz(sharpness: 0.3, tap: true), converted: Self.buzz(sharpness: 0.3))
         #expect((check.originalOnsets, check.convertedOnsets) == (2, 1))
         #expect(check.maxOnsetShiftMilliseconds.map { $0 > 300 } == true)

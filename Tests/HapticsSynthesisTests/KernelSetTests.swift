@@ -29,8 +29,10 @@ import _HapticsTestSupport
         return HapticPattern(elements: elements)
     }
 
-    static func render(_ pattern: HapticPattern, _ format: AudioFormat, _ kernels: Kernels.Set, block: Int) -> [Float] {
-        var renderer = PatternRenderer(pattern: pattern, format: format)
+    static func render(_ pattern: HapticPattern, _ format: AudioFormat, _ kernels: Kernels.Set, block: Int) throws
+        -> [Float]
+    {
+        var renderer = try PatternRenderer(pattern: pattern, format: format)
         renderer.synthesizer.kernels = kernels
         var out: [Float] = []
         var buffer = [Float](repeating: 0, count: block * format.channels)
@@ -46,13 +48,13 @@ import _HapticsTestSupport
         "The AVX2 loops give the baseline loops' bits, mono and stereo, whatever the blocks",
         .enabled(if: Kernels.Set.avx2Available, "this CPU has no AVX2"),
         arguments: [1, 2])
-    func avx2MatchesBaseline(channels: Int) {
+    func avx2MatchesBaseline(channels: Int) throws {
         let format = AudioFormat(sampleRate: 48_000, channels: channels)
         let pattern = Self.mixedPattern()
-        let baseline = Self.render(pattern, format, .baseline, block: 4_096)
-        let avx2 = Self.render(pattern, format, .avx2, block: 4_096)
+        let baseline = try Self.render(pattern, format, .baseline, block: 4_096)
+        let avx2 = try Self.render(pattern, format, .avx2, block: 4_096)
         // Odd blocks start spans between envelope anchors and between groups of eight frames.
-        let avx2Odd = Self.render(pattern, format, .avx2, block: 1_001)
+        let avx2Odd = try Self.render(pattern, format, .avx2, block: 1_001)
         #expect(AudioAnalysis.peak(baseline) > 0.3)
         #expect(baseline.count == avx2.count)
         // The first sample that differs, if any (not the whole arrays in the failure).

@@ -18,7 +18,7 @@ import Testing
         return out
     }
 
-    @Test func stepsSentInAnyOrderSoundLikeTheSameParametersInThePattern() {
+    @Test func stepsSentInAnyOrderSoundLikeTheSameParametersInThePattern() throws {
         let buzz = continuous(0, 4)
         let written = HapticPattern(elements: [
             buzz,
@@ -26,10 +26,11 @@ import Testing
             .parameter(DynamicParameter(.hapticIntensityControl, value: 0.1, time: 1)),
             .parameter(DynamicParameter(.hapticIntensityControl, value: 0.8, time: 2.5)),
         ])
-        let offline = PatternRenderer.render(written, format: format)
+        let offline = try PatternRenderer.render(written, format: format)
 
         var synth = Synthesizer(format: format, voicing: .standard)
-        let plain = Synthesizer.prepare(HapticPattern(elements: [buzz]), clips: [:], format: format, voicing: .standard)
+        let plain = try Synthesizer.prepare(
+            HapticPattern(elements: [buzz]), clips: [:], format: format, voicing: .standard)
         synth.start(plain, layer: 3, atFrame: 0)
         synth.setControl(.hapticIntensityControl, 0.5, layer: 3, atFrame: 0)
         synth.setControl(.hapticIntensityControl, 0.8, layer: 3, atFrame: 120_000)
@@ -39,7 +40,7 @@ import Testing
         #expect(live == offline)
     }
 
-    @Test func aCurveSentLiveFollowsTheSameRampAsThePatternsCurve() {
+    @Test func aCurveSentLiveFollowsTheSameRampAsThePatternsCurve() throws {
         let buzz = continuous(0, 3)
         let points: [ParameterCurve.ControlPoint] = [
             .init(time: 0, value: 1), .init(time: 1, value: 0.2), .init(time: 2, value: 0.6),
@@ -47,10 +48,11 @@ import Testing
         let written = HapticPattern(elements: [
             buzz, .curve(ParameterCurve(.hapticIntensityControl, time: 0.5, controlPoints: points)),
         ])
-        let offline = PatternRenderer.render(written, format: format)
+        let offline = try PatternRenderer.render(written, format: format)
 
         var synth = Synthesizer(format: format, voicing: .standard)
-        let plain = Synthesizer.prepare(HapticPattern(elements: [buzz]), clips: [:], format: format, voicing: .standard)
+        let plain = try Synthesizer.prepare(
+            HapticPattern(elements: [buzz]), clips: [:], format: format, voicing: .standard)
         synth.start(plain, layer: 0, atFrame: 0)
         synth.scheduleCurve(
             ParameterCurve(.hapticIntensityControl, time: 0.5, controlPoints: points), layer: 0, atFrame: 0)
@@ -64,9 +66,9 @@ import Testing
 
     /// Only the knots in force and those still to come are kept, so a player that is sent a
     /// value every few milliseconds for minutes keeps working (and never allocates).
-    @Test func aLongStreamOfSentValuesKeepsTakingEffect() {
+    @Test func aLongStreamOfSentValuesKeepsTakingEffect() throws {
         var synth = Synthesizer(format: format, voicing: .standard)
-        let long = Synthesizer.prepare(
+        let long = try Synthesizer.prepare(
             HapticPattern(elements: [continuous(0, 30)]), clips: [:], format: format, voicing: .standard)
         synth.start(long, layer: 0, atFrame: 0)
         var block = [Float](repeating: 0, count: 480)

@@ -155,7 +155,7 @@ import Testing
         #expect(timeline.value(at: 0) == 0)
         #expect(timeline.value(at: 1.0 / 48_000) == 1)
         #expect(timeline.knots.allSatisfy { $0.slope.isFinite })
-        let samples = PatternRenderer.render(pattern, format: AudioFormat(sampleRate: 48_000))
+        let samples = try PatternRenderer.render(pattern, format: AudioFormat(sampleRate: 48_000))
         #expect(samples.allSatisfy { $0.isFinite })
         // Silent at frame 0 (intensity 0), then the buzz at full level.
         #expect(samples[0] == 0)

@@ -22,7 +22,7 @@ import _HapticsTestSupport
     @Test(
         "Skipping a silent span leaves the voice where the loops leave it, and the mix untouched",
         arguments: [Kernels.Set.baseline, .best], [1, 2])
-    func skipMatchesTheLoops(kernels: Kernels.Set, channels: Int) {
+    func skipMatchesTheLoops(kernels: Kernels.Set, channels: Int) throws {
         let table = Wavetable(harmonicCount: 16, rolloff: 1).points
         var generator = SplitMix64(seed: 12)
         for count in [0, 1, 7, 8, 9, 15, 16, 17, 100, 127, 128, 1_023, 4_099] {
@@ -55,7 +55,7 @@ import _HapticsTestSupport
     }
 
     @Test("A voice that sounds, or ramps out of silence, is not silent", arguments: [1, 2])
-    func soundingVoicesAreNotSilent(channels: Int) {
+    func soundingVoicesAreNotSilent(channels: Int) throws {
         var v = Self.voice(since: 0, phase: 0, increment: 1 << 20)
         v.gainLeft = 0.5
         #expect(!v.isSilent(channels: channels))
@@ -123,11 +123,11 @@ import _HapticsTestSupport
     @Test(
         "A buzz held at zero intensity comes back in phase: after the silence it is the same, sample for sample, as one held at half",
         arguments: Hold.all, [Kernels.Set.baseline, .best])
-    func heldAtZeroComesBackInPhase(hold: Hold, kernels: Kernels.Set) {
+    func heldAtZeroComesBackInPhase(hold: Hold, kernels: Kernels.Set) throws {
         for channels in [1, 2] {
             let format = AudioFormat(sampleRate: 48_000, channels: channels)
-            let silent = KernelSetTests.render(hold.pattern(level: 0), format, kernels, block: 1_000)
-            let quiet = KernelSetTests.render(hold.pattern(level: 0.5), format, kernels, block: 1_000)
+            let silent = try KernelSetTests.render(hold.pattern(level: 0), format, kernels, block: 1_000)
+            let quiet = try KernelSetTests.render(hold.pattern(level: 0.5), format, kernels, block: 1_000)
             #expect(silent.count == quiet.count)
             // From two control intervals after the curve reaches 0 to one before it leaves 0 (where
             // the gain starts its ramp to the next interval's value): exact silence.
@@ -149,7 +149,7 @@ import _HapticsTestSupport
     @Test(
         "Outside the frames a block reports as sounding, every sample is exact silence (or, if asked, left unwritten); inside them is all the sound",
         arguments: [1, 2], [64, 1_000, 8_192])
-    func blocksReportWhereTheyMaySound(channels: Int, blockFrames: Int) {
+    func blocksReportWhereTheyMaySound(channels: Int, blockFrames: Int) throws {
         // Clicks at zero and full intensity, a buzz held silent by a curve, and long gaps.
         var elements = Hold.all[2].pattern(level: 0).elements
         // Two clicks in one 8,192-frame block with whole mix blocks of silence between them.
@@ -161,9 +161,9 @@ import _HapticsTestSupport
                         parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, 0.5)])))
         }
         let format = AudioFormat(sampleRate: 48_000, channels: channels)
-        var renderer = PatternRenderer(pattern: HapticPattern(elements: elements), format: format)
+        var renderer = try PatternRenderer(pattern: HapticPattern(elements: elements), format: format)
         // The same render leaving the silence to the caller, into a buffer full of a marker.
-        var leaving = PatternRenderer(pattern: HapticPattern(elements: elements), format: format)
+        var leaving = try PatternRenderer(pattern: HapticPattern(elements: elements), format: format)
         let marker = Float(bitPattern: 0x7FC0_1234)
         var buffer = [Float](repeating: 0, count: blockFrames * channels)
         var marked = buffer

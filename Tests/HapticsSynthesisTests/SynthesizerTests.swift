@@ -8,26 +8,26 @@ import _HapticsTestSupport
     static let rates = [44_100, 48_000, 96_000]
 
     @Test(arguments: rates, [0.0, 0.0123, 0.5, 1.00001, 2.71828])
-    func transientStartsAtItsExactFrame(rate: Int, time: Double) {
+    func transientStartsAtItsExactFrame(rate: Int, time: Double) throws {
         let format = AudioFormat(sampleRate: rate)
-        let samples = PatternRenderer.render(HapticPattern(elements: [transient(time)]), format: format)
-        #expect(Measure.firstNonZero(samples) == Int(format.frame(at: time)))
+        let samples = try PatternRenderer.render(HapticPattern(elements: [transient(time)]), format: format)
+        #expect(Measure.firstNonZero(samples) == Int(try format.frame(at: time)))
     }
 
     @Test(arguments: rates)
-    func continuousEventEndsAfterItsReleaseTime(rate: Int) {
+    func continuousEventEndsAfterItsReleaseTime(rate: Int) throws {
         let format = AudioFormat(sampleRate: rate)
         let pattern = HapticPattern(elements: [
             continuous(0.1003, 0.25, extra: [.init(.releaseTime, 0.1)])
         ])
-        var renderer = PatternRenderer(pattern: pattern, format: format)
-        let samples = PatternRenderer.render(pattern, format: format)
-        let end = Int(format.frame(at: 0.1003 + 0.25))
+        var renderer = try PatternRenderer(pattern: pattern, format: format)
+        let samples = try PatternRenderer.render(pattern, format: format)
+        let end = Int(try format.frame(at: 0.1003 + 0.25))
         let release = Int((0.1 * Double(rate)).rounded())
         let frameCount = renderer.frameCount
         #expect(frameCount == Int64(end + release))
         #expect(samples.count == end + release)
-        #expect(Measure.firstNonZero(samples) == Int(format.frame(at: 0.1003)))
+        #expect(Measure.firstNonZero(samples) == Int(try format.frame(at: 0.1003)))
         // Full level up to the end, then the release fades to silence.
         // (RMS above 0.2 is above -13.98 dBFS; below 0.05, below -26.02 dBFS.)
         #expect(AudioAnalysis.rmsDBFS(samples[(end - 2_000)..<end]) > -13.9)
@@ -37,36 +37,37 @@ import _HapticsTestSupport
         #expect(scratch.withUnsafeMutableBufferPointer { renderer.render(into: $0) } == (end + release) % 10)
     }
 
-    @Test func transientIsAShortClickBetween5And40Milliseconds() {
+    @Test func transientIsAShortClickBetween5And40Milliseconds() throws {
         let format = AudioFormat(sampleRate: 48_000)
         for sharpness: Float in [0, 0.5, 1] {
-            let samples = PatternRenderer.render(
+            let samples = try PatternRenderer.render(
                 HapticPattern(elements: [transient(0, sharpness: sharpness)]), format: format)
             let length = Double(samples.count) / 48_000
             #expect(length >= 0.005 && length <= 0.040)
         }
     }
 
-    @Test func loudnessRisesWithIntensity() {
+    @Test func loudnessRisesWithIntensity() throws {
         let format = AudioFormat(sampleRate: 48_000)
         var previous = -Double.infinity
         for intensity: Float in [0.1, 0.25, 0.4, 0.55, 0.7, 0.85, 1] {
-            let samples = PatternRenderer.render(
+            let samples = try PatternRenderer.render(
                 HapticPattern(elements: [continuous(0, 0.5, intensity: intensity)]), format: format)
             let level = AudioAnalysis.rmsDBFS(samples[4_800..<19_200])
             #expect(level > previous + 0.83, "intensity \(intensity)")  // RMS up by more than 10 % (0.828 dB)
             previous = level
         }
-        let silent = PatternRenderer.render(HapticPattern(elements: [continuous(0, 0.5, intensity: 0)]), format: format)
+        let silent = try PatternRenderer.render(
+            HapticPattern(elements: [continuous(0, 0.5, intensity: 0)]), format: format)
         #expect(AudioAnalysis.peak(silent) == 0)
     }
 
     @Test(arguments: VoicingProfile.all)
-    func centroidRisesWithSharpness(voicing: VoicingProfile) {
+    func centroidRisesWithSharpness(voicing: VoicingProfile) throws {
         let format = AudioFormat(sampleRate: 48_000)
         var previous = 0.0
         for sharpness: Float in [0, 0.25, 0.5, 0.75, 1] {
-            let samples = PatternRenderer.render(
+            let samples = try PatternRenderer.render(
                 HapticPattern(elements: [continuous(0, 0.3, sharpness: sharpness)]), format: format, voicing: voicing)
             let centroid = AudioAnalysis.spectralCentroid(samples[2_400..<7_200], sampleRate: 48_000)
             #expect(centroid > previous, "sharpness \(sharpness)")
@@ -75,9 +76,9 @@ import _HapticsTestSupport
     }
 
     @Test(arguments: [Float(0), 0.5, 1])
-    func defaultFundamentalIsInTheHapticBand(sharpness: Float) {
+    func defaultFundamentalIsInTheHapticBand(sharpness: Float) throws {
         let format = AudioFormat(sampleRate: 48_000)
-        let samples = PatternRenderer.render(
+        let samples = try PatternRenderer.render(
             HapticPattern(elements: [continuous(0, 0.5, sharpness: sharpness)]), format: format)
         // The strongest peak of the whole spectrum, not just of 40-400 Hz: the fundamental dominates.
         let fundamental = AudioAnalysis.dominantFrequency(samples[4_800..<19_200], sampleRate: 48_000)
@@ -92,9 +93,9 @@ import _HapticsTestSupport
         #expect(second + third > first * 0.05)
     }
 
-    @Test func pureVoiceIsASine() {
+    @Test func pureVoiceIsASine() throws {
         let format = AudioFormat(sampleRate: 48_000)
-        let samples = PatternRenderer.render(
+        let samples = try PatternRenderer.render(
             HapticPattern(elements: [continuous(0, 0.5, sharpness: 0.5)]), format: format, voicing: .pure)
         let f = VoicingProfile.pure.frequency(sharpness: 0.5)
         let slice = samples[4_800..<19_200]
@@ -106,29 +107,29 @@ import _HapticsTestSupport
         #expect(VoicingProfile.named("nope") == nil)
     }
 
-    @Test func sixtyFourOverlappingEventsNeverClip() {
+    @Test func sixtyFourOverlappingEventsNeverClip() throws {
         let format = AudioFormat(sampleRate: 48_000, channels: 2)
         var elements: [PatternElement] = []
         for i in 0..<32 {
             elements.append(transient(0.01 + Double(i) * 0.0001, sharpness: Float(i % 4) / 3))
             elements.append(continuous(0.005 + Double(i) * 0.0003, 0.2, sharpness: Float(i % 5) / 4))
         }
-        let samples = PatternRenderer.render(HapticPattern(elements: elements), format: format)
+        let samples = try PatternRenderer.render(HapticPattern(elements: elements), format: format)
         #expect(AudioAnalysis.peak(samples) <= 1.0)
         #expect(AudioAnalysis.peak(samples) > 0.8)  // loud: the limiter works, it is not just quiet
     }
 
     @Test(arguments: rates)
-    func eventEdgesHaveNoJumps(rate: Int) {
+    func eventEdgesHaveNoJumps(rate: Int) throws {
         let format = AudioFormat(sampleRate: rate)
         let pattern = HapticPattern(elements: [
             continuous(0.05, 0.1, sharpness: 1), transient(0.3, sharpness: 1),
             continuous(0.4, 0.05, sharpness: 1, extra: [.init(.sustained, 0)]),
         ])
-        let samples = PatternRenderer.render(pattern, format: format)
+        let samples = try PatternRenderer.render(pattern, format: format)
         // Compare with the largest step a full-level carrier takes inside the buzz.
-        let start = Int(format.frame(at: 0.05))
-        let end = Int(format.frame(at: 0.15))
+        let start = Int(try format.frame(at: 0.05))
+        let end = Int(try format.frame(at: 0.15))
         let steady = Measure.maxStep(samples[(start + rate / 50)..<(end - 10)])
         #expect(Measure.maxStep(samples[(start - 5)..<(start + 20)]) < steady * 0.5)
         #expect(Measure.maxStep(samples[(end - 5)...]) <= steady * 1.01)
@@ -136,7 +137,7 @@ import _HapticsTestSupport
     }
 
     @Test("Events listed out of time order play in time order, and events at the same time in file order")
-    func eventsOutOfFileOrderSoundAsInTimeOrder() {
+    func eventsOutOfFileOrderSoundAsInTimeOrder() throws {
         func transient(_ time: Double, _ intensity: Float, _ sharpness: Float) -> PatternElement {
             .event(
                 HapticEvent(
@@ -153,27 +154,27 @@ import _HapticsTestSupport
         let shuffled = HapticPattern(elements: [c, a, buzz, b])
         let ordered = HapticPattern(elements: [a, b, buzz, c])
         let format = AudioFormat(sampleRate: 48_000, channels: 1)
-        let prepared = Synthesizer.prepare(shuffled, clips: [:], format: format, voicing: .standard)
+        let prepared = try Synthesizer.prepare(shuffled, clips: [:], format: format, voicing: .standard)
         #expect(prepared.storage.events.map(\.time) == [0.1, 0.1, 0.2, 0.3])
         #expect(prepared.storage.events.map(\.intensity) == [0.5, 1, 0.6, 0.8])
-        let heard = KernelSetTests.render(shuffled, format, .best, block: 1_024)
+        let heard = try KernelSetTests.render(shuffled, format, .best, block: 1_024)
         #expect(AudioAnalysis.peak(heard) > 0.3)
-        #expect(heard == KernelSetTests.render(ordered, format, .best, block: 1_024))
+        try #expect(heard == KernelSetTests.render(ordered, format, .best, block: 1_024))
     }
 
-    @Test func twoRendersAreBitIdentical() {
+    @Test func twoRendersAreBitIdentical() throws {
         let pattern = benchmarkLikePattern(seconds: 3)
         let format = AudioFormat(sampleRate: 48_000, channels: 2)
-        #expect(PatternRenderer.render(pattern, format: format) == PatternRenderer.render(pattern, format: format))
+        try #expect(PatternRenderer.render(pattern, format: format) == PatternRenderer.render(pattern, format: format))
     }
 
     @Test(arguments: [1, 2, 3])
-    func randomBlockSplitsAreBitIdentical(seed: UInt64) {
+    func randomBlockSplitsAreBitIdentical(seed: UInt64) throws {
         let pattern = benchmarkLikePattern(seconds: 6)
         for channels in [1, 2] {
             let format = AudioFormat(sampleRate: 48_000, channels: channels)
-            let whole = PatternRenderer.render(pattern, format: format)
-            var renderer = PatternRenderer(pattern: pattern, format: format)
+            let whole = try PatternRenderer.render(pattern, format: format)
+            var renderer = try PatternRenderer(pattern: pattern, format: format)
             var generator = SplitMix64(seed: seed)
             var pieces: [Float] = []
             var block = [Float](repeating: 0, count: 3_000 * channels)
@@ -195,19 +196,19 @@ import _HapticsTestSupport
     /// still comes out whole: silence up to its frame, then the same samples as a click at 0,
     /// whatever the blocks the caller renders in.
     @Test(arguments: [1, 511, 1_023, 1_024, 1_025, 2_047, 3_000])
-    func aClickAnywhereInAMixBlockComesOutWholeAfterExactSilence(onset: Int) {
+    func aClickAnywhereInAMixBlockComesOutWholeAfterExactSilence(onset: Int) throws {
         let format = AudioFormat(sampleRate: 48_000)
-        let alone = PatternRenderer.render(HapticPattern(elements: [transient(0)]), format: format)
+        let alone = try PatternRenderer.render(HapticPattern(elements: [transient(0)]), format: format)
         let time = Double(onset) / 48_000
-        #expect(Int(format.frame(at: time)) == onset)
+        #expect(Int(try format.frame(at: time)) == onset)
         let pattern = HapticPattern(elements: [transient(time), transient(time + 0.0004, sharpness: 1)])
-        let pair = PatternRenderer.render(pattern, format: format)
-        let second = onset + Int(format.frame(at: 0.0004))
+        let pair = try PatternRenderer.render(pattern, format: format)
+        let second = onset + Int(try format.frame(at: 0.0004))
         #expect(pair[..<onset].allSatisfy { $0.bitPattern == 0 })
         #expect(Array(pair[onset..<second]) == Array(alone[..<(second - onset)]))
         #expect(AudioAnalysis.peak(pair[second...]) > 0.1)
         for block in [1, 100, 1_024, 4_096] {
-            var renderer = PatternRenderer(pattern: pattern, format: format)
+            var renderer = try PatternRenderer(pattern: pattern, format: format)
             var pieces: [Float] = []
             var buffer = [Float](repeating: 9, count: block)
             while true {
@@ -219,7 +220,7 @@ import _HapticsTestSupport
         }
     }
 
-    @Test func intensityCurveShapesTheBuzz() {
+    @Test func intensityCurveShapesTheBuzz() throws {
         let format = AudioFormat(sampleRate: 48_000)
         let pattern = HapticPattern(elements: [
             continuous(0, 1),
@@ -230,7 +231,7 @@ import _HapticsTestSupport
                         .init(time: 0, value: 1), .init(time: 1, value: 0),
                     ])),
         ])
-        let samples = PatternRenderer.render(pattern, format: format)
+        let samples = try PatternRenderer.render(pattern, format: format)
         let early = AudioAnalysis.rmsDBFS(samples[4_800..<9_600])
         let middle = AudioAnalysis.rmsDBFS(samples[21_600..<26_400])
         let late = AudioAnalysis.rmsDBFS(samples[40_800..<45_600])
@@ -238,11 +239,11 @@ import _HapticsTestSupport
         #expect(early > middle + 6.03 && middle > late + 9.55)
     }
 
-    @Test func scheduledChangesLandAtExactFramesWhateverTheBlocks() {
+    @Test func scheduledChangesLandAtExactFramesWhateverTheBlocks() throws {
         let format = AudioFormat(sampleRate: 48_000)
-        let click = Synthesizer.prepare(
+        let click = try Synthesizer.prepare(
             HapticPattern(elements: [transient(0)]), clips: [:], format: format, voicing: .standard)
-        let buzz = Synthesizer.prepare(
+        let buzz = try Synthesizer.prepare(
             HapticPattern(elements: [continuous(0, 10)]), clips: [:], format: format, voicing: .standard)
         var synth = Synthesizer(format: format, voicing: .standard)
         let idleBefore = synth.isIdle
@@ -274,9 +275,9 @@ import _HapticsTestSupport
         #expect(idle)
     }
 
-    @Test func stopFadesOutWithoutAJump() {
+    @Test func stopFadesOutWithoutAJump() throws {
         let format = AudioFormat(sampleRate: 48_000)
-        let buzz = Synthesizer.prepare(
+        let buzz = try Synthesizer.prepare(
             HapticPattern(elements: [continuous(0, 10)]), clips: [:], format: format, voicing: .standard)
         var synth = Synthesizer(format: format, voicing: .standard)
         synth.start(buzz, layer: 0, atFrame: 0)
@@ -323,9 +324,9 @@ func benchmarkLikePattern(seconds: Int) -> HapticPattern {
 }
 
 @Suite struct OffsetStartTests {
-    @Test func startingPartWayJoinsEventsInProgressAndSkipsEarlierTransients() {
+    @Test func startingPartWayJoinsEventsInProgressAndSkipsEarlierTransients() throws {
         let format = AudioFormat(sampleRate: 48_000)
-        let pattern = Synthesizer.prepare(
+        let pattern = try Synthesizer.prepare(
             HapticPattern(elements: [transient(0.1), continuous(0.2, 1), transient(0.7)]),
             clips: [:], format: format, voicing: .standard)
         var synth = Synthesizer(format: format, voicing: .standard)
@@ -338,7 +339,7 @@ func benchmarkLikePattern(seconds: Int) -> HapticPattern {
         #expect(AudioAnalysis.rmsDBFS(out[24_000..<33_000]) > -13.9)
         #expect(out[34_000...].allSatisfy { $0 == 0 })
         var solo = [Float](repeating: 0, count: 48_000)
-        let clicks = Synthesizer.prepare(
+        let clicks = try Synthesizer.prepare(
             HapticPattern(elements: [transient(0.1), transient(0.7)]), clips: [:], format: format, voicing: .standard)
         var reference = Synthesizer(format: format, voicing: .standard)
         reference.start(clicks, layer: 0, atFrame: 0, offset: 0.5)

@@ -15,8 +15,8 @@ struct Sound: CustomStringConvertible {
     var centroid: Double
     var length: Double
 
-    init(_ preset: FeedbackPreset) {
-        let samples = PatternRenderer.render(preset.pattern, format: format)
+    init(_ preset: FeedbackPreset) throws {
+        let samples = try PatternRenderer.render(preset.pattern, format: format)
         onsets = AudioAnalysis.onsets(samples, channels: 1, threshold: 1e-3, minGapFrames: 960).count
         loudness = AudioAnalysis.rmsDBFS(samples) + 10 * log10(Double(samples.count) / 48_000)  // energy in dB
         centroid = AudioAnalysis.spectralCentroid(samples, sampleRate: 48_000)
@@ -67,8 +67,8 @@ struct Sound: CustomStringConvertible {
         #expect(SensoryFeedback(presetName: "sucess") == nil)
     }
 
-    @Test func everyPairSoundsDifferent() {
-        let sounds = FeedbackPreset.all.map { ($0.name, Sound($0)) }
+    @Test func everyPairSoundsDifferent() throws {
+        let sounds = try FeedbackPreset.all.map { ($0.name, try Sound($0)) }
         for (i, a) in sounds.enumerated() {
             for b in sounds[(i + 1)...] {
                 #expect(a.1.differs(from: b.1), "\(a.0) (\(a.1)) and \(b.0) (\(b.1)) sound alike")
@@ -78,7 +78,7 @@ struct Sound: CustomStringConvertible {
 
     @Test func designsKeepTheirPublishedShape() throws {
         func peaks(_ name: String) throws -> [Float] {
-            let samples = PatternRenderer.render(try #require(FeedbackPreset.named(name)).pattern, format: format)
+            let samples = try PatternRenderer.render(try #require(FeedbackPreset.named(name)).pattern, format: format)
             let starts = AudioAnalysis.onsets(samples, channels: 1, threshold: 1e-3, minGapFrames: 960)
             return starts.map { start in AudioAnalysis.peak(Array(samples[start..<min(samples.count, start + 1_440)])) }
         }
@@ -89,14 +89,14 @@ struct Sound: CustomStringConvertible {
         let increase = try peaks("increase"), decrease = try peaks("decrease")
         #expect(increase.count == 2 && increase[0] < increase[1])
         #expect(decrease.count == 2 && decrease[0] > decrease[1])
-        let light = Sound(try #require(FeedbackPreset.named("impact-light")))
-        let medium = Sound(try #require(FeedbackPreset.named("impact-medium")))
-        let heavy = Sound(try #require(FeedbackPreset.named("impact-heavy")))
+        let light = try Sound(#require(FeedbackPreset.named("impact-light")))
+        let medium = try Sound(#require(FeedbackPreset.named("impact-medium")))
+        let heavy = try Sound(#require(FeedbackPreset.named("impact-heavy")))
         #expect(light.loudness < medium.loudness && medium.loudness < heavy.loudness)
-        let soft = Sound(try #require(FeedbackPreset.named("impact-soft")))
-        let rigid = Sound(try #require(FeedbackPreset.named("impact-rigid")))
+        let soft = try Sound(#require(FeedbackPreset.named("impact-soft")))
+        let rigid = try Sound(#require(FeedbackPreset.named("impact-rigid")))
         #expect(soft.centroid < rigid.centroid && soft.length > rigid.length)
-        let selection = Sound(try #require(FeedbackPreset.named("selection")))
+        let selection = try Sound(#require(FeedbackPreset.named("selection")))
         #expect(selection.loudness < light.loudness)
     }
 }

@@ -17,7 +17,13 @@ let status = runFuzzer { data, count in
     let pick = input.reduce(0) { ($0 &* 31) &+ Int($1) }
     let rates = AudioFormat.supportedSampleRates
     let format = AudioFormat(sampleRate: rates[abs(pick % rates.count)], channels: 1 + abs(pick / 7 % 2))
-    var renderer = PatternRenderer(pattern: document.pattern, format: format)
+    var renderer: PatternRenderer
+    do {
+        renderer = try PatternRenderer(pattern: document.pattern, format: format)
+    } catch {
+        require(false, "a decoded pattern has a time that is no frame position: \(error)")
+        return 0
+    }
     var block = [Float](repeating: 0, count: 512 * format.channels)
     var left = format.sampleRate / 4
     while left > 0 {

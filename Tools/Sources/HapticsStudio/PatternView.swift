@@ -146,9 +146,15 @@ package enum PatternView {
     /// ``waveformColumns`` equal stretches: what every edit's re-render gives the page to draw.
     static func waveform(_ pattern: HapticPattern) -> JSONValue {
         let format = AudioFormat(sampleRate: 48_000, channels: 1)
-        var renderer = PatternRenderer(pattern: pattern, format: format)
+        let empty: JSONValue = .object(["seconds": .number(0), "min": .array([]), "max": .array([])])
+        var renderer: PatternRenderer
+        do {
+            renderer = try PatternRenderer(pattern: pattern, format: format)
+        } catch {
+            return empty
+        }
         let frames = Int(min(renderer.frameCount, Int64(waveformSeconds * 48_000)))
-        guard frames > 0 else { return .object(["seconds": .number(0), "min": .array([]), "max": .array([])]) }
+        guard frames > 0 else { return empty }
         let columns = min(waveformColumns, frames)
         var low = [Float](repeating: .infinity, count: columns)
         var high = [Float](repeating: -.infinity, count: columns)

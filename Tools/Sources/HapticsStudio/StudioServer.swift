@@ -119,7 +119,7 @@ package final class Studio: Sendable {
         router.post("/api/render") { [self] request, _ in
             let body = try await Self.body(request)
             let (play, _) = try playRequest(body)
-            return Self.wav(play)
+            return try Self.wav(play)
         }
         router.post("/api/play") { [self] request, _ in
             let body = try await Self.body(request)
@@ -253,9 +253,15 @@ package final class Studio: Sendable {
             guard let voice = VoicingProfile.named(name) else { throw StudioError.badRequest("no voice named \(name)") }
             play.voicing = voice
         }
-        if let rate = body["rate"]?.number {
-            guard rate > 0, rate <= 16, rate.isFinite else {
-                throw StudioError.badRequest("rate must be above 0 and at most 16")
+        if let rate = body["rate"] {
+            // Checked before any time is scaled by it: the slowed pattern must be one the
+            // studio could open (AHAPLimits.maxDuration), so no rate can ask for more.
+            guard let rate = rate.number, rate >= Self.rates.lowerBound, rate <= Self.rates.upperBound else {
+                throw StudioError.badRequest(
+                    "rate must be a number from \(Self.rates.lowerBound) to \(Self.rates.upperBound)")
+            }
+            if let problem = pattern.rateProblem(rate, maxSeconds: AHAPLimits.default.maxDuration) {
+                throw StudioError.badRequest(problem)
             }
             play.rate = Float(rate)
         }
@@ -270,6 +276,9 @@ package final class Studio: Sendable {
         play.loop = body["loop"]?.bool ?? false
         return (play, path)
     }
+
+    /// The playback rates a play or render may ask for.
+    static let rates = 0.001...16.0
 
     /// Pushes the playhead to every page about every 16 ms while something plays.
     func publishPlayhead() async {
@@ -300,11 +309,15 @@ package final class Studio: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: value.jsonText)))
     }
 
-    static func wav(_ play: StudioPlayback.Request) -> Response {
+    static func wav(_ play: StudioPlayback.Request) throws(StudioError) -> Response {
         var pattern = play.pattern
         if play.rate != 1 { pattern = pattern.scaled(by: Double(play.rate)) }
-        let input = PlotInput.rendering(
-            title: "", pattern: pattern, clips: play.clips, voicing: play.voicing)
+        let input: PlotInput
+        do {
+            input = try PlotInput.rendering(title: "", pattern: pattern, clips: play.clips, voicing: play.voicing)
+        } catch {
+            throw StudioError(422, "cannot render: \(error)")
+        }
         return Response(
             status: .ok, headers: [.contentType: "audio/wav"],
             body: .init(byteBuffer: ByteBuffer(bytes: input.wavBytes)))

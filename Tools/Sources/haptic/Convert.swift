@@ -70,7 +70,11 @@ extension HapticCommand {
                     throw Terminal.failure("cannot write '\(output)': \(error.errno)")
                 }
             }
-            let measured = check ? ConversionCheck(original: file.pattern, converted: conversion.converted) : nil
+            let measured =
+                check
+                ? try Terminal.frames(in: input) { () throws(FrameRangeError) in
+                    try ConversionCheck(original: file.pattern, converted: conversion.converted)
+                } : nil
             if json {
                 print(conversion.json(check: measured))
             } else {

@@ -3,6 +3,7 @@ import Foundation
 import HapticsCore
 import HapticsEngine
 import HapticsReview
+import HapticsSynthesis
 
 extension HapticCommand {
     struct Diff: ParsableCommand {
@@ -45,12 +46,15 @@ extension HapticCommand {
             let diff = PatternDiff.compare(old.pattern, new.pattern, tolerance: tolerance)
             print(diff.text, terminator: "")
             if let output {
-                func input(_ file: PatternFile) -> PlotInput {
-                    .rendering(
-                        title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips,
-                        previewSeconds: 0)
+                func input(_ file: PatternFile) throws -> PlotInput {
+                    try Terminal.frames(in: file.path, status: 2) { () throws(FrameRangeError) in
+                        try PlotInput.rendering(
+                            title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern,
+                            clips: file.clips, previewSeconds: 0)
+                    }
                 }
-                try Figure.write(DiffPlot.svg(a: input(old), b: input(new), diff: diff), to: output, failureStatus: 2)
+                try Figure.write(
+                    DiffPlot.svg(a: try input(old), b: try input(new), diff: diff), to: output, failureStatus: 2)
             }
             if !diff.isEmpty { throw ExitCode.failure }
         }

@@ -34,7 +34,9 @@ extension HapticCommand {
                 Terminal.printError("haptic: \(error.message)")
             }
             lint.add(file: file.path, LintReport.inspect(file.path, waveformFolders: waveforms.folders), rules: rules)
-            let info = PatternInfo(file, options: audio.renderOptions, lint: lint)
+            let info = try Terminal.frames(in: file.path) { () throws(FrameRangeError) in
+                try PatternInfo(file, options: audio.renderOptions, lint: lint)
+            }
             print(json ? info.json() : info.text())
         }
     }
@@ -75,7 +77,7 @@ struct PatternInfo: Encodable {
     /// The lint line of the text form.
     private var lintCounts: String
 
-    init(_ file: PatternFile, options: RenderOptions, lint: LintReport) {
+    init(_ file: PatternFile, options: RenderOptions, lint: LintReport) throws(FrameRangeError) {
         let pattern = file.pattern
         self.file = file.path
         version = pattern.version
@@ -101,7 +103,7 @@ struct PatternInfo: Encodable {
             if case .string(let text) = entry.value { result[entry.key] = text }
         }
         // Rendered and measured block by block: memory stays bounded whatever the duration.
-        var renderer = PatternRenderer(
+        var renderer = try PatternRenderer(
             pattern: pattern, format: options.format, voicing: options.voicing, clips: file.clips)
         var meter = LoudnessMeter(format: options.format)
         var peak: Float = 0

@@ -45,6 +45,13 @@ extension HapticCommand.OrderFlow {
             }
             for problem in read.problems { Terminal.printError(problem) }
             let timeline = FeedbackTimeline(events: read.events)
+            // Checked before any time is divided by it: a replay is played or rendered in real time.
+            let span = (timeline.cues.last?.time ?? 0) / speed
+            guard span <= Self.longestReplay else {
+                throw Terminal.failure(
+                    "--speed \(speed) would make the replay of \(log) last \(String(format: "%.3g", span)) s; the longest is "
+                        + "\(Int(Self.longestReplay)) s (one day)")
+            }
             // With -o -, standard output carries the WAV: the timeline goes to standard error.
             let toStandardError = output == "-"
             let show = { (line: String) in toStandardError ? Terminal.printError(line) : printLine(line) }
@@ -76,6 +83,9 @@ extension HapticCommand.OrderFlow {
             }
             sink.finish()
         }
+
+        /// The longest replay, in seconds, at any `--speed`.
+        static let longestReplay = 86_400.0
 
         static func line(_ cue: FeedbackTimeline.Cue, speed: Double) -> String {
             let event = cue.event

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import HapticsALSA
+import HapticsCore
 import HapticsEngine
 import HapticsSynthesis
 
@@ -50,6 +51,13 @@ extension HapticCommand {
             }
         }
 
+        /// Why `--rate` cannot play `file` (the slowed pattern must be one a file could hold), or nil.
+        func rateProblem(_ file: PatternFile) -> String? {
+            // The rate as typed (1e-30), not the Float's binary value (1.0000000031710769e-30).
+            let typed = Double(rate.description) ?? Double(rate)
+            return file.pattern.rateProblem(typed, maxSeconds: AHAPLimits.default.maxDuration).map { "--" + $0 }
+        }
+
         var options: LivePlayback.Options {
             .init(loop: loop, rate: rate, fromSeconds: from, voicing: voice.voicing)
         }
@@ -64,6 +72,7 @@ extension HapticCommand {
             _ = Terminal.processStart
             let file = try Terminal.load(pattern, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
+            if let problem = rateProblem(file) { throw Terminal.failure("\(file.path): \(problem)") }
             let voicing = voice.voicing
             let output: ALSAOutput
             do {

@@ -40,6 +40,10 @@ struct PlayWatch {
             return
         }
         Terminal.report(file.diagnostics, in: file.path)
+        if let problem = play.rateProblem(file) {
+            Terminal.printError("haptic: \(file.path): \(problem); still watching")
+            return
+        }
         let output: ALSAOutput
         do {
             output = try play.device.open()

@@ -46,9 +46,11 @@ extension HapticCommand {
         func run() throws {
             let file = try Terminal.load(pattern, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
-            let input = PlotInput.rendering(
-                title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips,
-                voicing: voice.voicing, previewSeconds: 0)
+            let input = try Terminal.frames(in: file.path) { () throws(FrameRangeError) in
+                try PlotInput.rendering(
+                    title: URL(filePath: file.path).lastPathComponent, pattern: file.pattern, clips: file.clips,
+                    voicing: voice.voicing, previewSeconds: 0)
+            }
             try Figure.write(TimelinePlot.svg(input, width: width, height: height), to: output)
         }
     }

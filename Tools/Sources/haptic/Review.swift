@@ -4,6 +4,7 @@ import Foundation
 import HapticsCore
 @_spi(Tooling) import HapticsEngine
 import HapticsReview
+import HapticsSynthesis
 import OrderedCollections
 import SensoryFeedback
 
@@ -161,8 +162,9 @@ struct ReviewSource: Hashable {
     func presetEntry(named name: String, previewSeconds: Double) -> ReviewEntry? {
         guard let preset = FeedbackPreset.named(name) else { return nil }
         let findings = AHAP.lint(Array(preset.ahap.utf8), file: path)
-        let plot = PlotInput.rendering(
-            title: name, pattern: preset.pattern, clips: [:], previewSeconds: previewSeconds)
+        guard let plot = plot(title: name, pattern: preset.pattern, clips: [:], previewSeconds: previewSeconds) else {
+            return nil
+        }
         var entry = ReviewEntry(path: path, kind: .preset, plot: plot, wavBytes: plot.wavBytes, findings: findings)
         entry.title = name
         return entry
@@ -199,11 +201,22 @@ struct ReviewSource: Hashable {
                 + timeline.cues.map { "\($0.event.change) → \($0.feedback.description)" }.joined(
                     separator: ", "))
         let title = URL(filePath: path).lastPathComponent
-        let plot = PlotInput.rendering(
-            title: title, pattern: pattern, clips: [:], previewSeconds: previewSeconds)
+        guard let plot = plot(title: title, pattern: pattern, clips: [:], previewSeconds: previewSeconds) else {
+            return nil
+        }
         var entry = ReviewEntry(path: path, kind: .orderLog, plot: plot, wavBytes: plot.wavBytes, findings: findings)
         entry.title = title
         return entry
+    }
+
+    /// The plot of `pattern`; nil, said on standard error, when a time in it is no frame position.
+    func plot(title: String, pattern: HapticPattern, clips: [String: AudioClip], previewSeconds: Double) -> PlotInput? {
+        do {
+            return try PlotInput.rendering(title: title, pattern: pattern, clips: clips, previewSeconds: previewSeconds)
+        } catch {
+            Terminal.printError("haptic: not plotting \(path): \(error)")
+            return nil
+        }
     }
 
     /// A pattern file's entry: plot, preview and lint findings; a file that cannot be loaded gets
@@ -212,9 +225,9 @@ struct ReviewSource: Hashable {
         kind: ReviewEntry.Kind, title: String, previewSeconds: Double, waveforms: [String] = []
     ) -> ReviewEntry {
         let (findings, loaded) = PatternFile.inspect(path, waveformFolders: waveforms, missingWaveforms: .skip)
-        if let file = loaded {
-            let plot = PlotInput.rendering(
-                title: title, pattern: file.pattern, clips: file.clips, previewSeconds: previewSeconds)
+        if let file = loaded,
+            let plot = plot(title: title, pattern: file.pattern, clips: file.clips, previewSeconds: previewSeconds)
+        {
             var entry = ReviewEntry(path: path, kind: kind, plot: plot, wavBytes: plot.wavBytes, findings: findings)
             entry.title = title
             return entry

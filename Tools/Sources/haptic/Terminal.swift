@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import HapticsCore
 import HapticsEngine
+import HapticsSynthesis
 
 /// How the CLI talks to the person at the terminal: errors and warnings on standard error,
 /// in the linter's `FILE:PATH: severity: message` form.
@@ -42,6 +43,15 @@ enum Terminal {
     static func failure(_ message: String, status: Int32 = 1) -> ExitCode {
         printError("haptic: \(message)")
         return ExitCode(status)
+    }
+
+    /// `body`'s result; a time in `path` that cannot be a frame position is one line and `status`.
+    static func frames<T>(in path: String, status: Int32 = 1, _ body: () throws(FrameRangeError) -> T) throws -> T {
+        do {
+            return try body()
+        } catch {
+            throw failure("\(path): \(error)", status: status)
+        }
     }
 }
 
