@@ -4,6 +4,7 @@ import HapticsEngine
 import HapticsReview
 import HapticsSynthesis
 import Hummingbird
+import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
@@ -61,9 +62,14 @@ package final class Studio: Sendable {
         var logger = Logger(label: "haptic-studio")
         // Hummingbird logs a cancelled connection (Ctrl-C) as an error; the studio reports its own.
         logger.logLevel = .critical
+        let webSocketResponder = router.buildResponder()
         let app = Application(
             router: router,
-            server: .http1WebSocketUpgrade(webSocketRouter: router),
+            server: HTTPServerBuilder { responder in
+                StudioHTTPChannel(
+                    inner: HTTP1WebSocketUpgradeChannel(
+                        responder: responder, webSocketResponder: webSocketResponder, configuration: .init()))
+            },
             configuration: .init(address: .hostname("127.0.0.1", port: requestedPort), serverName: nil),
             onServerRunning: { [self] channel in
                 boundPort.store(channel.localAddress?.port ?? 0, ordering: .releasing)

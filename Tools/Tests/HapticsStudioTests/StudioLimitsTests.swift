@@ -44,4 +44,52 @@ import _ToolTestSupport
             }
         }
     }
+
+    /// A head the HTTP parser would refuse (llhttp stops at 80 KB) used to get no answer, the
+    /// connection left open: now 414 (request line) or 431 (head), and the connection closed.
+    @Test(.timeLimit(.minutes(1))) func aRequestLineOver64KiBIsAnswered414AndClosed() async throws {
+        try await StudioHarness.with { studio in
+            let host = ("Host", "127.0.0.1:\(studio.port)")
+            let started = ContinuousClock.now
+            let long = try await RawHTTP.request(
+                port: studio.port, method: "GET",
+                target: "/api/pattern?path=" + String(repeating: "a", count: 100_000), headers: [host])
+            #expect(long.status == 414)
+            #expect(long.header("Content-Type") == "application/json")
+            #expect(long.text == "{\"error\":\"the request line is longer than 65536 bytes\"}")
+            let padded = try await RawHTTP.request(
+                port: studio.port, method: "GET", target: "/api/files",
+                headers: [host, ("X-Pad", String(repeating: "b", count: 100_000))])
+            #expect(padded.status == 431)
+            #expect(padded.text == "{\"error\":\"the request head is longer than 65536 bytes\"}")
+            // RawHTTP reads to the end: answered and closed, not left waiting for its 30 s timeout.
+            #expect(ContinuousClock.now - started < .seconds(10))
+
+            // The same line as the second request of a kept-alive connection: Hummingbird's 400, closed.
+            let token = studio.token
+            let port = studio.port
+            let replies = try await offPool { () throws -> String in
+                let fd = try RawHTTP.connect(port: port, timeoutSeconds: 20)
+                defer { close(fd) }
+                let first = "GET /api/files HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Studio-Token: \(token)\r\n\r\n"
+                let second = "GET /" + String(repeating: "a", count: 100_000) + " HTTP/1.1\r\nHost: x\r\n\r\n"
+                let bytes = Array((first + second).utf8)
+                var sent = 0
+                while sent < bytes.count {
+                    let n = bytes[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                    if n <= 0 { break }  // the server may close before taking it all
+                    sent += n
+                }
+                var received: [UInt8] = []
+                var chunk = [UInt8](repeating: 0, count: 65_536)
+                while case let n = recv(fd, &chunk, chunk.count, 0), n > 0 { received.append(contentsOf: chunk[0..<n]) }
+                return String(decoding: received, as: UTF8.self)
+            }
+            #expect(replies.hasPrefix("HTTP/1.1 200 OK"), "\(replies.prefix(200))")
+            #expect(replies.contains("HTTP/1.1 400 Bad Request"), "\(replies.suffix(300))")
+
+            let files = try await studio.call("GET", "/api/files")
+            #expect(files.status == 200, "still up")
+        }
+    }
 }
