@@ -30,8 +30,13 @@ import OrderedCollections
 /// default), the duration and the waveform fields; for curves the control points; for dynamic
 /// parameters the value. Parameter distance sums the absolute differences.
 ///
-/// - Complexity: O(n log n + c log c) where c is the number of candidate pairs: elements of the
-///   same type within `tolerance` of each other.
+/// A pass lists each element's candidates among the unpaired elements of the same type within
+/// the window. When a window holds more than 32 of them (thousands of events at one time), an
+/// element is given the 32 around the one of the same rank in the window, and the pass runs again
+/// on what is left (at most 64 rounds): the same pairs whenever elements line up in order, in
+/// bounded memory.
+///
+/// - Complexity: O(n log n) time and O(n) memory in the elements (at most 32 candidates each).
 public struct PatternDiff: Hashable, Sendable {
     /// Which kind of pattern element a change is about.
     public enum ElementKind: String, Hashable, Sendable {
@@ -422,8 +427,16 @@ private struct Matcher {
     var usedA: [Bool]
     var usedB: [Bool]
     var pairs: [(Int, Int)] = []
-    /// B's indices per group, sorted by time (then index).
+    /// A's and B's indices per group, each sorted by time (then index).
+    let aByGroup: [(group: String, indices: [Int])]
     let bByGroup: [String: [Int]]
+
+    /// The most candidates one element of A is given in a round of a pass: every unpaired element
+    /// of B in the window when there are no more (so ordinary patterns are matched exactly as by
+    /// listing every pair), else this many around the element of B at the same rank in the window.
+    static let candidatesPerElement = 32
+    /// The most rounds of one pass; a round after the first only happens when a window was dense.
+    static let maxRounds = 64
 
     init(a: [PatternDiff.Item], b: [PatternDiff.Item], tolerance: Double) {
         self.a = a
@@ -431,12 +444,16 @@ private struct Matcher {
         self.tolerance = max(0, tolerance)
         usedA = Array(repeating: false, count: a.count)
         usedB = Array(repeating: false, count: b.count)
-        var groups: [String: [Int]] = [:]
-        for (j, item) in b.enumerated() { groups[item.group, default: []].append(j) }
-        for key in groups.keys {
-            groups[key]!.sort { (b[$0].element.time, $0) < (b[$1].element.time, $1) }
+        func grouped(_ items: [PatternDiff.Item]) -> [String: [Int]] {
+            var groups: [String: [Int]] = [:]
+            for (k, item) in items.enumerated() { groups[item.group, default: []].append(k) }
+            for key in groups.keys {
+                groups[key]!.sort { (items[$0].element.time, $0) < (items[$1].element.time, $1) }
+            }
+            return groups
         }
-        bByGroup = groups
+        aByGroup = grouped(a).sorted { $0.key < $1.key }.map { (group: $0.key, indices: $0.value) }
+        bByGroup = grouped(b)
     }
 
     mutating func run() -> (pairs: [(Int, Int)], unmatchedA: [Int], unmatchedB: [Int]) {
@@ -452,38 +469,72 @@ private struct Matcher {
         return (pairs, a.indices.filter { !usedA[$0] }, b.indices.filter { !usedB[$0] })
     }
 
-    /// One pass: every unpaired (i, j) of one group within `window` seconds whose `cost` is not nil,
-    /// taken greedily by (cost, i, j).
+    /// One pass: unpaired (i, j) of one group within `window` seconds whose `cost` is not nil,
+    /// taken greedily by (cost, i, j); in rounds while a dense window left some out.
     private mutating func pass(window: Double, cost: (_ same: Bool, _ dt: Double, _ distance: () -> Double) -> Double?)
     {
+        for _ in 0..<Self.maxRounds {
+            let (made, truncated) = round(window: window, cost: cost)
+            if made == 0 || !truncated { break }
+        }
+    }
+
+    /// One round of a pass: at most ``candidatesPerElement`` candidates per element of A, so the
+    /// memory is linear and the time O(n log n) in the elements whatever how many share a time.
+    private mutating func round(
+        window: Double, cost: (_ same: Bool, _ dt: Double, _ distance: () -> Double) -> Double?
+    ) -> (made: Int, truncated: Bool) {
+        let most = Self.candidatesPerElement
         var candidates: [(cost: Double, i: Int, j: Int)] = []
-        for i in a.indices where !usedA[i] {
-            guard let group = bByGroup[a[i].group] else { continue }
-            let t = a[i].element.time
-            // First B element with time >= t - window.
-            var lo = 0
-            var hi = group.count
-            while lo < hi {
-                let mid = (lo + hi) / 2
-                if b[group[mid]].element.time < t - window { lo = mid + 1 } else { hi = mid }
-            }
-            var k = lo
-            while k < group.count, b[group[k]].element.time <= t + window {
-                let j = group[k]
-                k += 1
-                if usedB[j] { continue }
+        var truncated = false
+        for (group, all) in aByGroup {
+            guard let allB = bByGroup[group] else { continue }
+            let free = allB.filter { !usedB[$0] }
+            let open = all.filter { !usedA[$0] }
+            guard !free.isEmpty else { continue }
+            for (rank, i) in open.enumerated() {
+                let t = a[i].element.time
+                let lo = Self.first(free, in: b) { $0 >= t - window }
+                let hi = Self.first(free, in: b) { $0 > t + window }
+                guard lo < hi else { continue }
+                var range = lo..<hi
+                if hi - lo > most {
+                    truncated = true
+                    // i's rank among the open elements of A in the window picks the stretch of B.
+                    let rankInWindow = rank - Self.first(open, in: a) { $0 >= t - window }
+                    let start = min(max(lo + rankInWindow - most / 2, lo), hi - most)
+                    range = start..<(start + most)
+                }
                 let x = a[i].element
-                let y = b[j].element
-                let dt = abs(x.time - y.time)
-                let distance = PatternDiff.distance(x, y)
-                if let c = cost(distance == 0, dt, { distance }) { candidates.append((c, i, j)) }
+                for k in range {
+                    let j = free[k]
+                    let y = b[j].element
+                    let distance = PatternDiff.distance(x, y)
+                    if let c = cost(distance == 0, abs(x.time - y.time), { distance }) {
+                        candidates.append((c, i, j))
+                    }
+                }
             }
         }
         candidates.sort { ($0.cost, $0.i, $0.j) < ($1.cost, $1.i, $1.j) }
+        var made = 0
         for candidate in candidates where !usedA[candidate.i] && !usedB[candidate.j] {
             usedA[candidate.i] = true
             usedB[candidate.j] = true
             pairs.append((candidate.i, candidate.j))
+            made += 1
         }
+        return (made, truncated)
+    }
+
+    /// The first position in `sorted` (indices into `items`, in time order) whose time passes `test`.
+    private static func first(_ sorted: [Int], in items: [PatternDiff.Item], where test: (Double) -> Bool) -> Int {
+        var lo = 0
+        var hi = sorted.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if test(items[sorted[mid]].element.time) { hi = mid } else { lo = mid + 1 }
+        }
+        return lo
     }
 }
