@@ -37,7 +37,8 @@ public enum AndroidVibration: Hashable, Sendable {
     /// playing then (intensity with the controls applied; the square undoes the sqrt of the
     /// .haptic mapping), a transient holding one step.
     ///
-    /// - Complexity: O(d / 10 ms x n) for a pattern of d seconds and n events.
+    /// - Complexity: O(d / 10 ms + n log n + the events playing in each step, summed) for a
+    ///   pattern of d seconds and n events.
     public init(_ pattern: HapticPattern) {
         let intensity = ParameterTimeline(.hapticIntensityControl, pattern: pattern)
         let sharpness = ParameterTimeline(.hapticSharpnessControl, pattern: pattern)
@@ -61,14 +62,23 @@ public enum AndroidVibration: Hashable, Sendable {
         let count = Int((end / step).rounded(.up))
         var timings: [Int] = []
         var amplitudes: [Int] = []
+        // A sweep: `haptic` is in time order, so the events that may play in a step are those
+        // started before its end (`next` moves on) and not yet over (`active`, pruned as it goes).
+        var next = 0
+        var active: [(event: HapticEvent, stop: Double)] = []
         for i in 0..<count {
             let t0 = Double(i) * step
             let t1 = t0 + step
+            while next < haptic.count, haptic[next].time < t1 {
+                let event = haptic[next]
+                active.append(
+                    (event, event.type == .hapticTransient ? event.time + step : event.time + (event.duration ?? 0)))
+                next += 1
+            }
+            active.removeAll { $0.stop <= t0 }
             var level: Float = 0
-            for event in haptic {
+            for (event, _) in active {
                 let start = event.time
-                let stop = event.type == .hapticTransient ? start + step : start + (event.duration ?? 0)
-                guard start < t1, stop > t0 else { continue }
                 let at = max(start, t0)
                 let played = intensity.modulate(event.value(of: .hapticIntensity), at: at)
                 level = max(level, played * Self.decay(of: event, at: at - start).squareRoot())
