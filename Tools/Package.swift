@@ -60,6 +60,7 @@ let package = Package(
                 .product(name: "HapticsSystem", package: "swift-haptics"),
                 .product(name: "HapticsReview", package: "swift-haptics"),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),

@@ -48,9 +48,9 @@ import Testing
     /// A curve at 0.7 s whose first point is 0 at 0.9 s after it: the buzz fades out over those
     /// 0.9 s rather than falling silent at 0.7 s (as it did when the first value was held from the
     /// curve's start), and comes back after 1.6 s.
-    @Test func aLateFirstPointOfZeroFadesRatherThanSilences() {
+    @Test func aLateFirstPointOfZeroFadesRatherThanSilences() throws {
         let pattern = HapticPattern(elements: [continuous(0, 1.8), curve(0.7, [(0.9, 0), (1.0, 1)])])
-        let samples = PatternRenderer.render(pattern, format: format)
+        let samples = try PatternRenderer.render(pattern, format: format)
         func level(at t: Double) -> Double {
             let start = Int(t * 48_000)
             return AudioAnalysis.rmsDBFS(Array(samples[start..<(start + 960)]))
@@ -63,16 +63,17 @@ import Testing
         #expect(level(at: 1.7) > full - 12)  // back up towards 1
     }
 
-    @Test func aCurveSentLiveRampsFromTheValueSentBefore() {
+    @Test func aCurveSentLiveRampsFromTheValueSentBefore() throws {
         let buzz = continuous(0, 3)
         let late: [ParameterCurve.ControlPoint] = [.init(time: 1, value: 0), .init(time: 2, value: 1)]
         let written = HapticPattern(elements: [
             buzz, .parameter(DynamicParameter(.hapticIntensityControl, value: 0.4, time: 0)),
             .curve(ParameterCurve(.hapticIntensityControl, time: 0.5, controlPoints: late)),
         ])
-        let offline = PatternRenderer.render(written, format: format)
+        let offline = try PatternRenderer.render(written, format: format)
         var synth = Synthesizer(format: format, voicing: .standard)
-        let plain = Synthesizer.prepare(HapticPattern(elements: [buzz]), clips: [:], format: format, voicing: .standard)
+        let plain = try Synthesizer.prepare(
+            HapticPattern(elements: [buzz]), clips: [:], format: format, voicing: .standard)
         synth.start(plain, layer: 0, atFrame: 0)
         synth.setControl(.hapticIntensityControl, 0.4, layer: 0, atFrame: 0)
         synth.scheduleCurve(

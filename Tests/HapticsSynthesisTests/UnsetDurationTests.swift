@@ -33,8 +33,8 @@ import Testing
         let zero = try decode(tap + #", "EventDuration": 0"#)
         let unset = try decode(tap)
         #expect(zero.diagnostics.isEmpty)
-        let zeroSamples = PatternRenderer.render(zero.pattern, format: Self.format)
-        let unsetSamples = PatternRenderer.render(unset.pattern, format: Self.format)
+        let zeroSamples = try PatternRenderer.render(zero.pattern, format: Self.format)
+        let unsetSamples = try PatternRenderer.render(unset.pattern, format: Self.format)
         // The full tap peaks near -6 dBFS; cut to nothing it was a 5 ms blip near -38 dBFS.
         #expect(peakDBFS(unsetSamples) > -10)
         #expect(peakDBFS(zeroSamples) == peakDBFS(unsetSamples))
@@ -48,8 +48,8 @@ import Testing
         let unset = try decode(custom)
         #expect(zero.diagnostics.isEmpty)
         let clips = ["beep.wav": Self.clip]
-        let zeroSamples = PatternRenderer.render(zero.pattern, format: Self.format, clips: clips)
-        let unsetSamples = PatternRenderer.render(unset.pattern, format: Self.format, clips: clips)
+        let zeroSamples = try PatternRenderer.render(zero.pattern, format: Self.format, clips: clips)
+        let unsetSamples = try PatternRenderer.render(unset.pattern, format: Self.format, clips: clips)
         // The waveform sounds from 0.1 s for its whole half second.
         #expect(Measure.firstNonZero(zeroSamples) == 4_800)
         #expect(AudioAnalysis.rmsDBFS(Array(zeroSamples[20_000..<24_000])) > -20)
