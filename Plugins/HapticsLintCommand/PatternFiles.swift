@@ -1,0 +1,1 @@
+../HapticsLintPlugin/PatternFiles.swift
