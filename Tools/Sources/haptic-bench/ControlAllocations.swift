@@ -67,21 +67,23 @@ extension Bench {
             let tap = HapticPattern(elements: [.event(HapticEvent(time: 0, type: .hapticTransient))])
             let long = HapticPattern(elements: [.event(HapticEvent(time: 0, type: .hapticContinuous, duration: 10))])
             let finishedCount = Atomic<Int>(0)
-            var lifecycle: UInt = 0
-            var started = 0
-            var stopped = 0
-            for round in 0..<(count / 20) {
-                let player = try engine.makeAdvancedPlayer(round % 2 == 0 ? tap : long)
-                player.completionHandler = { _ in finishedCount.add(1, ordering: .relaxed) }
-                try player.start(atTime: HapticEngine.timeImmediate)
-                started += 1
-                lifecycle += tick()
-                if round % 2 == 1 {
-                    try player.stop(atTime: HapticEngine.timeImmediate)
-                    stopped += 1
+            /// Starts `rounds` players, stops every second one before its end, lets each go; returns
+            /// the tick's allocations over the whole run.
+            func lifecycle(rounds: Int, completions: Bool) throws -> UInt {
+                var allocations: UInt = 0
+                for round in 0..<rounds {
+                    let player = try engine.makeAdvancedPlayer(round % 2 == 0 ? tap : long)
+                    if completions { player.completionHandler = { _ in finishedCount.add(1, ordering: .relaxed) } }
+                    try player.start(atTime: HapticEngine.timeImmediate)
+                    allocations += tick()
+                    if round % 2 == 1 { try player.stop(atTime: HapticEngine.timeImmediate) }
+                    for _ in 0..<19 { allocations += tick() }
                 }
-                for _ in 0..<19 { lifecycle += tick() }
+                return allocations
             }
+            let rounds = count / 20
+            let plain = try lifecycle(rounds: rounds, completions: false)
+            let handled = try lifecycle(rounds: rounds, completions: true)
             engine.flushCallbacks()
             engine.stop()
             let perControl = Double(withControls) / Double(sent)
@@ -89,9 +91,9 @@ extension Bench {
                 "controls: \(sent) sent (\(curves) curves), one per 2 ms tick: \(withControls) allocations on the tick"
                     + " thread (\(perControl) per control); \(idle) in \(count) ticks without controls")
             print(
-                "players: \(started) started, \(stopped) stopped, \(finishedCount.load(ordering: .relaxed)) completions"
-                    + " called, each let go: \(lifecycle) allocations on the tick thread")
-            guard withControls == 0, lifecycle == 0 else { throw ExitCode.failure }
+                "players: \(rounds) started, \(rounds / 2) stopped, each let go: \(plain) allocations on the tick thread;"
+                    + " again with completion handlers (\(finishedCount.load(ordering: .relaxed)) called): \(handled)")
+            guard withControls == 0, plain == 0, handled == 0 else { throw ExitCode.failure }
         }
     }
 }
