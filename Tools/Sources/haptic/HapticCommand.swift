@@ -4,8 +4,8 @@ import ArgumentParser
 ///
 /// Every command names itself (`commandName:`). Without it ArgumentParser derives the name from
 /// `String(describing: Self.self)` for every command on every start, and each such call makes
-/// Swift's runtime scan the binary's whole conformance table: 22 M instructions, about half of
-/// what `haptic lint FILE` executed (BENCHMARKS.md, issue 12).
+/// Swift's runtime scan the binary's whole conformance table (BENCHMARKS.md, issue 12, has the
+/// cost).
 @main
 struct HapticCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
