@@ -8,6 +8,7 @@ import HapticsEngine
 let usage = """
     usage: haptic-lint [--strict] [--notes] [--format compiler|github] [--stamp FILE] FILE...
       Checks AHAP files and .haptic clips; prints FILE:LINE:COL: error|warning: PATH: message [rule].
+      Rule severities come from the nearest .haptic-lint.json above each file, as in `haptic lint`.
       --strict   warnings fail too
       --notes    also print notes
       --format   compiler (the default: SwiftPM and Xcode show these at the file and line) or
@@ -56,7 +57,18 @@ while let argument = arguments.popFirst() {
 }
 if paths.isEmpty && stamp == nil { fail("haptic-lint: give AHAP or .haptic files\n" + usage, status: 64) }
 
-let files = paths.map { LintedFile(path: $0, diagnostics: PatternFile.inspect($0).findings) }
+// Each file's rules from the nearest .haptic-lint.json, as `haptic lint` reads them.
+var configs = LintConfigFinder()
+var files: [LintedFile] = []
+for path in paths {
+    let rules: LintRules
+    do {
+        rules = try configs.rules(for: path)
+    } catch {
+        fail("haptic-lint: \(error.message)\n", status: 1)
+    }
+    files.append(LintedFile(path: path, diagnostics: PatternFile.inspect(path).findings.compactMap(rules.apply)))
+}
 print(github ? LintOutput.github(files, notes: notes) : LintOutput.compiler(files, notes: notes), terminator: "")
 let findings = files.flatMap(\.diagnostics)
 if findings.contains(where: { $0.severity == .error || (strict && $0.severity == .warning) }) { exit(1) }

@@ -97,6 +97,22 @@ import Testing
                 == "::warning file=\(warned),line=4,col=63,title=unknown-key::Pattern[0].Event.Sharpnes: unknown key \"Sharpnes\" in an Event; Core Haptics ignores it\n"
         )
 
+        // The nearest .haptic-lint.json decides, as for `haptic lint`: the unknown key disabled,
+        // then made an error; a broken configuration names its file and place.
+        try Data(#"{"disable": ["unknown-key"]}"#.utf8).write(to: folder.appending(path: ".haptic-lint.json"))
+        let quiet = try Self.run(Self.tool, ["--strict", warned])
+        #expect(quiet.status == 0)
+        #expect(quiet.output == "")
+        try Data(#"{"error": ["unknown-key"]}"#.utf8).write(to: folder.appending(path: ".haptic-lint.json"))
+        let escalated = try Self.run(Self.tool, [warned])
+        #expect(escalated.status == 1)
+        #expect(escalated.output.hasPrefix("\(warned):4:63: error: Pattern[0].Event.Sharpnes"))
+        try Data(#"{"disable": ["unknown-keys"]}"#.utf8).write(to: folder.appending(path: ".haptic-lint.json"))
+        let broken = try Self.run(Self.tool, [warned])
+        #expect(broken.status == 1)
+        #expect(broken.output.contains(".haptic-lint.json:disable[0]: unknown rule 'unknown-keys'"))
+        try FileManager.default.removeItem(at: folder.appending(path: ".haptic-lint.json"))
+
         let usage = try Self.run(Self.tool, ["--bogus", warned])
         #expect(usage.status == 64)
         #expect(usage.output.hasPrefix("haptic-lint: unknown option --bogus\nusage: haptic-lint"))

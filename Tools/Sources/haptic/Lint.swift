@@ -117,38 +117,6 @@ extension HapticCommand {
     }
 }
 
-/// The nearest `.haptic-lint.json` above a linted file (its own folder first), as eslint and
-/// swiftlint find theirs; each folder is looked at once.
-struct LintConfigFinder {
-    static let fileName = ".haptic-lint.json"
-    private var cache: [String: LintRules] = [:]
-
-    mutating func rules(for file: String) throws(LintRulesError) -> LintRules {
-        var folder = URL(filePath: file).deletingLastPathComponent().standardizedFileURL
-        var visited: [String] = []
-        while true {
-            let key = folder.path(percentEncoded: false)
-            if let known = cache[key] {
-                for v in visited { cache[v] = known }
-                return known
-            }
-            visited.append(key)
-            let candidate = folder.appending(path: Self.fileName).path(percentEncoded: false)
-            if FileManager.default.fileExists(atPath: candidate) {
-                let bytes = (try? Data(contentsOf: URL(filePath: candidate))).map { [UInt8]($0) } ?? []
-                let rules = try LintRules.parse(bytes, file: candidate)
-                for v in visited { cache[v] = rules }
-                return rules
-            }
-            let parent = folder.deletingLastPathComponent()
-            if parent.path(percentEncoded: false) == key || key == "/" { break }
-            folder = parent
-        }
-        for v in visited { cache[v] = LintRules() }
-        return LintRules()
-    }
-}
-
 /// The linter's findings over many files.
 struct LintReport {
     struct Finding: Encodable {
