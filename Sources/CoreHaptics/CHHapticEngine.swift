@@ -12,7 +12,7 @@ import Synchronization
 /// Plays haptic patterns, heard as clicks and buzzes (Core Haptics' `CHHapticEngine`).
 ///
 /// Where the sound goes comes from the environment: `HAPTIC_OUTPUT=/path.wav` captures to a WAV
-/// file (completed when the engine stops, is released, or the process exits); otherwise
+/// file (one per engine, valid at every moment, on the wall clock's timeline); otherwise
 /// `HAPTIC_DEVICE` names the ALSA device (default `"default"`). See docs/corehaptics.md.
 ///
 /// ```swift

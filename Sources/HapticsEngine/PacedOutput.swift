@@ -6,8 +6,11 @@ import Synchronization
 /// The wrapped output accepts everything at once, so an engine feeding it directly would run as
 /// fast as it renders. Paced, the output "hears" frames at its sample rate from the moment it
 /// starts, measured on `clock`: room and delay behave as on a sound card with a buffer of
-/// `bufferFrames`, so engine time follows wall-clock time and a captured WAV file holds what a
-/// listener would have heard, gaps included.
+/// `bufferFrames`, so engine time follows wall-clock time. The wrapped output's timeline is the
+/// clock's from the first write on: whenever the listener runs ahead of the writer (the engine
+/// stalled, its timer suspended while idle, the engine stopped and started again), the frames it
+/// missed are written as silence, so a captured WAV file's frame `n` is what was heard `n` frames
+/// after the first, and its length is the wall time it recorded.
 ///
 /// ```swift
 /// let file = try WAVFileOutput(path: "/tmp/out.wav", format: AudioFormat())
@@ -25,11 +28,15 @@ public final class PacedOutput: AudioOutput {
     private let state: Mutex<State>
 
     private struct State {
-        /// When the listener heard frame `startFrame`; nil until the first write after a start.
+        /// When the listener heard frame `startFrame`; nil until the first write.
         var startNanoseconds: UInt64?
         var startFrame: Int64 = 0
         var written: Int64 = 0
         var underruns = 0
+        /// Whether the output is between a start and a drain: a gap then is an underrun.
+        var running = false
+        /// Zero samples, written for a gap; allocated once.
+        var silence: UnsafeMutableBufferPointer<Float>
     }
 
     /// Paces `output` with a buffer of `bufferFrames` (default: 20 ms at its rate).
@@ -37,27 +44,51 @@ public final class PacedOutput: AudioOutput {
         wrapped = output
         self.bufferFrames = max(4, bufferFrames ?? output.format.sampleRate / 50)
         self.clock = clock
-        state = Mutex(State())
+        let silence = UnsafeMutableBufferPointer<Float>.allocate(capacity: self.bufferFrames * output.format.channels)
+        silence.initialize(repeating: 0)
+        state = Mutex(State(silence: silence))
+    }
+
+    deinit {
+        state.withLock { $0.silence.deallocate() }
     }
 
     public func start() throws(AudioOutputError) {
         try wrapped.start()
+        state.withLock { $0.running = true }
     }
 
-    /// Frames heard so far: the frame heard at the run's first write plus the wall-clock frames
-    /// since, never past what was written.
-    private func heard(_ state: inout State) -> Int64 {
+    /// Frames heard so far: the wall-clock frames since the first write. A listener ahead of the
+    /// writer heard silence: it is written (a gap while running counts as an underrun; the time
+    /// between a drain and the next start does not).
+    private func heard(_ state: inout State) throws(AudioOutputError) -> Int64 {
         guard let start = state.startNanoseconds else { return state.written }
-        let now = clock.nanoseconds
-        let elapsed = Int64(clamping: (now &- start) / 1_000) * Int64(format.sampleRate) / 1_000_000
-        if state.startFrame + elapsed > state.written {
-            // The listener ran ahead of the writer: a gap. Restart the clock at the last frame.
-            state.underruns += 1
-            state.startNanoseconds = now
-            state.startFrame = state.written
-            return state.written
+        let elapsed = Int64(clamping: (clock.nanoseconds &- start) / 1_000) * Int64(format.sampleRate) / 1_000_000
+        let heard = state.startFrame + elapsed
+        if heard > state.written {
+            if state.running { state.underruns += 1 }
+            try writeSilence(frames: heard - state.written, &state)
         }
-        return state.startFrame + elapsed
+        return heard
+    }
+
+    /// Writes `frames` of silence to the wrapped output: a WAV file extends itself in one call;
+    /// any other output is written a buffer of zeros at a time.
+    private func writeSilence(frames: Int64, _ state: inout State) throws(AudioOutputError) {
+        if let file = wrapped as? WAVFileOutput {
+            try file.writeSilence(frames: Int(frames))
+            state.written += frames
+            return
+        }
+        let channels = format.channels
+        var left = frames
+        while left > 0 {
+            let count = Int(min(left, Int64(state.silence.count / channels)))
+            let done = try wrapped.write(UnsafeBufferPointer(rebasing: state.silence[..<(count * channels)]))
+            guard done > 0 else { return }
+            state.written += Int64(done)
+            left -= Int64(done)
+        }
     }
 
     public func availableFrames() throws(AudioOutputError) -> Int {
@@ -69,27 +100,30 @@ public final class PacedOutput: AudioOutput {
     }
 
     public func timing() throws(AudioOutputError) -> OutputTiming {
-        state.withLock { state in
-            let delay = Int(state.written - heard(&state))
+        try state.withLock { (state) throws(AudioOutputError) in
+            let heard = try heard(&state)  // first: a gap's silence adds to `written`
+            let delay = Int(state.written - heard)
             return OutputTiming(availableFrames: max(0, bufferFrames - delay), delayFrames: delay)
         }
     }
 
-    /// Passes the frames on; the first write after a start starts the clock, from the frames
-    /// already written (a restart after ``drain()`` is a fresh start, not a listener that must
-    /// first catch up with every frame of the earlier runs).
+    /// Passes the frames on, after the silence of any gap since the last; the first write starts
+    /// the clock. A restart after ``drain()`` goes on from the frame heard now, so the engine sees
+    /// a fresh start (no queue of earlier runs to wait for) and the file keeps the clock's time.
     ///
-    /// - Complexity: O(`samples.count`), as the wrapped output's write.
+    /// - Complexity: O(`samples.count`) plus the gap's frames, as the wrapped output's writes.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioOutputError) -> Int {
-        let frames = try wrapped.write(samples)
-        state.withLock { state in
+        try state.withLock { (state) throws(AudioOutputError) -> Int in
             if state.startNanoseconds == nil {
                 state.startNanoseconds = clock.nanoseconds
                 state.startFrame = state.written
+            } else {
+                _ = try heard(&state)
             }
+            let frames = try wrapped.write(samples)
             state.written += Int64(frames)
+            return frames
         }
-        return frames
     }
 
     public func waitForRoom(timeoutMilliseconds: Int) throws(AudioOutputError) -> Bool {
@@ -100,9 +134,11 @@ public final class PacedOutput: AudioOutput {
 
     public var underrunCount: Int { state.withLock { $0.underruns } }
 
+    /// Drains the wrapped output; the clock runs on, so the time until the next start is
+    /// written as silence then.
     public func drain() throws(AudioOutputError) {
+        state.withLock { $0.running = false }
         try wrapped.drain()
-        state.withLock { $0.startNanoseconds = nil }
     }
 
     public func close() {

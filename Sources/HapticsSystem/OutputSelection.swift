@@ -4,8 +4,9 @@ public import HapticsSynthesis
 
 /// Where an app's haptics are heard, chosen by environment variables.
 ///
-/// - `HAPTIC_OUTPUT=/path/out.wav`: capture to a WAV file (paced to real time, completed when the
-///   engine stops or the process exits), for tests, CI and machines without a sound card.
+/// - `HAPTIC_OUTPUT=/path/out.wav`: capture to a WAV file (paced to real time, its header valid
+///   at every moment), for tests, CI and machines without a sound card. Each output opened in a
+///   process gets a file of its own: `out.wav`, then `out-2.wav`, ... (``WAVFileOutput``).
 /// - otherwise `HAPTIC_DEVICE=NAME`: the ALSA playback device (default `"default"`).
 ///
 /// ```swift
@@ -22,8 +23,13 @@ public struct OutputSelection: Hashable, Sendable, CustomStringConvertible {
     public var destination: Destination
     /// The format to render in.
     public var format: AudioFormat
-    /// Device latency (and the paced buffer of a file capture), in milliseconds.
+    /// Device latency (and the paced buffer of a file capture, which is at least
+    /// ``captureBufferMilliseconds``), in milliseconds.
     public var latencyMilliseconds: Int
+
+    /// The smallest paced buffer of a file capture: no listener waits on a file, and a deeper
+    /// buffer keeps a busy machine's stalls (each written as silence) out of the capture.
+    public static let captureBufferMilliseconds = 100
 
     public init(destination: Destination, format: AudioFormat = AudioFormat(), latencyMilliseconds: Int = 20) {
         self.destination = destination
@@ -55,8 +61,9 @@ public struct OutputSelection: Hashable, Sendable, CustomStringConvertible {
         case .device(let name):
             return try ALSAOutput(.init(device: name, format: format, latencyMilliseconds: latencyMilliseconds))
         case .file(let path):
-            let file = try WAVFileOutput(path: path, format: format, sampleFormat: .f32)
-            return PacedOutput(file, bufferFrames: format.sampleRate * latencyMilliseconds / 1000)
+            let file = try WAVFileOutput(capturing: path, format: format, sampleFormat: .f32)
+            let milliseconds = max(latencyMilliseconds, Self.captureBufferMilliseconds)
+            return PacedOutput(file, bufferFrames: format.sampleRate * milliseconds / 1000)
         }
     }
 
