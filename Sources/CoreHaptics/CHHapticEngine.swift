@@ -27,7 +27,13 @@ import Synchronization
 /// closure types. As on Apple's platforms, the engine calls them on a serial queue it owns, one
 /// at a time and never on the caller's thread; a handler that touches main-actor state hops
 /// there itself (`DispatchQueue.main.async` or `Task { @MainActor in ... }`).
-public final class CHHapticEngine: Sendable {
+///
+/// An `open` class with `open` members, as Apple's (an Objective-C class): apps subclass it, most
+/// often as `final class SendableCHHapticEngine: CHHapticEngine, @unchecked Sendable {}`.
+/// @unchecked Sendable: every stored property is a `let` or behind a `Mutex`, and the engine
+/// underneath is thread-safe, as Apple documents its engine to be; a subclass's own state is
+/// its own to guard.
+open class CHHapticEngine: @unchecked Sendable {
     /// Why the engine stopped by itself: Apple's open enum and raw values (`@unknown default`
     /// is expected in a `switch`, as with Apple's SDK).
     public typealias StoppedReason = _CHHapticEngineStoppedReason
@@ -106,7 +112,7 @@ public final class CHHapticEngine: Sendable {
 
     /// What this machine can play; see ``CHHapticDeviceCapability``. The answer for each
     /// `HAPTIC_OUTPUT` / `HAPTIC_DEVICE` setting is found once per process.
-    public class func capabilitiesForHardware() -> any CHHapticDeviceCapability {
+    open class func capabilitiesForHardware() -> any CHHapticDeviceCapability {
         let selection = OutputSelection(environment: ProcessInfo.processInfo.environment)
         if let known = playability.withLock({ $0[selection] }) { return DeviceCapability(canPlay: known) }
         let canPlay = selection.canPlay()
@@ -117,11 +123,11 @@ public final class CHHapticEngine: Sendable {
     // MARK: - Properties
 
     /// Engine time in seconds: the moment being heard now.
-    public var currentTime: TimeInterval { engine.currentTime }
+    open var currentTime: TimeInterval { engine.currentTime }
 
     /// Called when the engine stops by itself (idle timeout, players finished, a failing device),
     /// on the engine's callback queue.
-    public var stoppedHandler: StoppedHandler {
+    open var stoppedHandler: StoppedHandler {
         get { stopped.withLock { $0 }.function }
         set {
             let handler = AppHandler(newValue)
@@ -134,7 +140,7 @@ public final class CHHapticEngine: Sendable {
 
     /// Called after the engine reset itself (players must be made again), on the engine's
     /// callback queue.
-    public var resetHandler: ResetHandler {
+    open var resetHandler: ResetHandler {
         get { reset.withLock { $0 }.function }
         set {
             let handler = AppHandler(newValue)
@@ -144,31 +150,31 @@ public final class CHHapticEngine: Sendable {
     }
 
     /// Play haptic events only; audio events stay silent.
-    public var playsHapticsOnly: Bool {
+    open var playsHapticsOnly: Bool {
         get { flags.withLock { $0.playsHapticsOnly } }
         set { update { $0.playsHapticsOnly = newValue } }
     }
 
     /// Play audio events only; haptic events stay silent (which here means: nothing but audio).
-    public var playsAudioOnly: Bool {
+    open var playsAudioOnly: Bool {
         get { flags.withLock { $0.playsAudioOnly } }
         set { update { $0.playsAudioOnly = newValue } }
     }
 
     /// Silences audio events.
-    public var isMutedForAudio: Bool {
+    open var isMutedForAudio: Bool {
         get { flags.withLock { $0.mutedForAudio } }
         set { update { $0.mutedForAudio = newValue } }
     }
 
     /// Silences haptic events.
-    public var isMutedForHaptics: Bool {
+    open var isMutedForHaptics: Bool {
         get { flags.withLock { $0.mutedForHaptics } }
         set { update { $0.mutedForHaptics = newValue } }
     }
 
     /// Stop by itself after a while with nothing playing (off by default).
-    public var isAutoShutdownEnabled: Bool {
+    open var isAutoShutdownEnabled: Bool {
         get { engine.isAutoShutdownEnabled }
         set { engine.isAutoShutdownEnabled = newValue }
     }
@@ -185,21 +191,21 @@ public final class CHHapticEngine: Sendable {
     // MARK: - Start and stop
 
     /// Starts the engine.
-    public func start() throws {
+    open func start() throws {
         try bridged { () throws(HapticEngineError) in try engine.start() }
     }
 
     /// Starts the engine, then calls `completionHandler` with nil or the error, on the engine's
     /// callback queue. The handler is `@Sendable`, as Apple's SDK declares this parameter (unlike
     /// the `CompletionHandler` type alias, which is a plain closure there too).
-    public func start(completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+    open func start(completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         engine.start { error in
             completionHandler?(error.map { ($0 as? HapticEngineError).map(CHHapticError.init) ?? $0 })
         }
     }
 
     /// Starts the engine; returns once it runs (Apple's async form of `start(completionHandler:)`).
-    public func start() async throws {
+    open func start() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             engine.start { error in
                 if let error {
@@ -213,13 +219,13 @@ public final class CHHapticEngine: Sendable {
 
     /// Stops the engine (a short fade), then calls `completionHandler` on the engine's callback
     /// queue. The handler is `@Sendable`, as Apple's SDK declares this parameter.
-    public func stop(completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
+    open func stop(completionHandler: (@Sendable ((any Error)?) -> Void)? = nil) {
         engine.stop { error in completionHandler?(error) }
     }
 
     /// Stops the engine; returns once it has stopped (Apple's async form of
     /// `stop(completionHandler:)`).
-    public func stop() async throws {
+    open func stop() async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             engine.stop { error in
                 if let error { continuation.resume(throwing: error) } else { continuation.resume() }
@@ -229,7 +235,7 @@ public final class CHHapticEngine: Sendable {
 
     /// Calls `finishedHandler` on the engine's callback queue once every player has finished, or
     /// at once when none is playing; its answer says whether to stop the engine.
-    public func notifyWhenPlayersFinished(finishedHandler: @escaping FinishedHandler) {
+    open func notifyWhenPlayersFinished(finishedHandler: @escaping FinishedHandler) {
         let handler = AppHandler(finishedHandler)
         engine.notifyWhenPlayersFinished(nothingPlaying: keepAlive.count == 0) { error in
             handler.function(error) == .stopEngine ? .stopEngine : .leaveEngineRunning
@@ -239,7 +245,7 @@ public final class CHHapticEngine: Sendable {
     // MARK: - Players
 
     /// A player for `pattern`.
-    public func makePlayer(with pattern: CHHapticPattern) throws -> any CHHapticPatternPlayer {
+    open func makePlayer(with pattern: CHHapticPattern) throws -> any CHHapticPatternPlayer {
         let (model, clips) = try prepared(pattern)
         return PatternPlayer(
             try bridged { () throws(HapticEngineError) in try engine.makePlayer(model, clips: clips) },
@@ -247,7 +253,7 @@ public final class CHHapticEngine: Sendable {
     }
 
     /// An advanced player (pause, resume, seek, loops, rate, completion) for `pattern`.
-    public func makeAdvancedPlayer(with pattern: CHHapticPattern) throws -> any CHHapticAdvancedPatternPlayer {
+    open func makeAdvancedPlayer(with pattern: CHHapticPattern) throws -> any CHHapticAdvancedPatternPlayer {
         let (model, clips) = try prepared(pattern)
         return PatternPlayer(
             try bridged { () throws(HapticEngineError) in try engine.makeAdvancedPlayer(model, clips: clips) },
@@ -256,13 +262,13 @@ public final class CHHapticEngine: Sendable {
 
     /// Plays an AHAP file now, starting the engine if it is stopped (as Apple's does); the engine
     /// keeps the player until it finishes.
-    public func playPattern(from url: URL) throws {
+    open func playPattern(from url: URL) throws {
         try play(CHHapticPattern(contentsOf: url))
     }
 
     /// Plays AHAP data now, starting the engine if it is stopped; the engine keeps the player
     /// until it finishes.
-    public func playPattern(from data: Data) throws {
+    open func playPattern(from data: Data) throws {
         let pattern: HapticPattern
         do {
             pattern = try AHAP.decode([UInt8](data), limits: CHHapticPattern.limits).pattern
@@ -295,7 +301,7 @@ public final class CHHapticEngine: Sendable {
     /// ``CHHapticAudioResourceKeyUseVolumeEnvelope`` (default true) shapes the sound with the
     /// event's attack, decay and release; ``CHHapticAudioResourceKeyLoopEnabled`` (default false)
     /// repeats it for the event's duration.
-    public func registerAudioResource(_ resourceURL: URL, options: [AnyHashable: Any] = [:]) throws
+    open func registerAudioResource(_ resourceURL: URL, options: [AnyHashable: Any] = [:]) throws
         -> CHHapticAudioResourceID
     {
         let path = resourceURL.path(percentEncoded: false)
@@ -327,7 +333,7 @@ public final class CHHapticEngine: Sendable {
     }
 
     /// Forgets a registered sound; patterns made with it can no longer get players.
-    public func unregisterAudioResource(_ resourceID: CHHapticAudioResourceID) throws {
+    open func unregisterAudioResource(_ resourceID: CHHapticAudioResourceID) throws {
         guard resources.withLock({ $0.clips.removeValue(forKey: resourceID) }) != nil else {
             throw CHHapticError(.invalidAudioResource, "no audio resource with ID \(resourceID)")
         }

@@ -10,11 +10,11 @@ public typealias CHHapticAdvancedPatternPlayerCompletionHandler = ((any Error)?)
 ///
 /// Times are engine seconds (``CHHapticEngine/currentTime``); ``CHHapticTimeImmediate`` means now.
 ///
-/// Class-bound, as Apple's (`NSObjectProtocol`) is, so players are reference types; but without
-/// the Objective-C runtime only `@objc` protocols' existentials are classes, so
-/// `Unmanaged<CHHapticPatternPlayer>` cannot compile on Linux. `Unmanaged<AnyObject>` works on
-/// both platforms (docs/corehaptics.md).
-public protocol CHHapticPatternPlayer: AnyObject {
+/// It refines `NSObjectProtocol`, as Apple's does (`isEqual(_:)`, `hash`, `description` on a
+/// player); but without the Objective-C runtime only `@objc` protocols' existentials are
+/// classes, so `Unmanaged<CHHapticPatternPlayer>` cannot compile on Linux. `Unmanaged<AnyObject>`
+/// works on both platforms (docs/corehaptics.md).
+public protocol CHHapticPatternPlayer: NSObjectProtocol {
     /// Starts the pattern at `time`.
     func start(atTime time: TimeInterval) throws
     /// Stops the pattern at `time`.
@@ -60,7 +60,7 @@ final class KeepAlive: Sendable {
 }
 
 /// Both kinds of player, on the engine's `Player`.
-final class PatternPlayer: CHHapticAdvancedPatternPlayer {
+final class PatternPlayer: NSObject, CHHapticAdvancedPatternPlayer {
     let player: Player
     private let keepAlive: KeepAlive
     private let handlerBox: HandlerBox
@@ -80,6 +80,7 @@ final class PatternPlayer: CHHapticAdvancedPatternPlayer {
             keepAlive?.release(id)
             box.handler.withLock { $0 }?.function(error)
         }
+        super.init()
     }
 
     func start(atTime time: TimeInterval) throws {
