@@ -71,9 +71,11 @@ import Testing
         let onsets = try Self.onsets(path)
         try #require(onsets.count >= 3, "onsets \(onsets)")
         // The child waited 1.5 s, tapped, waited 2.5 s (the engine's timer suspended after 1 s
-        // idle each time), tapped again: 1.5 s of silence first, then taps 2.5 s apart.
-        #expect(abs(onsets[0] - Self.rate * 3 / 2) <= Self.rate / 20, "onsets \(onsets)")
-        #expect(abs(onsets[1] - onsets[0] - Self.rate * 5 / 2) <= Self.rate / 40, "onsets \(onsets) counts \(counts)")
+        // idle each time), tapped again: 1.5 s of silence first, then taps 2.5 s apart. Within
+        // 250 ms: a loaded machine delays the child's own taps that much (a dropped gap would
+        // lose 0.5 s and 1.5 s).
+        #expect(abs(onsets[0] - Self.rate * 3 / 2) <= Self.rate / 4, "onsets \(onsets)")
+        #expect(abs(onsets[1] - onsets[0] - Self.rate * 5 / 2) <= Self.rate / 4, "onsets \(onsets) counts \(counts)")
     }
 
     /// Two engines in one process: each keeps its file (out.wav, out-2.wav), both complete after a
