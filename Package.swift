@@ -40,7 +40,7 @@ let package = Package(
         .target(
             name: "HapticsEngine",
             dependencies: [
-                "HapticsCore", "HapticsSynthesis",
+                "CoreHapticsEnums", "HapticsCore", "HapticsSynthesis",
                 .product(name: "HeapModule", package: "swift-collections"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]

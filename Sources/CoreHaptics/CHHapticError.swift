@@ -12,9 +12,9 @@ public import HapticsEngine
 public struct CHHapticError: Error, Hashable, Sendable, CustomNSError, LocalizedError, CustomStringConvertible {
     /// Apple's `CHHapticError.Code` values: an open C enum (CoreHapticsEnums), as Apple's
     /// `NS_ERROR_ENUM` is, so a `switch` over it wants `@unknown default` exactly as with Apple's
-    /// SDK. The same numbers as `HapticEngineError.Code`, spelled out on purpose (a test keeps
-    /// the two in step); CoreHaptics re-exports the C module, so the cases are visible to app
-    /// code that imports only CoreHaptics.
+    /// SDK. The same type as `HapticEngineError.Code`: the header lists Apple's codes once.
+    /// CoreHaptics re-exports the C module, so the cases are visible to app code that imports
+    /// only CoreHaptics.
     public typealias Code = _CHHapticErrorCode
 
     /// Apple's error domain (``CoreHapticsErrorDomain``): `(error as NSError).domain`.

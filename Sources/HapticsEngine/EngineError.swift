@@ -1,3 +1,5 @@
+@_exported public import CoreHapticsEnums
+
 /// Why the engine or a player refused a request, with Core Haptics' error codes.
 ///
 /// ```swift
@@ -5,33 +7,11 @@
 /// catch { print(error) }  // invalid time -1.0: times are engine seconds >= 0 (-4840)
 /// ```
 public struct HapticEngineError: Error, Hashable, Sendable, CustomStringConvertible {
-    /// Core Haptics' `CHHapticError.Code` numbers, so facade code can pass them through.
-    public enum Code: Int, Hashable, Sendable, CaseIterable {
-        case engineNotRunning = -4805
-        case operationNotPermitted = -4806
-        case engineStartTimeout = -4808
-        case notSupported = -4809
-        case serverInitFailed = -4810
-        case serverInterrupted = -4811
-        case invalidPatternPlayer = -4812
-        case invalidPatternData = -4813
-        case invalidPatternDictionary = -4814
-        case invalidAudioSession = -4815
-        case invalidEngineParameter = -4816
-        case invalidParameterType = -4820
-        case invalidEventType = -4821
-        case invalidEventTime = -4822
-        case invalidEventDuration = -4823
-        case invalidAudioResource = -4824
-        case resourceNotAvailable = -4825
-        case badEventEntry = -4830
-        case badParameterEntry = -4831
-        case invalidTime = -4840
-        case fileNotFound = -4851
-        case insufficientPower = -4897
-        case unknownError = -4898
-        case memoryError = -4899
-    }
+    /// Core Haptics' `CHHapticError.Code`: the open C enum of Apple's numbers in
+    /// CoreHapticsEnums (`Sources/CoreHapticsEnums/include/CoreHapticsEnums.h`), the one list of
+    /// them, which `CHHapticError.Code` names too. Open, as Apple's `NS_ERROR_ENUM` is: a `switch`
+    /// over it wants `@unknown default`.
+    public typealias Code = _CHHapticErrorCode
 
     public var code: Code
     public var message: String
@@ -42,4 +22,21 @@ public struct HapticEngineError: Error, Hashable, Sendable, CustomStringConverti
     }
 
     public var description: String { "\(message) (\(code.rawValue))" }
+}
+
+extension HapticEngine.StoppedReason {
+    /// The reason in words, for messages (no `CustomStringConvertible`: app code printing Apple's
+    /// enum must see what it sees on Apple's platforms).
+    package var phrase: String {
+        switch self {
+        case .audioSessionInterrupt: "audio session interrupted"
+        case .applicationSuspended: "application suspended"
+        case .idleTimeout: "idle timeout"
+        case .notifyWhenFinished: "players finished"
+        case .engineDestroyed: "engine destroyed"
+        case .gameControllerDisconnect: "game controller disconnected"
+        case .systemError: "system error"
+        @unknown default: "stopped for reason \(rawValue)"
+        }
+    }
 }

@@ -63,28 +63,9 @@ public final class HapticEngine: Sendable {
         public init() {}
     }
 
-    /// Why the engine stopped by itself (Core Haptics' `CHHapticEngine.StoppedReason`).
-    public enum StoppedReason: Int, Sendable, CustomStringConvertible {
-        case audioSessionInterrupt = 1
-        case applicationSuspended = 2
-        case idleTimeout = 3
-        case notifyWhenFinished = 4
-        case engineDestroyed = 5
-        case gameControllerDisconnect = 6
-        case systemError = -1
-
-        public var description: String {
-            switch self {
-            case .audioSessionInterrupt: "audio session interrupted"
-            case .applicationSuspended: "application suspended"
-            case .idleTimeout: "idle timeout"
-            case .notifyWhenFinished: "players finished"
-            case .engineDestroyed: "engine destroyed"
-            case .gameControllerDisconnect: "game controller disconnected"
-            case .systemError: "system error"
-            }
-        }
-    }
+    /// Why the engine stopped by itself: Core Haptics' `CHHapticEngine.StoppedReason`, the open C
+    /// enum in CoreHapticsEnums (Apple's raw values, listed once there).
+    public typealias StoppedReason = _CHHapticEngineStoppedReason
 
     /// What to do once every player has finished (Core Haptics' `FinishedAction`).
     public enum FinishedAction: Sendable {

@@ -94,7 +94,7 @@ public final class LivePlayback: Sendable {
     public func run() -> Outcome {
         engine.stoppedHandler = { [weak self] reason in
             let failure = self?.engine.lastOutputError
-            self?.finish(.failed(failure.map { "playback stopped: \($0)" } ?? "the engine stopped (\(reason))"))
+            self?.finish(.failed(failure.map { "playback stopped: \($0)" } ?? "the engine stopped (\(reason.phrase))"))
         }
         do {
             try engine.start()

@@ -25,19 +25,35 @@ import Testing
         #expect(CHHapticError(.memoryError).message == "Core Haptics error -4899")
     }
 
-    @Test func errorCodesStayInStepWithTheEngines() {
-        let facade: [CHHapticError.Code] = [
-            .engineNotRunning, .operationNotPermitted, .engineStartTimeout, .notSupported, .serverInitFailed,
-            .serverInterrupted, .invalidPatternPlayer, .invalidPatternData, .invalidPatternDictionary,
-            .invalidAudioSession, .invalidEngineParameter, .invalidParameterType, .invalidEventType,
-            .invalidEventTime, .invalidEventDuration, .invalidAudioResource, .resourceNotAvailable, .badEventEntry,
-            .badParameterEntry, .invalidTime, .fileNotFound, .insufficientPower, .unknownError, .memoryError,
-        ]
-        let engine = HapticEngineError.Code.allCases.map(\.rawValue)
-        #expect(facade.map(\.rawValue) == engine)
-        for code in HapticEngineError.Code.allCases {
-            #expect(CHHapticError(HapticEngineError(code, "x")).code.rawValue == code.rawValue)
+    /// Apple's error codes are listed once, in CoreHapticsEnums.h; the engine's
+    /// `HapticEngineError.Code` and the facade's `CHHapticError.Code` are that C enum, and
+    /// docs/corehaptics.md's row lists its names in its order. Read from the header itself, so a
+    /// code added there and not to the docs (or a second list appearing) fails here.
+    @Test func errorCodesHaveOneList() throws {
+        let header = try String(
+            contentsOf: packageRoot.appending(path: "Sources/CoreHapticsEnums/include/CoreHapticsEnums.h"),
+            encoding: .utf8)
+        let entries = header.split(separator: "\n").compactMap { line -> (name: String, value: Int)? in
+            let parts = line.trimmingCharacters(in: .whitespaces).split(separator: " = ")
+            guard parts.count == 2, parts[0].hasPrefix("CHHapticErrorCode"),
+                let value = Int(parts[1].trimmingCharacters(in: CharacterSet(charactersIn: ",")))
+            else { return nil }
+            let name = parts[0].dropFirst("CHHapticErrorCode".count)
+            return (name.prefix(1).lowercased() + name.dropFirst(), value)
         }
+        #expect(entries.count == 24)
+        #expect(HapticEngineError.Code.self == CHHapticError.Code.self)
+        for entry in entries {
+            let code = try #require(HapticEngineError.Code(rawValue: entry.value))
+            #expect(appleName(of: code) == entry.name)
+            #expect(CHHapticError(HapticEngineError(code, "x")).code == code)
+            #expect((CHHapticError(code) as NSError).code == entry.value)
+        }
+        let docs = try String(contentsOf: packageRoot.appending(path: "docs/corehaptics.md"), encoding: .utf8)
+        let row = try #require(docs.split(separator: "\n").first { $0.hasPrefix("| `CHHapticError.Code`: ") })
+        let listed = row.split(separator: "|")[0].split(separator: "`").enumerated()
+            .filter { $0.offset % 2 == 1 }.map { String($0.element) }.dropFirst()
+        #expect(Array(listed) == entries.map(\.name))
     }
 
     @Test func enumsHaveApplesRawValues() {
