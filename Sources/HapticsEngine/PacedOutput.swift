@@ -58,16 +58,19 @@ public final class PacedOutput: AudioOutput {
         state.withLock { $0.running = true }
     }
 
-    /// Frames heard so far: the wall-clock frames since the first write. A listener ahead of the
-    /// writer heard silence: it is written (a gap while running counts as an underrun; the time
-    /// between a drain and the next start does not).
+    /// Frames heard so far: the wall-clock frames since the listener started. A listener ahead of
+    /// the writer heard silence: it is written, with a buffer's worth more, so that what comes
+    /// next waits behind a full buffer as it does while the writer keeps up (a gap while running
+    /// counts as an underrun; the time between a drain and the next start does not).
     private func heard(_ state: inout State) throws(AudioOutputError) -> Int64 {
         guard let start = state.startNanoseconds else { return state.written }
-        let elapsed = Int64(clamping: (clock.nanoseconds &- start) / 1_000) * Int64(format.sampleRate) / 1_000_000
+        let now = clock.nanoseconds
+        guard now > start else { return state.startFrame }
+        let elapsed = Int64(clamping: (now - start) / 1_000) * Int64(format.sampleRate) / 1_000_000
         let heard = state.startFrame + elapsed
         if heard > state.written {
             if state.running { state.underruns += 1 }
-            try writeSilence(frames: heard - state.written, &state)
+            try writeSilence(frames: heard - state.written + Int64(bufferFrames), &state)
         }
         return heard
     }
@@ -108,14 +111,19 @@ public final class PacedOutput: AudioOutput {
     }
 
     /// Passes the frames on, after the silence of any gap since the last; the first write starts
-    /// the clock. A restart after ``drain()`` goes on from the frame heard now, so the engine sees
+    /// the clock (its frames heard a buffer later). A restart after ``drain()`` goes on from the frame heard now, so the engine sees
     /// a fresh start (no queue of earlier runs to wait for) and the file keeps the clock's time.
     ///
     /// - Complexity: O(`samples.count`) plus the gap's frames, as the wrapped output's writes.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioOutputError) -> Int {
         try state.withLock { (state) throws(AudioOutputError) -> Int in
             if state.startNanoseconds == nil {
-                state.startNanoseconds = clock.nanoseconds
+                // The listener starts once a buffer's worth has been written, as a sound server
+                // prebuffers: a frame written now is heard a buffer from now, the first as every
+                // later one, so the first tap after a start is not a buffer early.
+                state.startNanoseconds =
+                    clock.nanoseconds + UInt64(bufferFrames) * 1_000_000_000
+                    / UInt64(format.sampleRate)
                 state.startFrame = state.written
             } else {
                 _ = try heard(&state)

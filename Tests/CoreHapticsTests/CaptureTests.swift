@@ -107,6 +107,46 @@ import Testing
         #expect(WAVFileOutput.capturePath(".hidden", number: 2) == ".hidden-2")
     }
 
+    /// Taps asked 0.3 s apart right after a start, and again after 1.5 s idle, are 0.3 s apart in
+    /// the capture: the first after the start is not a buffer early (it was, by a whole buffer,
+    /// when the listener started at the first write: it landed on an empty buffer, the next ones
+    /// behind a full one). A gap's refill (`aKilledProcessLeavesACompleteCapture`, whose timer
+    /// really suspends) now queues a buffer for the same reason.
+    @Test func theFirstTapAfterAStartOrAPauseKeepsTheInterval() throws {
+        let folder = try Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appending(path: "first.wav").path(percentEncoded: false)
+        let clock = ManualClock()
+        let ticks = ManualTickSource()
+        let buffer = 4_800  // 100 ms, as a HAPTIC_OUTPUT capture has
+        let file = try WAVFileOutput(path: path, format: AudioFormat(sampleRate: Self.rate, channels: 1))
+        let engine = CHHapticEngine(
+            output: PacedOutput(file, bufferFrames: buffer, clock: clock), clock: clock, ticks: ticks)
+        func run(seconds: Double) {
+            for _ in 0..<Int((seconds / 0.004).rounded()) {
+                clock.advance(byNanoseconds: 4_000_000)
+                ticks.tick()
+            }
+        }
+        try engine.start()
+        for _ in 0..<3 {
+            try LifeCycleTests.tapNow(engine)
+            run(seconds: 0.3)
+        }
+        run(seconds: 1.5)
+        for _ in 0..<3 {
+            try LifeCycleTests.tapNow(engine)
+            run(seconds: 0.3)
+        }
+        engine.stop()
+        let onsets = try Self.onsets(path)
+        try #require(onsets.count == 6, "onsets \(onsets)")
+        for index in [1, 2, 4, 5] {
+            // Within a tick (4 ms) of 0.3 s.
+            #expect(abs(onsets[index] - onsets[index - 1] - Self.rate * 3 / 10) <= 192, "onsets \(onsets)")
+        }
+    }
+
     /// A producer that stalls (no tick for 1 s) and an engine stopped for 1 s: both are silence
     /// in the capture, whose length is the wall time it recorded.
     @Test func aStalledProducerIsSilenceInTheCapture() throws {
