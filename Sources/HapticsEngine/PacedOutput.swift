@@ -6,8 +6,9 @@ import Synchronization
 /// The wrapped output accepts everything at once, so an engine feeding it directly would run as
 /// fast as it renders. Paced, the output "hears" frames at its sample rate from the moment it
 /// starts, measured on `clock`: room and delay behave as on a sound card with a buffer of
-/// `bufferFrames`, so engine time follows wall-clock time. The wrapped output's timeline is the
-/// clock's from the first write on: whenever the listener runs ahead of the writer (the engine
+/// `bufferFrames`, so engine time follows wall-clock time. The listener starts on a buffer of
+/// silence (as a sound server prebuffers), so every frame is heard a buffer after it is written,
+/// the first ones too. The wrapped output's timeline is the clock's from then on: whenever the listener runs ahead of the writer (the engine
 /// stalled, its timer suspended while idle, the engine stopped and started again), the frames it
 /// missed are written as silence, so a captured WAV file's frame `n` is what was heard `n` frames
 /// after the first, and its length is the wall time it recorded.
@@ -63,10 +64,16 @@ public final class PacedOutput: AudioOutput {
     /// next waits behind a full buffer as it does while the writer keeps up (a gap while running
     /// counts as an underrun; the time between a drain and the next start does not).
     private func heard(_ state: inout State) throws(AudioOutputError) -> Int64 {
-        guard let start = state.startNanoseconds else { return state.written }
         let now = clock.nanoseconds
-        guard now > start else { return state.startFrame }
-        let elapsed = Int64(clamping: (now - start) / 1_000) * Int64(format.sampleRate) / 1_000_000
+        guard let start = state.startNanoseconds else {
+            // The first look starts the listener on a buffer of silence, as a sound server
+            // prebuffers: what the engine writes next is heard a buffer later, as ever after.
+            state.startNanoseconds = now
+            state.startFrame = state.written
+            try writeSilence(frames: Int64(bufferFrames), &state)
+            return state.startFrame
+        }
+        let elapsed = Int64(clamping: (now &- start) / 1_000) * Int64(format.sampleRate) / 1_000_000
         let heard = state.startFrame + elapsed
         if heard > state.written {
             if state.running { state.underruns += 1 }
@@ -110,24 +117,14 @@ public final class PacedOutput: AudioOutput {
         }
     }
 
-    /// Passes the frames on, after the silence of any gap since the last; the first write starts
-    /// the clock (its frames heard a buffer later). A restart after ``drain()`` goes on from the frame heard now, so the engine sees
+    /// Passes the frames on, after the silence of any gap since the last (the first look at the
+    /// output, by `timing()` or a write, starts the clock on a buffer of silence). A restart after ``drain()`` goes on from the frame heard now, so the engine sees
     /// a fresh start (no queue of earlier runs to wait for) and the file keeps the clock's time.
     ///
     /// - Complexity: O(`samples.count`) plus the gap's frames, as the wrapped output's writes.
     public func write(_ samples: UnsafeBufferPointer<Float>) throws(AudioOutputError) -> Int {
         try state.withLock { (state) throws(AudioOutputError) -> Int in
-            if state.startNanoseconds == nil {
-                // The listener starts once a buffer's worth has been written, as a sound server
-                // prebuffers: a frame written now is heard a buffer from now, the first as every
-                // later one, so the first tap after a start is not a buffer early.
-                state.startNanoseconds =
-                    clock.nanoseconds + UInt64(bufferFrames) * 1_000_000_000
-                    / UInt64(format.sampleRate)
-                state.startFrame = state.written
-            } else {
-                _ = try heard(&state)
-            }
+            _ = try heard(&state)
             let frames = try wrapped.write(samples)
             state.written += Int64(frames)
             return frames

@@ -112,7 +112,8 @@ import Testing
     /// when the listener started at the first write: it landed on an empty buffer, the next ones
     /// behind a full one). A gap's refill (`aKilledProcessLeavesACompleteCapture`, whose timer
     /// really suspends) now queues a buffer for the same reason.
-    @Test func theFirstTapAfterAStartOrAPauseKeepsTheInterval() throws {
+    @Test(arguments: [0, 1, 5])
+    func theFirstTapAfterAStartOrAPauseKeepsTheInterval(ticksBeforeTheFirstTap: Int) throws {
         let folder = try Self.temporaryFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appending(path: "first.wav").path(percentEncoded: false)
@@ -129,6 +130,9 @@ import Testing
             }
         }
         try engine.start()
+        // The first tap before the engine's first tick, or after its first ticks (an app that
+        // starts the engine, then plays).
+        run(seconds: 0.004 * Double(ticksBeforeTheFirstTap))
         for _ in 0..<3 {
             try LifeCycleTests.tapNow(engine)
             run(seconds: 0.3)
