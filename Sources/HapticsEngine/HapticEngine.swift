@@ -183,10 +183,14 @@ public final class HapticEngine: Sendable {
         let now = clock.nanoseconds
         let rate = Double(format.sampleRate)
         return anchor.withLock { anchor in
-            guard anchor.running else { return Double(anchor.heardFrame) / rate }
+            guard anchor.running else { return max(Double(anchor.heardFrame), anchor.lastReportedFrame) / rate }
             let elapsed = Double(now &- anchor.nanoseconds) / 1e9
             let frames = min(Double(anchor.heardFrame) + elapsed * rate, Double(anchor.writtenFrame))
-            return max(frames, Double(anchor.lastReportedFrame)) / rate
+            // Between ticks the time is extrapolated from the last anchor; the next anchor can
+            // land behind that estimate (a device that reports its delay late, a paced capture's
+            // prebuffer), so what was once returned is the floor of every later answer.
+            anchor.lastReportedFrame = max(frames, anchor.lastReportedFrame)
+            return anchor.lastReportedFrame / rate
         }
     }
 
@@ -430,7 +434,7 @@ public final class HapticEngine: Sendable {
                 $0.nanoseconds = now
                 $0.heardFrame = heard
                 $0.writtenFrame = written
-                $0.lastReportedFrame = max($0.lastReportedFrame, heard)
+                $0.lastReportedFrame = max($0.lastReportedFrame, Double(heard))
             }
             let lead = configuration.leadFrames ?? output.bufferFrames
             let queued = Int(delay) + render.pendingFrames
@@ -557,5 +561,6 @@ struct TimeAnchor {
     var nanoseconds: UInt64 = 0
     var heardFrame: Int64 = 0
     var writtenFrame: Int64 = 0
-    var lastReportedFrame: Int64 = 0
+    /// The largest frame position ``HapticEngine/currentTime`` has answered: its floor.
+    var lastReportedFrame: Double = 0
 }
