@@ -34,7 +34,10 @@ final class StudioHarness: Sendable {
         let playback = StudioPlayback {
             let format = AudioFormat(sampleRate: 48_000, channels: 1)
             let file = try WAVFileOutput(path: capture.path(percentEncoded: false), format: format, sampleFormat: .f32)
-            return PacedOutput(file, bufferFrames: 960)
+            // 100 ms, a capture's buffer (OutputSelection.captureBufferMilliseconds): a paced capture writes
+            // a stall longer than its buffer as silence, which would move the taps off the engine
+            // clock this suite checks them against on a busy machine.
+            return PacedOutput(file, bufferFrames: 4_800)
         }
         let studio = try Studio(folders: [folder.path(percentEncoded: false)], playback: playback)
         self.studio = studio
