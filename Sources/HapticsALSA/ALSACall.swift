@@ -50,6 +50,9 @@ struct ALSACall {
         calsa_clear_last_message()
     }
 
+    /// What ``ALSAOutput`` says it was doing when opening fails: a device missing then was never there.
+    static let opening = "be opened for playback"
+
     /// The error for ALSA error number `errorNumber` (positive) while doing `what`.
     func error(errorNumber: Int32, _ what: String) -> AudioOutputError {
         let says = String(cString: snd_strerror(-errorNumber))
@@ -63,6 +66,10 @@ struct ALSACall {
         let code: AudioOutputError.Code
         let message: String
         switch errorNumber {
+        case ENODEV where what != Self.opening:
+            // Open, then gone: a USB device (a controller) unplugged while it played.
+            code = .deviceNotFound
+            message = "device '\(device)' went away while in use (unplugged?): ALSA says \(quote)"
         case ENOENT, ENODEV, ENXIO:
             code = .deviceNotFound
             message = "device '\(device)' not found: ALSA says \(quote); list devices with `haptic devices`"

@@ -1,6 +1,9 @@
 import CAlsa
+import Dispatch
+import Foundation
 import Glibc
 public import HapticsEngine
+import Synchronization
 
 /// A playback device ALSA knows about.
 public struct DeviceInfo: Hashable, Sendable {
@@ -48,6 +51,45 @@ public enum ALSADevices {
             devices.append(DeviceInfo(name: name, description: description))
         }
         return devices
+    }
+
+    /// The playback channel counts `name` offers (e.g. 2...2, or 1...10000 for a converting
+    /// plugin), or nil when it cannot be opened now (busy, missing) or takes longer than
+    /// `timeoutSeconds` to answer (a stopped sound server).
+    ///
+    /// Opens the device without blocking, asks, and closes it again.
+    public static func channels(of name: String, timeoutSeconds: Double = 1) -> ClosedRange<Int>? {
+        let answer = Mutex<ClosedRange<Int>?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let thread = Thread {
+            _ = ALSACall.installErrorCapture
+            defer { calsa_clear_last_message() }
+            var handle: OpaquePointer?
+            guard snd_pcm_open(&handle, name, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK) >= 0, let pcm = handle
+            else {
+                done.signal()
+                return
+            }
+            defer { snd_pcm_close(pcm) }
+            var parameters: OpaquePointer?
+            guard snd_pcm_hw_params_malloc(&parameters) >= 0, let hardware = parameters else {
+                done.signal()
+                return
+            }
+            defer { snd_pcm_hw_params_free(hardware) }
+            var fewest: UInt32 = 0
+            var most: UInt32 = 0
+            if snd_pcm_hw_params_any(pcm, hardware) >= 0, snd_pcm_hw_params_get_channels_min(hardware, &fewest) >= 0,
+                snd_pcm_hw_params_get_channels_max(hardware, &most) >= 0, fewest <= most
+            {
+                answer.withLock { $0 = Int(fewest)...Int(most) }
+            }
+            done.signal()
+        }
+        thread.name = "swift-haptics.alsa.channels"
+        thread.start()
+        guard done.wait(timeout: .now() + timeoutSeconds) == .success else { return nil }
+        return answer.withLock { $0 }
     }
 
     /// One field of a hint, or nil if absent. ALSA returns a copy we must free.

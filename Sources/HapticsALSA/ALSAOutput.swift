@@ -40,7 +40,8 @@ public enum ALSASampleFormat: String, CaseIterable, Hashable, Sendable {
 ///
 /// Opening negotiates everything with the device: the sample format (float, then 32-bit, then 16-bit
 /// integer, converting our float blocks into a buffer allocated once), the rate (the requested one if
-/// the device has it; ``format`` reports what it got), one or two channels, and a buffer of about
+/// the device has it; ``format`` reports what it got), one or two channels (exactly a channel map's
+/// count and rate when it has one, see ``Configuration/channelMap``), and a buffer of about
 /// `latencyMilliseconds` split into periods of a quarter of that. Playback starts once a period has
 /// been written; an underrun or a system suspend is recovered on the next call and counted.
 ///
@@ -79,6 +80,12 @@ public final class ALSAOutput: AudioOutput {
         /// thread, such as PulseAudio's ALSA plugin) wakes once per period, and the engine ticks
         /// once per period: fewer periods, fewer wake-ups, less slack for a late tick.
         public var periodsPerBuffer: Int
+        /// Where the haptic signal (and the preview) go on a device with more channels than the
+        /// render (a DualSense: ``ChannelMap/dualSense(preview:)``); nil: mono or stereo as
+        /// `format` asks. With a map the device must take exactly its channel count and
+        /// `format`'s rate: ALSA may neither mix the channels down nor resample (the actuator
+        /// would get a different signal), so a device that cannot is refused with a message.
+        public var channelMap: ChannelMap?
 
         public init(
             device: String = "default",
@@ -86,7 +93,8 @@ public final class ALSAOutput: AudioOutput {
             latencyMilliseconds: Int = 20,
             sampleFormats: [ALSASampleFormat] = ALSASampleFormat.allCases,
             stallSeconds: Double = 2,
-            periodsPerBuffer: Int = 4
+            periodsPerBuffer: Int = 4,
+            channelMap: ChannelMap? = nil
         ) {
             precondition((1...2_000).contains(latencyMilliseconds), "latency must be 1...2000 ms")
             precondition((2...16).contains(periodsPerBuffer), "a buffer holds 2...16 periods")
@@ -98,6 +106,7 @@ public final class ALSAOutput: AudioOutput {
             self.sampleFormats = sampleFormats
             self.stallSeconds = stallSeconds
             self.periodsPerBuffer = periodsPerBuffer
+            self.channelMap = channelMap
         }
     }
 
@@ -107,6 +116,8 @@ public final class ALSAOutput: AudioOutput {
     public let periodFrames: Int
     /// The sample format negotiated with the device.
     public let sampleFormat: ALSASampleFormat
+    /// The configuration's channel map: ``format`` then has its device channels.
+    public let channelMap: ChannelMap?
 
     /// The PCM handle and what belongs to it; ALSA handles are not thread-safe.
     // @unchecked Sendable: the raw pointers are only ever touched inside `device`'s Mutex.
@@ -138,8 +149,8 @@ public final class ALSAOutput: AudioOutput {
     /// Opens `configuration.device` for playback and negotiates its parameters.
     ///
     /// Throws ``AudioOutputError`` with code `deviceNotFound`, `deviceBusy`, `permissionDenied` or
-    /// `unsupportedConfiguration` (none of our formats, or more than two channels) and a message
-    /// saying what to do.
+    /// `unsupportedConfiguration` (none of our formats, or more than two channels; with a channel
+    /// map, fewer channels than it needs or not the exact rate) and a message saying what to do.
     public init(_ configuration: Configuration = Configuration()) throws(AudioOutputError) {
         let call = ALSACall(device: configuration.device)
         let (pcm, negotiated) = try Self.openBounded(configuration, call)
@@ -148,6 +159,7 @@ public final class ALSAOutput: AudioOutput {
         self.name = configuration.device
         self.format = negotiated.format
         self.sampleFormat = negotiated.sampleFormat
+        self.channelMap = configuration.channelMap
         self.bufferFrames = negotiated.bufferFrames
         self.periodFrames = negotiated.periodFrames
         let conversionFrames = negotiated.sampleFormat == .float32 ? 0 : negotiated.bufferFrames
@@ -620,11 +632,15 @@ extension ALSAOutput {
     ) throws(AudioOutputError) -> (OpaquePointer, Negotiated) {
         call.clearDiagnostic()
         var handle: OpaquePointer?
+        // A mapped device gets exactly its channels at exactly the rate: no plugin may mix the
+        // actuator channels into the others, or resample the signal made for them.
+        let mode =
+            SND_PCM_NONBLOCK
+            | (configuration.channelMap == nil ? 0 : SND_PCM_NO_AUTO_RESAMPLE | SND_PCM_NO_AUTO_CHANNELS)
         try call.check(
-            snd_pcm_open(&handle, configuration.device, SND_PCM_STREAM_PLAYBACK, SND_PCM_NONBLOCK),
-            "be opened for playback")
+            snd_pcm_open(&handle, configuration.device, SND_PCM_STREAM_PLAYBACK, mode), ALSACall.opening)
         guard let pcm = handle else {
-            throw call.error(errorNumber: ENODEV, "be opened for playback")
+            throw call.error(errorNumber: ENODEV, ALSACall.opening)
         }
         do {
             return (pcm, try negotiate(pcm, configuration, call))
@@ -679,28 +695,33 @@ extension ALSAOutput {
             snd_pcm_hw_params_set_format(pcm, hardware, sampleFormat.alsaFormat),
             "use sample format \(sampleFormat.rawValue)")
 
-        var minimumChannels: UInt32 = 1
-        var maximumChannels: UInt32 = 2
-        try call.check(
-            snd_pcm_hw_params_set_channels_minmax(pcm, hardware, &minimumChannels, &maximumChannels),
-            "play mono or stereo")
-        var channels = UInt32(configuration.format.channels)
-        try call.check(
-            snd_pcm_hw_params_set_channels_near(pcm, hardware, &channels),
-            "play \(configuration.format.channels) channel(s)")
-
         var rate = UInt32(configuration.format.sampleRate)
+        var channels = UInt32(configuration.format.channels)
+        if let map = configuration.channelMap {
+            try negotiateExactly(map, rate: rate, pcm, hardware, call)
+            channels = UInt32(map.deviceChannels)
+        } else {
+            var minimumChannels: UInt32 = 1
+            var maximumChannels: UInt32 = 2
+            try call.check(
+                snd_pcm_hw_params_set_channels_minmax(pcm, hardware, &minimumChannels, &maximumChannels),
+                "play mono or stereo")
+            try call.check(
+                snd_pcm_hw_params_set_channels_near(pcm, hardware, &channels),
+                "play \(configuration.format.channels) channel(s)")
+
+            var direction: Int32 = 0
+            try call.check(
+                snd_pcm_hw_params_set_rate_near(pcm, hardware, &rate, &direction),
+                "play at \(configuration.format.sampleRate) Hz")
+        }
         var direction: Int32 = 0
-        try call.check(
-            snd_pcm_hw_params_set_rate_near(pcm, hardware, &rate, &direction),
-            "play at \(configuration.format.sampleRate) Hz")
 
         var buffer = snd_pcm_uframes_t(max(4, Int(rate) * configuration.latencyMilliseconds / 1_000))
         try call.check(
             snd_pcm_hw_params_set_buffer_size_near(pcm, hardware, &buffer),
             "use a \(configuration.latencyMilliseconds) ms buffer")
         var period = max(1, buffer / snd_pcm_uframes_t(configuration.periodsPerBuffer))
-        direction = 0
         try call.check(
             snd_pcm_hw_params_set_period_size_near(pcm, hardware, &period, &direction),
             "use \(period)-frame periods")
@@ -721,11 +742,54 @@ extension ALSAOutput {
         try call.check(snd_pcm_sw_params_set_avail_min(pcm, software, period), "wake up once per period")
         try call.check(snd_pcm_sw_params(pcm, software), "apply the software parameters")
 
-        guard (1...2).contains(channels), rate > 0 else {
-            throw call.error(errorNumber: EINVAL, "play mono or stereo")
+        let wanted = configuration.channelMap.map { $0.deviceChannels...$0.deviceChannels } ?? 1...2
+        guard wanted.contains(Int(channels)), rate > 0 else {
+            throw call.error(errorNumber: EINVAL, "play \(wanted.lowerBound)...\(wanted.upperBound) channels")
         }
         return Negotiated(
             format: AudioFormat(sampleRate: Int(rate), channels: Int(channels)),
             sampleFormat: sampleFormat, bufferFrames: Int(buffer), periodFrames: Int(period))
+    }
+
+    /// Sets exactly the map's channel count and exactly `rate`, or says in one line what the
+    /// device offers instead.
+    private static func negotiateExactly(
+        _ map: ChannelMap, rate: UInt32, _ pcm: OpaquePointer, _ hardware: OpaquePointer, _ call: ALSACall
+    ) throws(AudioOutputError) {
+        var fewest: UInt32 = 0
+        var most: UInt32 = 0
+        snd_pcm_hw_params_get_channels_min(hardware, &fewest)
+        snd_pcm_hw_params_get_channels_max(hardware, &most)
+        guard snd_pcm_hw_params_test_channels(pcm, hardware, UInt32(map.deviceChannels)) == 0 else {
+            let has = fewest == most ? "\(most) channel\(most == 1 ? "" : "s")" : "\(fewest)-\(most) channels"
+            throw AudioOutputError(
+                code: .unsupportedConfiguration, device: call.device,
+                message: """
+                    device '\(call.device)' has \(has), not the \(map.deviceChannels) the channel map \(map) \
+                    needs; check --channels and --haptic-channels against `haptic devices`
+                    """, systemErrorNumber: EINVAL)
+        }
+        try call.check(
+            snd_pcm_hw_params_set_channels(pcm, hardware, UInt32(map.deviceChannels)),
+            "play \(map.deviceChannels) channels")
+        var lowest: UInt32 = 0
+        var highest: UInt32 = 0
+        var lowestDirection: Int32 = 0
+        var highestDirection: Int32 = 0
+        snd_pcm_hw_params_get_rate_min(hardware, &lowest, &lowestDirection)
+        snd_pcm_hw_params_get_rate_max(hardware, &highest, &highestDirection)
+        // An open end (44100 up to just below 44101) names the whole rate it stops short of.
+        if lowestDirection > 0 { lowest += 1 }
+        if highestDirection < 0 && highest > lowest { highest -= 1 }
+        guard snd_pcm_hw_params_test_rate(pcm, hardware, rate, 0) == 0 else {
+            let plays = lowest == highest ? "\(lowest) Hz" : "\(lowest)-\(highest) Hz"
+            throw AudioOutputError(
+                code: .unsupportedConfiguration, device: call.device,
+                message: """
+                    device '\(call.device)' does not play at \(rate) Hz (it plays \(plays)), and a haptic \
+                    signal is not resampled: pick a device that does (`haptic devices`)
+                    """, systemErrorNumber: EINVAL)
+        }
+        try call.check(snd_pcm_hw_params_set_rate(pcm, hardware, rate, 0), "play at \(rate) Hz")
     }
 }

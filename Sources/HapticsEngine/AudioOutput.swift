@@ -27,6 +27,10 @@ public protocol AudioOutput: AnyObject, Sendable {
     var bufferFrames: Int { get }
     /// The device's period in frames: the granularity at which it reports free room.
     var periodFrames: Int { get }
+    /// Which of the device's ``format`` channels carry the haptic signal and the preview, for a
+    /// device with more channels than the synthesizer renders (a DualSense); nil: the device
+    /// plays the render as it is (mono or stereo).
+    var channelMap: ChannelMap? { get }
 
     /// Makes the device ready to accept frames. Playback starts once a period has been written.
     ///
@@ -95,6 +99,9 @@ extension AudioOutput {
         let delay = try delayFrames()
         return OutputTiming(availableFrames: try availableFrames(), delayFrames: delay)
     }
+
+    /// Outputs play the render as it is unless they say otherwise.
+    public var channelMap: ChannelMap? { nil }
 
     /// Outputs that cannot stall (files, memory) never report a stall.
     public var stallError: AudioOutputError? { nil }

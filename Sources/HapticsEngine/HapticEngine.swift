@@ -36,6 +36,9 @@ public final class HapticEngine: Sendable {
         public var tickIntervalNanoseconds: UInt64?
         /// How haptics become sound.
         public var voicing: VoicingProfile = .standard
+        /// How haptics drive an actuator: the voicing of the haptic channels of an output with a
+        /// ``ChannelMap`` (a DualSense's channels 3-4); ``voicing`` then voices its preview.
+        public var actuatorVoicing: VoicingProfile = .actuator
         /// Voices that can sound at once, across all players.
         public var maxVoices = 1024
         /// Players that can exist at once.
@@ -75,8 +78,14 @@ public final class HapticEngine: Sendable {
 
     public let output: any AudioOutput
     public let configuration: Configuration
-    /// The output's format: what the engine renders.
+    /// The output's format: what the engine writes (a mapped output's device channels).
     public var format: AudioFormat { output.format }
+    /// Where the haptic signal and the preview go on a device wider than stereo; nil: the
+    /// output takes the render as it is.
+    public let channelMap: ChannelMap?
+    /// How the engine's haptic signal is voiced: ``Configuration/actuatorVoicing`` on a mapped
+    /// output, ``Configuration/voicing`` otherwise.
+    public let voicing: VoicingProfile
 
     let clock: any EngineClock
     let ticks: any TickSource
@@ -108,12 +117,29 @@ public final class HapticEngine: Sendable {
         self.ticks = ticks
         completions = CompletionMailbox(capacity: configuration.maxPlayers, queue: callbacks)
         control = Mutex(ControlState(maxPlayers: configuration.maxPlayers))
+        // A device wider than stereo without a map of its own plays the render on its first channels.
+        let map =
+            output.channelMap
+            ?? (output.format.channels > 2
+                ? try? ChannelMap(deviceChannels: output.format.channels, hapticChannels: [1, 2]) : nil)
+        channelMap = map
+        let rate = output.format.sampleRate
+        voicing = map == nil ? configuration.voicing : configuration.actuatorVoicing
+        let preview = map.flatMap { map in
+            map.previewChannels.isEmpty
+                ? nil
+                : Synthesizer(
+                    format: AudioFormat(sampleRate: rate, channels: map.previewChannels.count),
+                    voicing: configuration.voicing, maxVoices: configuration.maxVoices,
+                    maxLayers: configuration.maxPlayers)
+        }
         render = Mutex(
             RenderState(
                 synthesizer: Synthesizer(
-                    format: output.format, voicing: configuration.voicing, maxVoices: configuration.maxVoices,
-                    maxLayers: configuration.maxPlayers),
-                maxPlayers: configuration.maxPlayers, channels: output.format.channels))
+                    format: map.map { AudioFormat(sampleRate: rate, channels: $0.hapticChannels.count) }
+                        ?? output.format,
+                    voicing: voicing, maxVoices: configuration.maxVoices, maxLayers: configuration.maxPlayers),
+                preview: preview, maxPlayers: configuration.maxPlayers, channels: output.format.channels, map: map))
         anchor = Mutex(TimeAnchor())
     }
 
@@ -275,7 +301,7 @@ public final class HapticEngine: Sendable {
         let fadeFrames = max(1, Int(fadeMilliseconds / 1000 * Double(format.sampleRate)))
         render.withLock { render in
             // Fade from the next frame to be rendered, render the fade, and hand it over.
-            render.synthesizer.fadeOutAll(atFrame: render.synthesizer.currentFrame, frames: fadeFrames)
+            render.fadeOutAll(atFrame: render.synthesizer.currentFrame, frames: fadeFrames)
             render.renderAndWrite(frames: fadeFrames, to: output)
             // The device is usually full (the engine keeps it topped up), so the fade waits in
             // `pending`: hand all of it over before draining, or the sound stops with a step.
@@ -333,7 +359,7 @@ public final class HapticEngine: Sendable {
         }
         let prepared: PreparedPattern
         do {
-            prepared = try Synthesizer.prepare(pattern, clips: clips, format: format, voicing: configuration.voicing)
+            prepared = try Synthesizer.prepare(pattern, clips: clips, format: format, voicing: voicing)
         } catch {
             throw HapticEngineError(.invalidPatternData, "pattern cannot be played: \(error)")
         }
@@ -456,7 +482,7 @@ public final class HapticEngine: Sendable {
                         state.mutedForAudio || configuration.playsHapticsOnly
                     )
                 }
-                render.synthesizer.setMuted(haptics: flags.0, audio: flags.1)
+                render.setMuted(haptics: flags.0, audio: flags.1)
                 render.applyDue()
                 if render.firstWriteNanoseconds == 0 {
                     render.firstWriteNanoseconds = now
@@ -471,7 +497,7 @@ public final class HapticEngine: Sendable {
                 control.withLock { $0.freeLayers.append(contentsOf: render.released) }
                 render.released.removeAll(keepingCapacity: true)
             }
-            if render.synthesizer.isIdle && !render.hasActiveLayers && render.pendingFrames == 0 {
+            if render.synthesizersIdle && !render.hasActiveLayers && render.pendingFrames == 0 {
                 if render.idleSinceNanoseconds == 0 { render.idleSinceNanoseconds = now }
             } else {
                 render.idleSinceNanoseconds = 0

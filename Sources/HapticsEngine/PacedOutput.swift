@@ -22,6 +22,7 @@ public final class PacedOutput: AudioOutput {
     public let wrapped: any AudioOutput
     public var name: String { wrapped.name }
     public var format: AudioFormat { wrapped.format }
+    public var channelMap: ChannelMap? { wrapped.channelMap }
     public let bufferFrames: Int
     public var periodFrames: Int { max(1, bufferFrames / 4) }
 

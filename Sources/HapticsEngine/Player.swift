@@ -187,7 +187,7 @@ public final class Player: Sendable {
             let scaled = pattern.scaled(by: Double(newValue))
             guard scaled.duration <= engine.configuration.maxPatternSeconds,
                 let prepared = try? Synthesizer.prepare(
-                    scaled, clips: clips, format: engine.format, voicing: engine.configuration.voicing)
+                    scaled, clips: clips, format: engine.format, voicing: engine.voicing)
             else { return }
             update { state in
                 state.playbackRate = newValue

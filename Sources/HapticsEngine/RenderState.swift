@@ -66,8 +66,16 @@ struct LayerState {
 
 /// Everything the tick owns: the synthesizer, the layers and the block buffers.
 /// Only the tick (and start/stop) touch it, under a lock no app thread takes.
+///
+/// On a channel-mapped output (``ChannelMap``) the synthesizer renders the haptic signal into a
+/// block of its own, a second synthesizer the preview (when the map has preview channels), and
+/// ``spread(frames:)`` interleaves both into the device's channels in ``buffer``; every buffer is
+/// allocated here, so the render path stays free of allocation.
 struct RenderState: ~Copyable {
     var synthesizer: Synthesizer
+    /// The audible preview of a mapped output; used only when ``hasPreview``.
+    var preview: Synthesizer
+    let hasPreview: Bool
     var running = false
     var lastHeard: Int64 = 0
     /// When (engine clock) and at which frame the current run first handed audio to the output.
@@ -77,17 +85,38 @@ struct RenderState: ~Copyable {
     var due: [(deadline: CommandTime, command: Command)] = []
     var layers: [LayerState]
     var released: [Int] = []
+    /// The device's channels: samples per frame in ``buffer`` and ``pending``.
     let channels: Int
     var buffer: [Float]
     var pending: [Float]
     var pendingFrames = 0
+    /// Mapped output only: device channels (0-based) of the haptic and preview channels.
+    let hapticTargets: [Int]
+    let previewTargets: [Int]
+    /// Mapped output only: one block of the haptic signal and one of the preview, as rendered.
+    let hapticBlock: UnsafeMutablePointer<Float>
+    let previewBlock: UnsafeMutablePointer<Float>
 
     /// Frames rendered per synthesizer call.
     static let blockFrames = 1024
 
-    init(synthesizer: consuming Synthesizer, maxPlayers: Int, channels: Int) {
+    /// - Parameters:
+    ///   - preview: the preview's synthesizer, nil without a preview.
+    ///   - map: where the haptic signal and preview go; nil: the synthesizer's channels are the device's.
+    init(
+        synthesizer: consuming Synthesizer, preview: consuming Synthesizer?, maxPlayers: Int, channels: Int,
+        map: ChannelMap? = nil
+    ) {
         self.synthesizer = synthesizer
+        hasPreview = preview != nil
+        self.preview = preview ?? Synthesizer(format: AudioFormat(), voicing: .standard, maxVoices: 1, maxLayers: 1)
         self.channels = channels
+        hapticTargets = map?.hapticChannels.map { $0 - 1 } ?? []
+        previewTargets = map?.previewChannels.map { $0 - 1 } ?? []
+        hapticBlock = .allocate(capacity: Self.blockFrames * 2)
+        hapticBlock.initialize(repeating: 0, count: Self.blockFrames * 2)
+        previewBlock = .allocate(capacity: Self.blockFrames * 2)
+        previewBlock.initialize(repeating: 0, count: Self.blockFrames * 2)
         layers = Array(repeating: LayerState(), count: maxPlayers)
         buffer = Array(repeating: 0, count: Self.blockFrames * channels)
         pending = []
@@ -96,6 +125,43 @@ struct RenderState: ~Copyable {
         released.reserveCapacity(maxPlayers)
         activeLayers.reserveCapacity(maxPlayers)
     }
+
+    deinit {
+        hapticBlock.deallocate()
+        previewBlock.deallocate()
+    }
+
+    /// Whether the synthesizer's blocks are spread over a wider device.
+    var isMapped: Bool { !hapticTargets.isEmpty }
+
+    // MARK: Both synthesizers
+
+    /// Stops `layer` on the synthesizer and the preview.
+    mutating func stopSynthesizers(layer: Int, atFrame frame: Int64) {
+        synthesizer.stop(layer: layer, atFrame: frame)
+        if hasPreview { preview.stop(layer: layer, atFrame: frame) }
+    }
+
+    /// Starts `pattern` on `layer` on the synthesizer and the preview.
+    mutating func startSynthesizers(_ pattern: PreparedPattern, layer: Int, atFrame frame: Int64, offset: Double) {
+        synthesizer.start(pattern, layer: layer, atFrame: frame, offset: offset)
+        if hasPreview { preview.start(pattern, layer: layer, atFrame: frame, offset: offset) }
+    }
+
+    /// Mutes haptic or audio events on the synthesizer and the preview.
+    mutating func setMuted(haptics: Bool, audio: Bool) {
+        synthesizer.setMuted(haptics: haptics, audio: audio)
+        if hasPreview { preview.setMuted(haptics: haptics, audio: audio) }
+    }
+
+    /// Fades every voice of both synthesizers out over `frames` from `frame`.
+    mutating func fadeOutAll(atFrame frame: Int64, frames: Int) {
+        synthesizer.fadeOutAll(atFrame: frame, frames: frames)
+        if hasPreview { preview.fadeOutAll(atFrame: frame, frames: frames) }
+    }
+
+    /// Whether neither synthesizer has anything playing or scheduled.
+    var synthesizersIdle: Bool { synthesizer.isIdle && (!hasPreview || preview.isIdle) }
 
     /// The layers now playing, so per-tick work scales with players in use, not `maxPlayers`.
     var activeLayers: [Int] = []
@@ -129,12 +195,12 @@ struct RenderState: ~Copyable {
             layers[layer].loop = loop
             begin(layer: layer, at: frame, offset: offset)
         case .stop(let layer):
-            synthesizer.stop(layer: layer, atFrame: frame)
+            stopSynthesizers(layer: layer, atFrame: frame)
             finish(layer: layer, at: frame)
         case .pause(let layer):
             guard layers[layer].active else { return }
             layers[layer].pausedOffset = offset(of: layer, at: frame)
-            synthesizer.stop(layer: layer, atFrame: frame)
+            stopSynthesizers(layer: layer, atFrame: frame)
             setActive(layer, false)
             layers[layer].nextLoopFrame = .max
         case .resume(let layer):
@@ -143,7 +209,7 @@ struct RenderState: ~Copyable {
             begin(layer: layer, at: frame, offset: paused)
         case .seek(let layer, let offset):
             if layers[layer].active {
-                synthesizer.stop(layer: layer, atFrame: frame)
+                stopSynthesizers(layer: layer, atFrame: frame)
                 begin(layer: layer, at: frame, offset: offset)
             } else if layers[layer].pausedOffset != nil {
                 layers[layer].pausedOffset = offset
@@ -152,10 +218,13 @@ struct RenderState: ~Copyable {
             }
         case .control(let layer, let id, let value):
             synthesizer.setControl(id, value, layer: layer, atFrame: frame)
+            if hasPreview { preview.setControl(id, value, layer: layer, atFrame: frame) }
         case .curve(let layer, let curve):
             synthesizer.scheduleCurve(curve, layer: layer, atFrame: frame)
+            if hasPreview { preview.scheduleCurve(curve, layer: layer, atFrame: frame) }
         case .mute(let layer, let muted):
             synthesizer.setMuted(muted, layer: layer)
+            if hasPreview { preview.setMuted(muted, layer: layer) }
         case .replace(let layer, let pattern, let loop):
             layers[layer].pattern = pattern
             layers[layer].loop = loop
@@ -168,7 +237,7 @@ struct RenderState: ~Copyable {
         case .completion(let layer, let handler):
             layers[layer].completion = handler
         case .release(let layer):
-            synthesizer.stop(layer: layer, atFrame: frame)
+            stopSynthesizers(layer: layer, atFrame: frame)
             setActive(layer, false)
             layers[layer] = LayerState()
             released.append(layer)
@@ -180,7 +249,7 @@ struct RenderState: ~Copyable {
         guard let pattern = layers[layer].pattern else { return }
         let offset = layers[layer].pendingSeek ?? requested
         layers[layer].pendingSeek = nil
-        synthesizer.start(pattern, layer: layer, atFrame: frame, offset: offset)
+        startSynthesizers(pattern, layer: layer, atFrame: frame, offset: offset)
         // A seek may name any finite offset: past the frame range it saturates (nothing is left).
         let into = synthesizer.format.clampedFrame(at: offset)
         let remaining = max(0, pattern.frameCount - into)
@@ -216,11 +285,55 @@ struct RenderState: ~Copyable {
             let chunk = min(left, Self.blockFrames)
             let end = synthesizer.currentFrame + Int64(chunk)
             restartLoops(before: end)
-            buffer.withUnsafeMutableBufferPointer { all in
-                synthesizer.render(into: UnsafeMutableBufferPointer(rebasing: all[0..<chunk * channels]))
+            if isMapped {
+                synthesizer.render(
+                    into: UnsafeMutableBufferPointer(start: hapticBlock, count: chunk * synthesizer.format.channels))
+                if hasPreview {
+                    preview.render(
+                        into: UnsafeMutableBufferPointer(start: previewBlock, count: chunk * preview.format.channels))
+                }
+                spread(frames: chunk)
+            } else {
+                buffer.withUnsafeMutableBufferPointer { all in
+                    synthesizer.render(into: UnsafeMutableBufferPointer(rebasing: all[0..<chunk * channels]))
+                }
             }
             write(count: chunk * channels, to: output)
             left -= chunk
+        }
+    }
+
+    /// Interleaves `frames` frames of the haptic block (and the preview's) into ``buffer``, on
+    /// their mapped device channels; every other channel is silent.
+    mutating func spread(frames: Int) {
+        let channels = channels
+        let haptic = hapticBlock, hapticTargets = hapticTargets
+        let previewSamples = previewBlock, previewTargets = hasPreview ? previewTargets : []
+        buffer.withUnsafeMutableBufferPointer { all in
+            let out = all.baseAddress!
+            out.update(repeating: 0, count: frames * channels)
+            for (source, target) in hapticTargets.enumerated() {
+                Self.scatter(haptic, source, hapticTargets.count, into: out + target, channels, frames)
+            }
+            for (source, target) in previewTargets.enumerated() {
+                Self.scatter(previewSamples, source, previewTargets.count, into: out + target, channels, frames)
+            }
+        }
+    }
+
+    /// Copies channel `source` of `stride`-channel interleaved `samples` to every `channels`-th
+    /// sample from `out`, `frames` times.
+    @inline(__always)
+    static func scatter(
+        _ samples: UnsafeMutablePointer<Float>, _ source: Int, _ stride: Int,
+        into out: UnsafeMutablePointer<Float>, _ channels: Int, _ frames: Int
+    ) {
+        var from = source
+        var to = 0
+        for _ in 0..<frames {
+            out[to] = samples[from]
+            from &+= stride
+            to &+= channels
         }
     }
 
@@ -230,7 +343,7 @@ struct RenderState: ~Copyable {
             {
                 let at = layers[layer].nextLoopFrame
                 let offset = Double(loop.startFrames) / Double(synthesizer.format.sampleRate)
-                synthesizer.start(pattern, layer: layer, atFrame: at, offset: offset)
+                startSynthesizers(pattern, layer: layer, atFrame: at, offset: offset)
                 layers[layer].startFrame = at
                 layers[layer].startOffset = offset
                 layers[layer].nextLoopFrame = at + loop.lengthFrames

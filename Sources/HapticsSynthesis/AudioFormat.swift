@@ -2,11 +2,15 @@
 public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
     /// Frames per second, e.g. 48,000.
     public var sampleRate: Int
-    /// 1 (mono) or 2 (interleaved stereo, left first).
+    /// Interleaved channels: 1 (mono) or 2 (stereo, left first) for what the synthesizer renders;
+    /// a device's format may have more (up to ``maxChannels``), filled through a channel map.
     public var channels: Int
 
+    /// The most channels a format may have.
+    public static let maxChannels = 32
+
     public init(sampleRate: Int = 48_000, channels: Int = 1) {
-        precondition(sampleRate > 0 && (1...2).contains(channels), "unsupported audio format")
+        precondition(sampleRate > 0 && (1...Self.maxChannels).contains(channels), "unsupported audio format")
         self.sampleRate = sampleRate
         self.channels = channels
     }
@@ -41,7 +45,9 @@ public struct AudioFormat: Hashable, Sendable, CustomStringConvertible {
         return Int64(min(max(frame, -Double(Self.maxFrame)), Double(Self.maxFrame)))
     }
 
-    public var description: String { "\(sampleRate) Hz, \(channels == 1 ? "mono" : "stereo")" }
+    public var description: String {
+        "\(sampleRate) Hz, \(channels == 1 ? "mono" : channels == 2 ? "stereo" : "\(channels) channels")"
+    }
 }
 
 /// A time that cannot become a frame position: not finite, or further from 0 than

@@ -82,6 +82,8 @@ public struct Synthesizer: ~Copyable {
     /// Events that start while every voice is busy are dropped.
     public init(format: AudioFormat, voicing: VoicingProfile, maxVoices: Int = 512, maxLayers: Int = 64) {
         precondition(maxVoices > 0 && maxLayers > 0)
+        precondition(
+            format.channels <= 2, "the synthesizer renders mono or stereo; map wider devices with a ChannelMap")
         self.format = format
         self.voicing = voicing
         self.maxVoices = maxVoices

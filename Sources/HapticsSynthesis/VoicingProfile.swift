@@ -89,8 +89,19 @@ public struct VoicingProfile: Hashable, Sendable {
         lowestFrequency: 140, highestFrequency: 560, harmonicCount: 12, harmonicRolloff: 1,
         brightnessAtSoft: 0.5, brightnessAtSharp: 1, longestTransient: 0.030, shortestTransient: 0.008)
 
+    /// "actuator": what a voice-coil actuator renders (a DualSense's two, driven as channels 3-4
+    /// of its USB audio device): a pure sine, no partials above it, from 55 Hz (a soft, deep
+    /// rumble) to 320 Hz (a crisp tick, near the skin's most sensitive band). Transients keep the
+    /// default lengths, so a pattern lasts as long on the actuator as in its audible preview.
+    /// Sources and the reasoning: docs/actuators.md.
+    public static let actuator = VoicingProfile(
+        name: "actuator",
+        summary: "sine at 55-320 Hz for voice-coil actuators (DualSense channels 3-4); felt, barely heard",
+        lowestFrequency: 55, highestFrequency: 320, harmonicCount: 1, harmonicRolloff: 1,
+        brightnessAtSoft: 0, brightnessAtSharp: 0, longestTransient: 0.040, shortestTransient: 0.010)
+
     /// Every named profile, the default first.
-    public static let all: [VoicingProfile] = [.standard, .pure, .bright]
+    public static let all: [VoicingProfile] = [.standard, .pure, .bright, .actuator]
 
     /// The profile called `name` (case-insensitive), or nil.
     public static func named(_ name: String) -> VoicingProfile? {

@@ -7,7 +7,11 @@ public import HapticsSynthesis
 /// - `HAPTIC_OUTPUT=/path/out.wav`: capture to a WAV file (paced to real time, its header valid
 ///   at every moment), for tests, CI and machines without a sound card. Each output opened in a
 ///   process gets a file of its own: `out.wav`, then `out-2.wav`, ... (``WAVFileOutput``).
-/// - otherwise `HAPTIC_DEVICE=NAME`: the ALSA playback device (default `"default"`).
+/// - otherwise `HAPTIC_DEVICE=NAME`: the ALSA playback device (default `"default"`). `dualsense`
+///   picks a DualSense connected by USB and plays on its actuators (channels 3-4, voiced for
+///   them), as does the name of a haptic card's PCM (`hw:CARD=Controller,DEV=0`).
+/// - `HAPTIC_CHANNEL_MAP=CHANNELS:HAPTIC[:PREVIEW]` (e.g. `4:3,4` or `4:3,4:1,2`): any
+///   multichannel device, the haptic signal on the channels named (see ``ChannelMap``).
 ///
 /// ```swift
 /// let selection = OutputSelection(environment: ProcessInfo.processInfo.environment)
@@ -26,40 +30,61 @@ public struct OutputSelection: Hashable, Sendable, CustomStringConvertible {
     /// Device latency (and the paced buffer of a file capture, which is at least
     /// ``captureBufferMilliseconds``), in milliseconds.
     public var latencyMilliseconds: Int
+    /// Where the haptic signal goes on a multichannel device (nil: the device plays the render).
+    public var channelMap: ChannelMap?
 
     /// The smallest paced buffer of a file capture: no listener waits on a file, and a deeper
     /// buffer keeps a busy machine's stalls (each written as silence) out of the capture.
     public static let captureBufferMilliseconds = 100
 
-    public init(destination: Destination, format: AudioFormat = AudioFormat(), latencyMilliseconds: Int = 20) {
+    public init(
+        destination: Destination, format: AudioFormat = AudioFormat(), latencyMilliseconds: Int = 20,
+        channelMap: ChannelMap? = nil
+    ) {
         self.destination = destination
         self.format = format
         self.latencyMilliseconds = latencyMilliseconds
+        self.channelMap = channelMap
     }
 
-    /// Reads `HAPTIC_OUTPUT` (wins when non-empty), then `HAPTIC_DEVICE`, else ALSA `"default"`.
+    /// Reads `HAPTIC_OUTPUT` (wins when non-empty), then `HAPTIC_DEVICE`, else ALSA `"default"`;
+    /// a haptic device (`dualsense`, a haptic card's PCM) or `HAPTIC_CHANNEL_MAP` adds a channel
+    /// map. An alias naming no card present stays as it is, so opening it says the device is missing.
     public init(environment: [String: String]) {
         if let path = environment["HAPTIC_OUTPUT"], !path.isEmpty {
             self.init(destination: .file(path))
-        } else if let device = environment["HAPTIC_DEVICE"], !device.isEmpty {
-            self.init(destination: .device(device))
-        } else {
-            self.init(destination: .device("default"))
+            return
         }
+        var device = environment["HAPTIC_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
+        var map: ChannelMap?
+        let proc = SoundCards.procRoot(environment: environment)
+        if let resolved = try? SoundCards.resolve(device, proc: proc) {
+            device = resolved.device
+            map = resolved.map
+        }
+        if let text = environment["HAPTIC_CHANNEL_MAP"], !text.isEmpty, let parsed = try? ChannelMap(parsing: text) {
+            map = parsed
+        }
+        self.init(destination: .device(device), channelMap: map)
     }
 
     public var description: String {
         switch destination {
-        case .device(let name): "ALSA device \(name)"
+        case .device(let name): "ALSA device \(name)" + (channelMap.map { " (channel map \($0))" } ?? "")
         case .file(let path): "WAV file \(path)"
         }
+    }
+
+    /// The ALSA configuration for device `name`: a mapped device is opened at the map's width.
+    func alsaConfiguration(_ name: String) -> ALSAOutput.Configuration {
+        .init(device: name, format: format, latencyMilliseconds: latencyMilliseconds, channelMap: channelMap)
     }
 
     /// Opens the destination: an ``ALSAOutput``, or a ``WAVFileOutput`` paced to real time.
     public func open() throws(AudioOutputError) -> any AudioOutput {
         switch destination {
         case .device(let name):
-            return try ALSAOutput(.init(device: name, format: format, latencyMilliseconds: latencyMilliseconds))
+            return try ALSAOutput(alsaConfiguration(name))
         case .file(let path):
             let file = try WAVFileOutput(capturing: path, format: format, sampleFormat: .f32)
             let milliseconds = max(latencyMilliseconds, Self.captureBufferMilliseconds)
@@ -75,8 +100,7 @@ public struct OutputSelection: Hashable, Sendable, CustomStringConvertible {
         case .file: return true
         case .device(let name):
             do {
-                let output = try ALSAOutput(
-                    .init(device: name, format: format, latencyMilliseconds: latencyMilliseconds))
+                let output = try ALSAOutput(alsaConfiguration(name))
                 output.close()
                 return true
             } catch {

@@ -46,15 +46,17 @@ public final class ManualEngineDriver: Sendable {
     ///   - bufferFrames: the simulated device's buffer (default 960, 20 ms at 48 kHz).
     ///   - tickFrames: frames played per tick (default 192, 4 ms at 48 kHz).
     ///   - configuration: the configuration of ``engine``.
+    ///   - channelMap: the device's channel map (a wide `format`: where the haptic signal goes).
     public init(
         format: AudioFormat = AudioFormat(sampleRate: 48_000, channels: 1), bufferFrames: Int = 960,
-        tickFrames: Int = 192, configuration: HapticEngine.Configuration = .init()
+        tickFrames: Int = 192, configuration: HapticEngine.Configuration = .init(), channelMap: ChannelMap? = nil
     ) {
         precondition(tickFrames > 0, "a tick plays at least one frame")
         let clock = ManualClock()
         self.clock = clock
         ticks = ManualTickSource()
-        output = RecordingOutput(format: format, bufferFrames: bufferFrames, clock: { clock.nanoseconds })
+        output = RecordingOutput(
+            format: format, bufferFrames: bufferFrames, channelMap: channelMap, clock: { clock.nanoseconds })
         self.tickFrames = tickFrames
         self.configuration = configuration
     }

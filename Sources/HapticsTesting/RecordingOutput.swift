@@ -46,6 +46,8 @@ public final class RecordingOutput: AudioOutput {
     public let periodFrames: Int
     /// How the simulated device consumes frames.
     public let playback: Playback
+    /// Where the haptic signal and the preview go on a wide `format` (nil: it takes the render as is).
+    public let channelMap: ChannelMap?
 
     private struct State {
         var writes: [Write] = []
@@ -73,9 +75,12 @@ public final class RecordingOutput: AudioOutput {
         periodFrames: Int? = nil,
         playback: Playback = .manual,
         name: String = "recording",
+        channelMap: ChannelMap? = nil,
         clock: @escaping @Sendable () -> UInt64 = { DispatchTime.now().uptimeNanoseconds }
     ) {
         precondition(bufferFrames > 0, "a buffer holds at least one frame")
+        precondition(channelMap.map { $0.deviceChannels == format.channels } ?? true, "the map fits the format")
+        self.channelMap = channelMap
         self.name = name
         self.format = format
         self.bufferFrames = bufferFrames

@@ -170,6 +170,7 @@ final class StampingOutput: AudioOutput {
 
     var name: String { inner.name }
     var format: AudioFormat { inner.format }
+    var channelMap: ChannelMap? { inner.channelMap }
     var bufferFrames: Int { inner.bufferFrames }
     var periodFrames: Int { inner.periodFrames }
     var framesWritten: Int64 { inner.framesWritten }
