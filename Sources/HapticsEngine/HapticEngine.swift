@@ -241,6 +241,7 @@ public final class HapticEngine: Sendable {
         }
         let startFrame = render.withLock { render in
             render.running = true
+            render.writeFailure = nil
             render.firstWriteNanoseconds = 0
             render.idleSinceNanoseconds = clock.nanoseconds
             return render.synthesizer.currentFrame
@@ -489,6 +490,11 @@ public final class HapticEngine: Sendable {
                     render.firstWriteFrame = written
                 }
                 render.renderAndWrite(frames: room, to: output)
+                if let error = render.writeFailure {
+                    render.writeFailure = nil
+                    failure = error
+                    return
+                }
             }
             finishedAll = render.collectFinished(heardFrame: heard, completions: completions)
             if !render.released.isEmpty {

@@ -90,6 +90,8 @@ struct RenderState: ~Copyable {
     var buffer: [Float]
     var pending: [Float]
     var pendingFrames = 0
+    /// The first error a write threw since the tick last looked (``HapticEngine`` stops on it).
+    var writeFailure: AudioOutputError?
     /// Mapped output only: device channels (0-based) of the haptic and preview channels.
     let hapticTargets: [Int]
     let previewTargets: [Int]
@@ -358,9 +360,18 @@ struct RenderState: ~Copyable {
             pendingFrames += count / channels
             return
         }
-        let accepted = buffer.withUnsafeBufferPointer { all in
-            (try? output.write(UnsafeBufferPointer(rebasing: all[0..<count]))) ?? 0
+        var failure: AudioOutputError?
+        let accepted = buffer.withUnsafeBufferPointer { all -> Int in
+            do throws(AudioOutputError) {
+                return try output.write(UnsafeBufferPointer(rebasing: all[0..<count]))
+            } catch {
+                failure = error
+                return 0
+            }
         }
+        // A write the device refused (it failed, or went away) is kept for the tick to report:
+        // swallowed, a device whose every write fails would look like one that plays.
+        if let failure, writeFailure == nil { writeFailure = failure }
         if accepted * channels < count {
             pending.append(contentsOf: buffer[(accepted * channels)..<count])
             pendingFrames += (count - accepted * channels) / channels
