@@ -99,6 +99,7 @@ extension HapticCommand {
             do {
                 alsa = try device.open()
             } catch {
+                if device.wantsHaptics { throw Terminal.failure(error.description) }
                 try Terminal.writePreview(of: file, voicing: .standard, because: error)
                 return
             }

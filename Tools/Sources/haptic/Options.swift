@@ -33,6 +33,31 @@ struct AudioOptions: ParsableArguments {
     }
 }
 
+/// ``AudioOptions`` without `--channels`, for commands that also play (`order replay`): there
+/// `--channels` belongs to ``DeviceOptions`` and says how many channels the WAV file has too.
+struct FileAudioOptions: ParsableArguments {
+    @Option(help: "Sample rate in Hz: 44100, 48000 or 96000.")
+    var sampleRate: Int = 48_000
+
+    @Option(help: "Sample format of the WAV file: s16, s24 or f32.")
+    var format: SampleFormat = .s16
+
+    @OptionGroup var voice: VoiceOption
+
+    func validate() throws {
+        guard AudioFormat.supportedSampleRates.contains(sampleRate) else {
+            throw ValidationError("--sample-rate must be one of 44100, 48000, 96000 (got \(sampleRate))")
+        }
+    }
+
+    /// The render options for a file of `channels` channels (1 or 2).
+    func renderOptions(channels: Int) -> RenderOptions {
+        RenderOptions(
+            format: AudioFormat(sampleRate: sampleRate, channels: channels), sampleFormat: format,
+            voicing: voice.voicing)
+    }
+}
+
 /// `--voice NAME`: how haptics become sound, shared by every command that renders.
 struct VoiceOption: ParsableArguments {
     @Option(name: .customLong("voice"), help: ArgumentHelp("How haptics become sound.", valueName: "name"))

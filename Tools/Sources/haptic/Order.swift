@@ -73,6 +73,9 @@ extension HapticCommand {
             if parsed == nil && (isatty(STDIN_FILENO) != 1 || isatty(STDOUT_FILENO) != 1) {
                 throw Terminal.failure("the order screen needs a terminal; use --script FILE (or - for standard input)")
             }
+            // The device next: one that cannot play the actuators it was asked for ends the run
+            // before the store or a session log is touched.
+            let sink = try EngineFeedbackSink.make(device: device)
             let storeDirectory =
                 store.map { URL(filePath: $0, directoryHint: .isDirectory) } ?? OrderStore.defaultDirectory
             let orders: OrderStore
@@ -103,7 +106,6 @@ extension HapticCommand {
             order.streetAddress = street ?? ""
             order.city = city ?? ""
             order.zip = zip ?? ""
-            let sink = try EngineFeedbackSink.make(device: device)
             let session = OrderSession(order: order, sink: sink, checkout: checkout, log: logWriter)
             let failed: Bool
             if let parsed {

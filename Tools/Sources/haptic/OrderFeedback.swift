@@ -31,6 +31,8 @@ final class EngineFeedbackSink: FeedbackSink {
             do {
                 output = try device.open()
             } catch {
+                // Asked for actuators: say so and stop, before the order touches the store.
+                if device.wantsHaptics { throw Terminal.failure(error.description) }
                 Terminal.printError("haptic: no usable audio device (\(error)); feedback stays silent")
                 output = NullOutput()
             }

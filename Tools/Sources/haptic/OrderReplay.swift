@@ -30,10 +30,13 @@ extension HapticCommand.OrderFlow {
         var summary = false
 
         @OptionGroup var device: DeviceOptions
-        @OptionGroup var audio: AudioOptions
+        @OptionGroup var audio: FileAudioOptions
 
         func validate() throws {
             guard speed > 0, speed.isFinite else { throw ValidationError("--speed must be above 0 (got \(speed))") }
+            if output != nil, let channels = device.channelCount, !(1...2).contains(channels) {
+                throw ValidationError("--channels must be 1 or 2 for a WAV file (got \(channels))")
+            }
         }
 
         func run() throws {
@@ -63,7 +66,8 @@ extension HapticCommand.OrderFlow {
                 let pattern = timeline.pattern(speed: speed, preset: { $0.pattern })
                 do {
                     try WAVFileRender.render(
-                        PatternFile(path: log, pattern: pattern), to: output, options: audio.renderOptions)
+                        PatternFile(path: log, pattern: pattern), to: output,
+                        options: audio.renderOptions(channels: device.channelCount ?? 1))
                 } catch {
                     throw Terminal.failure(error.description)
                 }

@@ -78,6 +78,8 @@ extension HapticCommand {
             do {
                 output = try device.open()
             } catch {
+                // Asked for actuators: a preview file is no substitute.
+                if device.wantsHaptics { throw Terminal.failure(error.description) }
                 try Terminal.writePreview(of: file, voicing: voicing, because: error)
                 return
             }
@@ -93,7 +95,15 @@ extension HapticCommand {
     }
 
     struct Devices: ParsableCommand {
-        static let configuration = CommandConfiguration(commandName: "devices", abstract: "List ALSA playback devices.")
+        static let configuration = CommandConfiguration(
+            commandName: "devices", abstract: "List ALSA playback devices, their channels, and haptic ones.",
+            discussion: """
+                Each line: the name to pass to --device, the channels it takes ("4ch"; "any": a plugin \
+                that converts; "?": busy, or not answering within a second), its description, and "[haptic: …]" on the \
+                devices of a card that drives actuators (a DualSense over USB, by its USB id \
+                054c:0ce6, or 054c:0df2 for the Edge). Play on those with --device dualsense. \
+                The kernel's card list is read from /proc (HAPTIC_PROC_ROOT overrides it, for tests).
+                """)
 
         func run() throws {
             let devices: [DeviceInfo]
@@ -102,19 +112,68 @@ extension HapticCommand {
             } catch {
                 throw Terminal.failure(error.description)
             }
+            let cards = SoundCards.scan()
             if devices.isEmpty { Terminal.printError("no ALSA playback devices") }
             let width = devices.map(\.name.count).max() ?? 0
-            for device in devices {
+            let channels = Self.quietly { devices.map { ALSADevices.channels(of: $0.name).map(Self.describe) ?? "?" } }
+            for (device, channels) in zip(devices, channels) {
                 let summary = device.description.split(separator: "\n").joined(separator: " — ")
-                print(device.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + summary)
+                var line = device.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                line += channels.padding(toLength: 7, withPad: " ", startingAt: 0) + "  " + summary
+                if let card = cards.first(where: { $0.haptic != nil && SoundCards.names($0, device.name) }),
+                    let kind = card.haptic
+                {
+                    line +=
+                        "  [haptic: \(kind.name), actuators on channels \(Self.list(kind.channelMap.hapticChannels))]"
+                }
+                print(line)
+            }
+            for card in cards {
+                guard let kind = card.haptic else { continue }
+                let usb = card.usbID.map { " (USB \($0))" } ?? ""
+                let channels = card.playbackChannels.map { ", \($0) channels" } ?? ""
+                print(
+                    "haptic: card \(card.index) '\(card.id)' is a \(kind.name)\(usb)\(channels): actuators on channels "
+                        + "\(Self.list(kind.channelMap.hapticChannels)); play with --device \(kind.alias) "
+                        + "(\(card.deviceName))")
             }
         }
+
+        /// "2ch", "1-8ch", or "any" for a plugin that converts to whatever count it is given.
+        static func describe(_ range: ClosedRange<Int>) -> String {
+            if range.upperBound > 64 { return "any" }
+            return range.lowerBound == range.upperBound
+                ? "\(range.lowerBound)ch" : "\(range.lowerBound)-\(range.upperBound)ch"
+        }
+
+        /// Runs `body` with standard error sent to /dev/null: opening some plugins to ask for
+        /// their channels (JACK's) prints from inside their libraries, past ALSA's error handler.
+        static func quietly<T>(_ body: () -> T) -> T {
+            let saved = dup(STDERR_FILENO)
+            let null = open("/dev/null", O_WRONLY)
+            if saved >= 0 && null >= 0 { dup2(null, STDERR_FILENO) }
+            defer {
+                if saved >= 0 {
+                    dup2(saved, STDERR_FILENO)
+                    close(saved)
+                }
+                if null >= 0 { close(null) }
+            }
+            return body()
+        }
+
+        static func list(_ channels: [Int]) -> String { channels.map(String.init).joined(separator: ",") }
     }
 }
 
-/// Where real-time audio goes.
+/// Where real-time audio goes: the device, its latency, and on a haptic device (a DualSense) or
+/// any multichannel device, which channels carry the haptic signal. Shared by every command that
+/// plays (play, feedback, order, order replay).
 struct DeviceOptions: ParsableArguments {
-    @Option(help: "ALSA playback device (see `haptic devices`).")
+    @Option(
+        help: ArgumentHelp(
+            "ALSA playback device (see `haptic devices`); `dualsense`: a DualSense's actuators, over USB.",
+            valueName: "name"))
     var device: String = ProcessInfo.processInfo.environment["HAPTIC_DEVICE"] ?? "default"
 
     @Option(
@@ -126,16 +185,74 @@ struct DeviceOptions: ParsableArguments {
     @Flag(help: "Keep --latency even when the device cannot keep up with it (only say so).")
     var latencyStrict = false
 
+    @Option(
+        name: .customLong("channels"),
+        help: ArgumentHelp(
+            "The output's channels: 1 or 2, or a multichannel device's count with --haptic-channels.",
+            valueName: "n"))
+    var channelCount: Int?
+
+    @Option(
+        help: ArgumentHelp(
+            "Device channels (from 1) that drive actuators, e.g. 3,4; needs --channels. The haptic signal is "
+                + "voiced for actuators (--voice voices the preview); every other channel is silent.",
+            valueName: "list"))
+    var hapticChannels: String?
+
+    @Flag(help: "On a haptic device, also play the audible render on the channels the actuators leave free (1-2).")
+    var previewAudio = false
+
     func validate() throws {
         guard (2...2_000).contains(latency) else {
             throw ValidationError("--latency must be 2 to 2000 ms (got \(latency))")
         }
+        if let channelCount, !(1...AudioFormat.maxChannels).contains(channelCount) {
+            throw ValidationError("--channels must be 1 to \(AudioFormat.maxChannels) (got \(channelCount))")
+        }
+        _ = try requestedMap()
+    }
+
+    /// The map `--channels` and `--haptic-channels` ask for (nil: none asked).
+    func requestedMap() throws -> ChannelMap? {
+        guard let hapticChannels else {
+            if let channelCount, channelCount > 2 {
+                throw ValidationError(
+                    "--channels \(channelCount) needs --haptic-channels: which channels drive the actuators (e.g. 3,4)")
+            }
+            return nil
+        }
+        guard let channelCount else {
+            throw ValidationError("--haptic-channels needs --channels: how many channels the device has (e.g. 4)")
+        }
+        do {
+            return try ChannelMap(parsing: "\(channelCount):\(hapticChannels)").withPreview(previewAudio)
+        } catch {
+            throw ValidationError("--haptic-channels \(hapticChannels): \(error)")
+        }
+    }
+
+    /// The device to open and its channel map: `dualsense` (or a haptic card's PCM) brings the
+    /// card's map, which --channels and --haptic-channels override.
+    func resolved() throws(AudioOutputError) -> (device: String, map: ChannelMap?) {
+        var (name, map) = try SoundCards.resolve(device)
+        if let requested = try? requestedMap() { map = requested }
+        return (name, map?.withPreview(previewAudio))
+    }
+
+    /// Whether the user asked for actuators: a haptic device or a channel map. Then a device
+    /// that cannot play is an error, never a fallback to a preview or to silence.
+    var wantsHaptics: Bool {
+        hapticChannels != nil || HapticDevice.known.contains { $0.alias == device.lowercased() }
+            || ((try? SoundCards.resolve(device))?.map != nil)
     }
 
     /// Opens the device; a latency it cannot keep is said once and raised (unless --latency-strict).
     func open() throws(AudioOutputError) -> ALSAOutput {
+        let (name, map) = try resolved()
+        let format = AudioFormat(channels: map == nil ? min(channelCount ?? 1, 2) : 1)
         let (output, finding) = try LatencyProbe.open(
-            .init(device: device, latencyMilliseconds: latency), strict: latencyStrict)
+            .init(device: name, format: format, latencyMilliseconds: latency, channelMap: map),
+            strict: latencyStrict)
         if let finding { Terminal.printError("haptic: \(finding.message(strict: latencyStrict))") }
         return output
     }

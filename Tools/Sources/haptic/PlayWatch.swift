@@ -48,6 +48,10 @@ struct PlayWatch {
         do {
             output = try play.device.open()
         } catch {
+            if play.device.wantsHaptics {
+                Terminal.printError("haptic: \(error); still watching")
+                return
+            }
             try Terminal.writePreview(of: file, voicing: play.options.voicing, because: error)
             return
         }

@@ -29,7 +29,11 @@ extension HapticCommand {
         @Flag(help: "Open the address in the desktop's browser (xdg-open).")
         var open = false
 
-        @Option(help: "ALSA playback device for the engine (default: HAPTIC_OUTPUT, HAPTIC_DEVICE, else \"default\").")
+        @Option(
+            help: """
+                ALSA playback device for the engine (default: HAPTIC_OUTPUT, HAPTIC_DEVICE, else "default"); \
+                `dualsense`: a DualSense's actuators (HAPTIC_CHANNEL_MAP maps any other device).
+                """)
         var device: String?
 
         @Option(help: ArgumentHelp("Output latency in milliseconds.", valueName: "ms"))
@@ -44,8 +48,13 @@ extension HapticCommand {
 
         func run() throws {
             Interrupts.install()
-            var selection = OutputSelection(environment: ProcessInfo.processInfo.environment)
-            if let device { selection = OutputSelection(destination: .device(device)) }
+            var environment = ProcessInfo.processInfo.environment
+            if let device {
+                // Chosen as HAPTIC_DEVICE would be: a haptic device brings its channel map.
+                environment["HAPTIC_OUTPUT"] = nil
+                environment["HAPTIC_DEVICE"] = device
+            }
+            var selection = OutputSelection(environment: environment)
             selection.latencyMilliseconds = latency
             let chosen = selection
             let (served, opening) = Self.folders(for: folders.isEmpty ? ["."] : folders)

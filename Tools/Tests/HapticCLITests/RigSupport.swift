@@ -33,10 +33,11 @@ enum Rig {
         let name = "haptic_test_\(UUID().uuidString.prefix(8).lowercased())"
         private let module: String
 
-        init() throws {
+        /// A sink of `channels` channels (4: a DualSense's layout).
+        init(channels: Int = 2) throws {
             module = try Rig.pactl([
                 "load-module", "module-null-sink", "sink_name=\(name)", "rate=48000", "format=float32le",
-                "channels=2", "norewinds=1",
+                "channels=\(channels)", "norewinds=1",
             ])
         }
 
