@@ -214,7 +214,13 @@ struct AHAPDecoder {
         return value
     }
 
-    /// A parameter value clamped to `range`, with a `value-clamped` warning when it was outside.
+    /// How far past its range a value may be, as a share of the range, to draw `value-overshoot`
+    /// (a note) rather than `value-clamped`: audio-to-AHAP generators normalise levels and land a
+    /// few percent over 1; a value further out (sharpness 10, a percentage) is a mistake.
+    static let overshootShare = 0.1
+
+    /// A parameter value clamped to `range`, with a `value-overshoot` note when it was just
+    /// outside and a `value-clamped` warning when it was further out.
     mutating func clamped(
         _ value: Double, to range: ClosedRange<Float>, name: @autoclosure () -> String, at location: SourceLocation
     )
@@ -224,10 +230,18 @@ struct AHAPDecoder {
         let upper = Double(range.upperBound)
         if value < lower || value > upper {
             let to = value < lower ? range.lowerBound : range.upperBound
-            report(
-                .valueClamped,
-                "\(name()) \(Describe.number(value)) is outside \(Describe.range(range)); clamped to \(Describe.number(Double(to)))",
-                at: location)
+            let over = (value < lower ? lower - value : value - upper) / (upper - lower)
+            if over <= Self.overshootShare {
+                report(
+                    .valueOvershoot,
+                    "\(name()) \(Describe.number(value)) is just outside \(Describe.range(range)); plays as \(Describe.number(Double(to))) (Core Haptics clamps it too)",
+                    at: location)
+            } else {
+                report(
+                    .valueClamped,
+                    "\(name()) \(Describe.number(value)) is outside \(Describe.range(range)); clamped to \(Describe.number(Double(to)))",
+                    at: location)
+            }
             return to
         }
         return Float(value)
@@ -316,11 +330,15 @@ struct AHAPDecoder {
             return false
         }
         pattern.elements.reserveCapacity(entries.count)
+        var sources: [(index: Int, node: Node)] = []
+        sources.reserveCapacity(entries.count)
         for (i, entry) in entries.enumerated() {
             if let element = at(.index(i), { d in d.decodeElement(entry) }) {
                 pattern.elements.append(element)
+                sources.append((i, entry))
             }
         }
+        noteInaudibleEvents(pattern, sources: sources)
         return true
     }
 

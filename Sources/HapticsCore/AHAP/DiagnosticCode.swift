@@ -97,6 +97,10 @@ extension Diagnostic {
         // MARK: Parameters and curves
 
         public static let valueClamped = Code("value-clamped", .warning, "a value outside its range (clamped)")
+        public static let valueOvershoot = Code(
+            "value-overshoot", .note, "a value at most 10 % of its range outside it (clamped, as Core Haptics does)")
+        public static let inaudibleEvent = Code(
+            "inaudible-event", .note, "an event whose intensity or volume, as its control leaves it, stays under 0.04")
         public static let unknownParameterID = Code(
             "unknown-parameter-id", .error, "a ParameterID Core Haptics does not know")
         public static let missingValue = Code(
@@ -151,7 +155,8 @@ extension Diagnostic {
             .negativeTime, .negativeDuration, .unknownEventType, .missingDuration, .zeroDuration, .durationTooLong,
             .transientDuration, .duplicateParameter, .missingWaveform, .waveformIgnored, .waveformNotFound,
             .waveformPath, .waveformUnreadable,
-            .valueClamped, .unknownParameterID, .missingValue, .booleanValue, .sustainedNotBoolean,
+            .valueClamped, .valueOvershoot, .inaudibleEvent, .unknownParameterID, .missingValue, .booleanValue,
+            .sustainedNotBoolean,
             .parameterNotApplicable, .emptyCurve, .tooManyControlPoints, .curveUnsorted, .curveStartNotZero,
             .clipVersion, .clipUpgraded, .transientMismatch, .transientUnmatched, .emptyEnvelope, .breakpointOrder,
             .zeroLengthClip, .valueOutOfRange,
