@@ -18,6 +18,7 @@ let package = Package(
         .library(name: "SensoryFeedback", targets: ["SensoryFeedback"]),
         .library(name: "CoreHaptics", targets: ["CoreHaptics"]),
         .library(name: "HapticsTesting", targets: ["HapticsTesting"]),
+        .library(name: "HapticsAudioAnalysis", targets: ["HapticsAudioAnalysis"]),
         // Lint where iOS developers work: a build-tool plugin that lints a target's AHAP files at
         // build time, and `swift package lint-haptics`. Their tool is haptic-lint, on HapticsCore and
         // HapticsEngine only, so using them costs what the libraries cost.
@@ -48,6 +49,10 @@ let package = Package(
         // ALSA's C API; only HapticsALSA imports it.
         .systemLibrary(name: "CAlsa", pkgConfig: "alsa", providers: [.apt(["libasound2-dev"])]),
         .target(name: "HapticsALSA", dependencies: ["CAlsa", "HapticsEngine", "HapticsSynthesis"]),
+        // Audio to haptics: decoding (WAV here, FLAC/Ogg/Opus/MP3 through libsndfile) and the onset
+        // and loudness analysis that turns sound into a pattern. No engine, no ALSA.
+        .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
+        .target(name: "HapticsAudioAnalysis", dependencies: ["CSndFile", "HapticsCore", "HapticsSynthesis"]),
         // The one place that chooses and opens the default output (HAPTIC_OUTPUT / HAPTIC_DEVICE / ALSA
         // "default"), and what needs it: the system feedback player and the UIKit-style generators.
         .target(
@@ -106,6 +111,9 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
             ]
         ),
+        .testTarget(
+            name: "HapticsAudioAnalysisTests",
+            dependencies: ["HapticsAudioAnalysis", "HapticsCore", "HapticsSynthesis", "CSndFile"]),
         .testTarget(
             name: "HapticsSynthesisTests", dependencies: ["HapticsCore", "HapticsSynthesis", "_HapticsTestSupport"]),
         .testTarget(

@@ -46,6 +46,56 @@ public enum WAV {
     }
 }
 
+/// A WAV file's samples read a block at a time, so a long file (a memory-mapped one, say) is
+/// converted without a float copy of the whole: the header is checked as ``WAV/decode(_:)-([UInt8])``
+/// checks it, then ``read(_:frames:into:)`` converts any range of frames.
+///
+/// ```swift
+/// let reader = try WAVBlockReader(mapped)            // the whole file's bytes
+/// var block = [Float](repeating: 0, count: 4_096 * reader.channels)
+/// block.withUnsafeMutableBufferPointer { reader.read(mapped, frames: 0..<4_096, into: $0.baseAddress!) }
+/// ```
+///
+/// Unlike `decode`, channels are kept as stored (any count): the caller mixes them.
+public struct WAVBlockReader: Hashable, Sendable {
+    let layout: WAVLayout
+    /// Frames per second.
+    public var sampleRate: Int { layout.sampleRate }
+    /// Channels as stored in the file, interleaved in what ``read(_:frames:into:)`` writes.
+    public var channels: Int { layout.channels }
+    /// Whole frames in the `data` chunk.
+    public var frameCount: Int { layout.frameCount }
+    /// Byte offset of the first sample in the file.
+    public var dataOffset: Int { layout.dataOffset }
+    /// Bytes per frame in the file.
+    public var bytesPerFrame: Int { layout.channels * layout.encoding.bytesPerSample }
+
+    /// Parses the header of the complete file `bytes`.
+    ///
+    /// - Throws: ``WAVError``, exactly as ``WAV/decode(_:)-(UnsafeRawBufferPointer)`` would.
+    public init(_ bytes: UnsafeRawBufferPointer) throws(WAVError) {
+        layout = try WAVLayout.parse(bytes)
+    }
+
+    /// Converts frames `frames` (clamped to ``frameCount``) of the file `bytes` (the same bytes
+    /// the reader was made from) to interleaved floats in -1...1 at `out`; returns the frames written.
+    ///
+    /// - Complexity: O(frames × channels), no allocation.
+    @discardableResult
+    public func read(_ bytes: UnsafeRawBufferPointer, frames: Range<Int>, into out: UnsafeMutablePointer<Float>) -> Int
+    {
+        let lower = max(0, min(frames.lowerBound, frameCount))
+        let upper = max(lower, min(frames.upperBound, frameCount))
+        let count = (upper - lower) * channels
+        let start = dataOffset + lower * bytesPerFrame
+        guard count > 0, start + count * layout.encoding.bytesPerSample <= bytes.count else { return 0 }
+        WAVLayout.convert(
+            UnsafeRawBufferPointer(rebasing: bytes[start..<(start + count * layout.encoding.bytesPerSample)]),
+            layout.encoding, into: out, count: count)
+        return upper - lower
+    }
+}
+
 /// How the samples of a `data` chunk are stored.
 enum WAVSampleEncoding: Hashable, Sendable {
     case unsigned8, signed16, signed24, signed32, float32, float64
@@ -287,7 +337,7 @@ struct WAVLayout: Hashable, Sendable {
         value > 1 ? 1 : value < -1 ? -1 : value == value ? value : 0
     }
 
-    private static func convert(
+    static func convert(
         _ source: UnsafeRawBufferPointer, _ encoding: WAVSampleEncoding,
         into out: UnsafeMutablePointer<Float>, count: Int
     ) {

@@ -1,0 +1,531 @@
+import HapticsCore
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The streaming analysis behind ``AudioHaptics``: feed mono blocks of any size, then ``finish()``.
+///
+/// Per 10 ms frame (a 46 ms Hann window at about 22 kHz, the input decimated by an integer factor):
+/// - onsets: log-compressed magnitudes in semitone bands, flux against the previous frame
+///   max-filtered across bands (SuperFlux, Böck & Widmer 2013, so vibrato is no onset), then a peak
+///   that is the local maximum and stands above the local mean by a threshold, at least the
+///   minimum gap after the last; its time refined to the 1 ms block where energy jumps most;
+/// - loudness: the frame's mean square (within the band, if one is given), as a perceptual
+///   intensity (amplitude^0.6, Stevens' loudness exponent, -12 dBFS RMS at 1);
+/// - sharpness: the spectral centroid, on a log scale across the band.
+///
+/// Memory: the window, a 64-frame history and the events written so far; nothing grows with the
+/// length of a silent or continuous sound beyond the events it makes.
+public final class AudioHapticsAnalyzer {
+    // MARK: Tuning (tools/bench; docs/audio-to-haptics.md)
+
+    /// Log compression: log10(1 + λ·|X|), |X| normalised so a full-scale sine's bin is about 1.
+    static let compression: Float = 1_000
+    /// Peak threshold over the local mean, per band (× band count) at sensitivity 0.5.
+    static let deltaPerBand: Float = 0.035
+    static let bandsPerOctave = 12.0
+    /// Frames (10 ms) of the peak picker: local maximum over [-preMax, +postMax], mean over [-preAvg, +postAvg].
+    static let preMax = 3
+    static let postMax = 3
+    static let preAvg = 10
+    static let postAvg = 3
+    /// Frames between a frame and the one its flux is measured against.
+    static let lag = 1
+    /// Silence that closes a continuous event, seconds.
+    static let hold = 0.1
+    /// The longest continuous event written, seconds (Core Haptics plays up to 30).
+    static let maxContinuous = 20.0
+    /// RMS amplitude that maps to intensity 1 (-12 dBFS).
+    static let fullScaleRMS = 0.2512
+    static let loudnessExponent = 0.6
+
+    // MARK: Set-up
+
+    let options: AudioHapticsOptions
+    let sourceRate: Int
+    let decimation: Int
+    /// Analysis sample rate.
+    let rate: Double
+    let size: Int
+    let hop: Int
+    private let fft: RealFFT
+    private let window: UnsafeMutablePointer<Float>
+    private let history: UnsafeMutablePointer<Float>
+    private let windowed: UnsafeMutablePointer<Float>
+    private let power: UnsafeMutablePointer<Float>
+    private let windowEnergy: Double
+    /// Flux bands: bin ranges.
+    private let bands: [Range<Int>]
+    private var levels: [[Float]]
+    private var maxFiltered: [Float]
+    private let loudBins: Range<Int>
+    private let sharpBins: Range<Int>
+    private let sharpLow: Double
+    private let sharpHigh: Double
+    private let delta: Float
+
+    // MARK: State
+
+    private var decimateSum: Float = 0
+    private var decimateCount = 0
+    private var filled = 0
+    /// Analysis samples taken in.
+    private var samples = 0
+    private var frame = 0
+    private var sourceFrames = 0
+    /// Analysis samples of exact zeros in a row, and how many make the state all zeros.
+    private var quietSamples = 0
+    private let quietNeeded: Int
+
+    private struct FrameInfo {
+        var flux: Float = 0
+        var dB: Double = -.infinity
+        var sharpness: Double = 0.5
+        var silent = true
+    }
+    private static let ring = 64
+    private var frames = [FrameInfo](repeating: FrameInfo(), count: ring)
+
+    private let block: Int
+    private static let energyRing = 1_024
+    private var energies = [Float](repeating: 0, count: energyRing)
+    private var blockIndex = 0
+    private var blockSum: Float = 0
+    private var blockCount = 0
+
+    private var lastOnsetFrame = Int.min / 2
+    private var lastOnsetTime = -Double.infinity
+    private var peak: Float
+    private let peakDecay: Float
+
+    private struct Transient {
+        var time: Double
+        var intensity: Float
+        var sharpness: Float
+    }
+    private var transients: [Transient] = []
+    private var onsets: [Double] = []
+
+    private struct Point {
+        var time: Double
+        var intensity: Double
+        var sharpness: Double
+    }
+    private var segment: [Point] = []
+    private var silentFrames = 0
+    private var elements: [PatternElement] = []
+    private var continuousStarts: [Double] = []
+
+    public init(sampleRate: Int, options: AudioHapticsOptions) {
+        self.options = options
+        sourceRate = sampleRate
+        decimation = max(1, sampleRate / 22_050)
+        rate = Double(sampleRate) / Double(decimation)
+        var n = 4
+        while Double(n) < rate * 0.04 { n <<= 1 }
+        size = n
+        hop = max(1, Int((rate / 100).rounded()))
+        fft = RealFFT(size: n)
+        window = .allocate(capacity: n)
+        history = .allocate(capacity: n)
+        history.initialize(repeating: 0, count: n)
+        windowed = .allocate(capacity: n)
+        power = .allocate(capacity: n / 2 + 1)
+        var energy = 0.0
+        for i in 0..<n {
+            let w = 0.5 - 0.5 * cos(2 * Double.pi * (Double(i) + 0.5) / Double(n))
+            window[i] = Float(w)
+            energy += w * w
+        }
+        windowEnergy = energy
+        let binHz = rate / Double(n)
+        let nyquistBin = n / 2
+        func bin(_ hz: Double) -> Int { min(nyquistBin, max(0, Int((hz / binHz).rounded()))) }
+        let low = options.band?.low ?? 30
+        let high = min(options.band?.high ?? rate / 2, rate / 2)
+        var bands: [Range<Int>] = []
+        var start = max(1, bin(low))
+        var edge = low
+        let end = max(start + 1, bin(high))
+        while start < end {
+            edge *= pow(2, 1 / Self.bandsPerOctave)
+            let stop = min(end, max(start + 1, bin(edge)))
+            if stop > start {
+                bands.append(start..<stop)
+                start = stop
+            }
+        }
+        self.bands = bands
+        levels = Array(repeating: [Float](repeating: 0, count: bands.count), count: Self.lag + 1)
+        maxFiltered = [Float](repeating: 0, count: bands.count)
+        loudBins =
+            options.band.map { max(0, bin($0.low))..<max(bin($0.low) + 1, bin($0.high) + 1) } ?? 0..<(nyquistBin + 1)
+        let sharp = options.band ?? AudioHapticsOptions.sharpnessBand
+        sharpLow = sharp.low
+        sharpHigh = min(sharp.high, rate / 2)
+        sharpBins = max(1, bin(sharp.low))..<max(bin(sharp.low) + 2, bin(sharpHigh) + 1)
+        delta = Self.deltaPerBand * Float(bands.count) * Float(pow(4, 0.5 - options.sensitivity))
+        peak = delta * 4
+        peakDecay = Float(pow(0.5, 1 / (5 * rate / Double(hop))))
+        block = max(1, Int((rate / 1000).rounded()))
+        quietNeeded = max(n + hop * (Self.ring + Self.lag + 2), block * (Self.energyRing + 8))
+    }
+
+    deinit {
+        window.deallocate()
+        history.deallocate()
+        windowed.deallocate()
+        power.deallocate()
+    }
+
+    var framesPerSecond: Double { rate / Double(hop) }
+
+    // MARK: Feeding
+
+    /// Takes the next mono samples (-1...1) at the source rate.
+    public func process(_ input: UnsafeBufferPointer<Float>) {
+        sourceFrames += input.count
+        let scale = 1 / Float(decimation)
+        var i = 0
+        while i < input.count {
+            if quietSamples >= quietNeeded, filled == 0, decimateCount == 0, segment.isEmpty {
+                i += skipSilence(UnsafeBufferPointer(rebasing: input[i...]))
+                if i == input.count { break }
+            }
+            decimateSum += input[i]
+            i &+= 1
+            decimateCount &+= 1
+            guard decimateCount == decimation else { continue }
+            let y = decimateSum * scale
+            decimateSum = 0
+            decimateCount = 0
+            take(y)
+        }
+    }
+
+    /// Digital silence long enough that every frame in the history, the energy ring and the levels
+    /// is zero: whole frames of zeros then change nothing but the counters, so they are counted,
+    /// not analysed (ten hours of silence cost a scan for zeros). Returns the input samples consumed.
+    private func skipSilence(_ input: UnsafeBufferPointer<Float>) -> Int {
+        let perFrame = decimation * hop
+        var zeros = 0
+        while zeros < input.count, input[zeros] == 0 { zeros &+= 1 }
+        let k = zeros / perFrame
+        guard k > 0 else { return 0 }
+        frame += k
+        samples += k * hop
+        let blocks = blockCount + k * hop
+        blockIndex += blocks / block
+        blockCount = blocks % block
+        peak = max(delta * 4, peak * pow(peakDecay, Float(min(k, 1 << 20))))
+        quietSamples += k * hop
+        return k * perFrame
+    }
+
+    @inline(__always)
+    private func take(_ y: Float) {
+        quietSamples = y == 0 ? quietSamples &+ 1 : 0
+        history[size - hop + filled] = y
+        filled &+= 1
+        samples &+= 1
+        blockSum += y * y
+        blockCount &+= 1
+        if blockCount == block {
+            energies[blockIndex & (Self.energyRing - 1)] = blockSum
+            blockIndex &+= 1
+            blockSum = 0
+            blockCount = 0
+        }
+        if filled == hop {
+            analyseFrame()
+            // Slide the window by one hop.
+            (history + 0).update(from: history + hop, count: size - hop)
+            filled = 0
+        }
+    }
+
+    /// Time (s) of the centre of frame `t`'s window.
+    private func centre(_ t: Int) -> Double { (Double((t + 1) * hop) - Double(size) / 2) / rate }
+
+    private func analyseFrame() {
+        let t = frame
+        frame += 1
+        var info = FrameInfo()
+        var sumSquares: Float = 0
+        for i in 0..<size {
+            let v = history[i]
+            sumSquares += v * v
+            windowed[i] = v * window[i]
+        }
+        let roughDB = 10 * log10(Double(sumSquares) / Double(size) + 1e-30) + options.gain
+        let current = t % (Self.lag + 1)
+        if roughDB < options.silenceThreshold - 20 {
+            // Far below the gate: no spectrum needed (and long silences cost little).
+            for b in levels[current].indices { levels[current][b] = 0 }
+        } else {
+            fft.power(windowed, into: power)
+            // Loudness: Parseval over the window (one-sided spectrum).
+            var energy = 0.0
+            for k in loudBins {
+                let p = Double(power[k])
+                energy += (k == 0 || k == size / 2) ? p : 2 * p
+            }
+            info.dB = 10 * log10(energy / (Double(size) * windowEnergy) + 1e-30) + options.gain
+            info.silent = info.dB < options.silenceThreshold
+            // Sharpness: centroid (magnitude-weighted) on a log scale across the band.
+            var weighted = 0.0
+            var total = 0.0
+            let binHz = rate / Double(size)
+            for k in sharpBins where k <= size / 2 {
+                let m = Double(power[k]).squareRoot()
+                weighted += m * Double(k) * binHz
+                total += m
+            }
+            if total > 0 {
+                let centroid = weighted / total
+                info.sharpness = min(1, max(0, log(centroid / sharpLow) / log(sharpHigh / sharpLow)))
+            }
+            // Band levels, log-compressed.
+            let norm = Self.compression * 2 / Float(size)
+            for (b, range) in bands.enumerated() {
+                var m: Float = 0
+                for k in range { m += power[k].squareRoot() }
+                levels[current][b] = log10(1 + norm * m)
+            }
+        }
+        // SuperFlux: rise over the previous frame's levels, max-filtered across three bands.
+        let previous = (t + 1) % (Self.lag + 1)
+        let count = bands.count
+        levels[previous].withUnsafeBufferPointer { prev in
+            for b in 0..<count {
+                var m = prev[b]
+                if b > 0 { m = max(m, prev[b - 1]) }
+                if b + 1 < count { m = max(m, prev[b + 1]) }
+                maxFiltered[b] = m
+            }
+        }
+        var flux: Float = 0
+        for b in 0..<count {
+            let d = levels[current][b] - maxFiltered[b]
+            if d > 0 { flux += d }
+        }
+        info.flux = t >= Self.lag ? flux : 0
+        frames[t % Self.ring] = info
+        follow(info, at: t)
+        if t >= Self.postMax { pick(t - Self.postMax, latest: t) }
+    }
+
+    // MARK: Onsets
+
+    private func pick(_ c: Int, latest: Int) {
+        let f = frames[c % Self.ring]
+        guard f.flux > 0, !f.silent || !frames[(c + 1) % Self.ring].silent else { return }
+        for j in max(0, c - Self.preMax)...min(latest, c + Self.postMax) where j != c {
+            let other = frames[j % Self.ring].flux
+            if other > f.flux || (other == f.flux && j < c) { return }
+        }
+        var sum: Float = 0
+        var n: Float = 0
+        for j in max(0, c - Self.preAvg)...min(latest, c + Self.postAvg) {
+            sum += frames[j % Self.ring].flux
+            n += 1
+        }
+        let excess = f.flux - sum / n
+        guard excess >= delta else { return }
+        let gapFrames = Int((options.minimumGap * framesPerSecond).rounded(.down))
+        guard c - lastOnsetFrame >= max(1, gapFrames) else { return }
+        let time = refine(c)
+        guard time - lastOnsetTime >= options.minimumGap * 0.999 else { return }
+        lastOnsetFrame = c
+        lastOnsetTime = time
+        onsets.append(time)
+        peak = max(peak, excess)
+        var loudest = -Double.infinity
+        for j in c...min(latest, c + 3) { loudest = max(loudest, frames[j % Self.ring].dB) }
+        let strength = Double(min(1, excess / peak))
+        let intensity = min(1, intensityFor(dB: loudest) * (0.5 + 0.5 * strength))
+        let sharpness = frames[min(latest, c + 1) % Self.ring].sharpness
+        transients.append(Transient(time: time, intensity: Float(intensity), sharpness: Float(sharpness)))
+    }
+
+    /// The start of the 1 ms block within frame `c`'s window where energy jumps most over the 4 before it.
+    private func refine(_ c: Int) -> Double {
+        let endSample = (c + 1) * hop
+        var lo = max(4, (endSample - size) / block)
+        lo = max(lo, blockIndex - Self.energyRing + 8)
+        if lastOnsetTime.isFinite {
+            lo = max(lo, Int(((lastOnsetTime + options.minimumGap) * rate / Double(block)).rounded(.up)))
+        }
+        let hi = min(blockIndex - 1, endSample / block)
+        guard lo <= hi else { return max(0, centre(c)) }
+        var loudest: Float = 0
+        for k in lo...hi { loudest = max(loudest, energies[k & (Self.energyRing - 1)]) }
+        let floor = Float(block) * 1e-10
+        var best = lo
+        var bestScore: Float = -1
+        for k in lo...hi {
+            let e = energies[k & (Self.energyRing - 1)]
+            guard e >= loudest * 0.02 else { continue }
+            var before: Float = 0
+            for j in (k - 4)..<k { before += energies[j & (Self.energyRing - 1)] }
+            let score = e / (before * 0.25 + floor)
+            if score > bestScore {
+                bestScore = score
+                best = k
+            }
+        }
+        return Double(best * block) / rate
+    }
+
+    private func intensityFor(dB: Double) -> Double {
+        guard dB.isFinite else { return 0 }
+        return min(1, pow(pow(10, dB / 20) / Self.fullScaleRMS, Self.loudnessExponent))
+    }
+
+    // MARK: Continuous events
+
+    private func follow(_ info: FrameInfo, at t: Int) {
+        peak = max(delta * 4, peak * peakDecay)
+        let time = max(0, centre(t))
+        if info.silent {
+            guard !segment.isEmpty else { return }
+            silentFrames += 1
+            if Double(silentFrames) / framesPerSecond >= Self.hold { closeSegment() }
+            return
+        }
+        if silentFrames > 0, !segment.isEmpty {
+            // A short gap inside a sound: its frames read as zero.
+            for j in stride(from: silentFrames, to: 0, by: -1) {
+                segment.append(Point(time: max(0, centre(t - j)), intensity: 0, sharpness: segment.last!.sharpness))
+            }
+        }
+        silentFrames = 0
+        segment.append(Point(time: time, intensity: intensityFor(dB: info.dB), sharpness: info.sharpness))
+        if time - segment[0].time >= Self.maxContinuous { closeSegment() }
+    }
+
+    private func closeSegment() {
+        defer {
+            segment.removeAll(keepingCapacity: true)
+            silentFrames = 0
+        }
+        guard options.content != .transientsOnly, var points = Optional(segment), let first = points.first else {
+            return
+        }
+        var start = first.time
+        // Start with the onset that opens the sound, not half a window before it.
+        if let onset = onsets.last(where: { $0 >= start - 0.005 && $0 <= start + 0.06 }) {
+            start = max(start, onset)
+            points.removeAll { $0.time < start }
+            if points.isEmpty { points = [Point(time: start, intensity: first.intensity, sharpness: first.sharpness)] }
+            points[0].time = start
+        }
+        let end = (points.last?.time ?? start) + 1 / framesPerSecond
+        guard end > start + 0.005 else { return }
+        let meanSharpness = points.reduce(0) { $0 + $1.sharpness } / Double(points.count)
+        let tolerance = 0.2 * (1 - options.resolution)
+        var intensity = CurveSimplifier.simplify(points.map { ($0.time, $0.intensity) }, tolerance: tolerance)
+        intensity.append((end, intensity.last!.1))
+        intensity.append((end + 0.01, 1))
+        var sharpness = CurveSimplifier.simplify(
+            points.map { ($0.time, $0.sharpness - meanSharpness) }, tolerance: tolerance)
+        sharpness.append((end, sharpness.last!.1))
+        sharpness.append((end + 0.01, 0))
+        continuousStarts.append(start)
+        elements.append(
+            .event(
+                HapticEvent(
+                    time: start, type: .hapticContinuous, duration: end - start,
+                    parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, Float(meanSharpness))])))
+        for curve in CurveSimplifier.curves(.hapticIntensityControl, intensity)
+            + CurveSimplifier.curves(.hapticSharpnessControl, sharpness)
+        {
+            elements.append(.curve(curve))
+        }
+    }
+
+    // MARK: Finishing
+
+    /// Flushes the last frames and returns the pattern.
+    public func finish() -> AudioHapticsResult {
+        // Pad with silence so the last onsets and the last sound are decided.
+        let tail = size + hop * (Self.postMax + 2)
+        for _ in 0..<tail { take(0) }
+        closeSegment()
+        var pattern = HapticPattern(elements: elements)
+        var dropped = 0
+        if options.content != .continuousOnly {
+            let kept = budget(transients, dropped: &dropped)
+            let intensityControl = ParameterTimeline(.hapticIntensityControl, pattern: pattern)
+            let sharpnessControl = ParameterTimeline(.hapticSharpnessControl, pattern: pattern)
+            for transient in kept {
+                // Curves act on every event: write what makes the transient play as measured.
+                var intensity = transient.intensity
+                var sharpness = transient.sharpness
+                if !intensityControl.isEmpty {
+                    intensity = min(1, intensity / max(0.01, intensityControl.value(at: transient.time)))
+                }
+                if !sharpnessControl.isEmpty {
+                    sharpness = min(1, max(0, sharpness - sharpnessControl.value(at: transient.time)))
+                }
+                pattern.elements.append(
+                    .event(
+                        HapticEvent(
+                            time: transient.time, type: .hapticTransient,
+                            parameters: [
+                                .init(.hapticIntensity, Self.rounded(intensity)),
+                                .init(.hapticSharpness, Self.rounded(sharpness)),
+                            ])))
+            }
+        }
+        if let audio = options.audioPath {
+            pattern.elements.append(
+                .event(
+                    HapticEvent(
+                        time: 0, type: .audioCustom, parameters: [.init(.audioVolume, 1)], waveformPath: audio)))
+        }
+        pattern.elements.sort { $0.time < $1.time }
+        return AudioHapticsResult(
+            pattern: pattern, onsets: onsets, duration: Double(sourceFrames) / Double(sourceRate),
+            droppedForBudget: dropped)
+    }
+
+    static func rounded(_ x: Float) -> Float { (x * 1000).rounded() / 1000 }
+
+    /// The transients left when no second holds more than the budget of events (continuous
+    /// starts count too): in each over-full second the weakest go.
+    private func budget(_ all: [Transient], dropped: inout Int) -> [Transient] {
+        let limit = options.maxEventsPerSecond
+        var keep = [Bool](repeating: true, count: all.count)
+        var continuousIndex = 0
+        for i in all.indices where keep[i] {
+            let from = all[i].time
+            while continuousIndex < continuousStarts.count, continuousStarts[continuousIndex] < from {
+                continuousIndex += 1
+            }
+            var continuous = 0
+            var k = continuousIndex
+            while k < continuousStarts.count, continuousStarts[k] < from + 1 {
+                continuous += 1
+                k += 1
+            }
+            var window: [Int] = []
+            var j = i
+            while j < all.count, all[j].time < from + 1 {
+                if keep[j] { window.append(j) }
+                j += 1
+            }
+            var excess = window.count + continuous - limit
+            guard excess > 0 else { continue }
+            for victim in window.sorted(by: { all[$0].intensity < all[$1].intensity }) where excess > 0 {
+                keep[victim] = false
+                dropped += 1
+                excess -= 1
+            }
+        }
+        return all.indices.filter { keep[$0] }.map { all[$0] }
+    }
+}

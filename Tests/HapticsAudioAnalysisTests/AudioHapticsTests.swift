@@ -1,0 +1,301 @@
+import CSndFile
+import Foundation
+import HapticsCore
+import HapticsSynthesis
+import Testing
+
+@testable import HapticsAudioAnalysis
+
+// MARK: Material
+
+/// Deterministic noise in -1...1.
+struct Noise {
+    var state: UInt64
+    mutating func next() -> Float {
+        state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+        return Float(Int64(bitPattern: state) >> 11) / Float(1 << 52)
+    }
+}
+
+/// 2 ms noise clicks (exponentially decaying) at `times`, at `rate`, `channels` identical channels.
+func clickTrain(_ times: [Double], seconds: Double, rate: Int = 48_000, channels: Int = 1, amplitude: Float = 0.8)
+    -> [Float]
+{
+    var out = [Float](repeating: 0, count: Int(seconds * Double(rate)) * channels)
+    var noise = Noise(state: 7)
+    for time in times {
+        let start = Int((time * Double(rate)).rounded())
+        let length = rate / 100
+        for i in 0..<length where start + i < out.count / channels {
+            let value = amplitude * noise.next() * Float(exp(-Double(i) / (Double(rate) * 0.002)))
+            for c in 0..<channels { out[(start + i) * channels + c] = value }
+        }
+    }
+    return out
+}
+
+/// Karplus–Strong plucked strings: (time, frequency) notes, each ringing until the next.
+func plucks(_ notes: [(Double, Double)], seconds: Double, rate: Int = 48_000) -> [Float] {
+    var out = [Float](repeating: 0, count: Int(seconds * Double(rate)))
+    var noise = Noise(state: 11)
+    for (index, (time, frequency)) in notes.enumerated() {
+        let start = Int(time * Double(rate))
+        let end = index + 1 < notes.count ? Int(notes[index + 1].0 * Double(rate)) : out.count
+        let period = Int(Double(rate) / frequency)
+        var line = (0..<period).map { _ in noise.next() * 0.5 }
+        var j = 0
+        for i in start..<end {
+            let next = line[(j + 1) % period]
+            let value = line[j % period]
+            out[i] += value
+            line[j % period] = 0.996 * 0.5 * (value + next)
+            j += 1
+        }
+    }
+    // The last note fades out over 50 ms rather than stopping with a click.
+    let fade = rate / 20
+    for i in 0..<fade { out[out.count - fade + i] *= Float(fade - i) / Float(fade) }
+    return out
+}
+
+func wav(_ samples: [Float], rate: Int = 48_000, channels: Int = 1) -> [UInt8] {
+    WAV.encode(AudioClip(sampleRate: rate, channels: channels, samples: samples), sampleFormat: .s16)
+}
+
+func convert(_ bytes: [UInt8], _ options: AudioHapticsOptions = AudioHapticsOptions()) throws(AudioDecodeError)
+    -> AudioHapticsResult
+{
+    try AudioHaptics.convert(AudioFileReader(bytes: bytes, name: "test.wav"), options: options)
+}
+
+func transientTimes(_ pattern: HapticPattern) -> [Double] {
+    pattern.events.filter { $0.type == .hapticTransient }.map(\.time)
+}
+
+/// The largest distance from each expected time to the nearest found one, and the other way round.
+func worstMiss(_ expected: [Double], _ found: [Double]) -> Double {
+    let a = expected.map { e in found.map { abs($0 - e) }.min() ?? .infinity }.max() ?? 0
+    let b = found.map { f in expected.map { abs($0 - f) }.min() ?? .infinity }.max() ?? 0
+    return max(a, b)
+}
+
+/// Writes `samples` through libsndfile in `format` and returns the file's bytes.
+func encoded(_ samples: [Float], format: Int, rate: Int = 48_000, channels: Int = 1) -> [UInt8]? {
+    let path = FileManager.default.temporaryDirectory.appending(path: "haptics-audio-\(UUID()).bin").path
+    defer { try? FileManager.default.removeItem(atPath: path) }
+    var info = SF_INFO()
+    info.samplerate = Int32(rate)
+    info.channels = Int32(channels)
+    info.format = Int32(format)
+    guard let file = sf_open(path, Int32(SFM_WRITE), &info) else { return nil }
+    _ = samples.withUnsafeBufferPointer { sf_writef_float(file, $0.baseAddress, sf_count_t(samples.count / channels)) }
+    sf_close(file)
+    return FileManager.default.contents(atPath: path).map(Array.init)
+}
+
+let clickTimes = [0.25, 0.61, 0.9, 1.333, 1.5, 2.07, 2.5, 2.77, 3.1]
+
+// MARK: Tests
+
+@Suite("Audio to haptics")
+struct AudioHapticsTests {
+    @Test("A click train: one transient per click, each within 10 ms of it")
+    func clicks() throws {
+        let result = try convert(wav(clickTrain(clickTimes, seconds: 3.5)))
+        let found = transientTimes(result.pattern)
+        #expect(found.count == clickTimes.count, "\(found)")
+        #expect(worstMiss(clickTimes, found) <= 0.010, "\(found)")
+    }
+
+    @Test("Plucked notes: one transient per note, each within 10 ms of it")
+    func plucked() throws {
+        let notes = [(0.2, 196.0), (0.7, 247.0), (1.1, 294.0), (1.45, 392.0), (2.0, 330.0), (2.6, 220.0), (3.0, 440.0)]
+        let result = try convert(wav(plucks(notes, seconds: 3.6)))
+        let found = transientTimes(result.pattern)
+        #expect(found.count == notes.count, "\(found)")
+        #expect(worstMiss(notes.map(\.0), found) <= 0.010, "\(found)")
+    }
+
+    @Test("Stereo and any sample rate: the same clicks at 8, 44.1 and 96 kHz, stereo")
+    func rates() throws {
+        for rate in [8_000, 44_100, 96_000] {
+            let samples = clickTrain(clickTimes, seconds: 3.5, rate: rate, channels: 2)
+            let result = try convert(wav(samples, rate: rate, channels: 2))
+            let found = transientTimes(result.pattern)
+            #expect(found.count == clickTimes.count, "\(rate) Hz: \(found)")
+            #expect(worstMiss(clickTimes, found) <= 0.010, "\(rate) Hz: \(found)")
+            #expect(abs(result.duration - 3.5) < 0.001)
+        }
+    }
+
+    @Test(
+        "FLAC, Ogg Vorbis, Opus and MP3 through libsndfile: the same clicks within 10 ms",
+        arguments: [
+            ("FLAC", SF_FORMAT_FLAC | SF_FORMAT_PCM_16), ("Ogg Vorbis", SF_FORMAT_OGG | SF_FORMAT_VORBIS),
+            ("Opus", SF_FORMAT_OGG | SF_FORMAT_OPUS), ("MP3", SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III),
+        ])
+    func formats(name: String, format: Int) throws {
+        let samples = clickTrain(clickTimes, seconds: 3.5, channels: 2)
+        let bytes = try #require(encoded(samples, format: format, channels: 2), "libsndfile cannot write \(name)")
+        let reader = try AudioFileReader(bytes: bytes, name: "clicks")
+        #expect(reader.sampleRate == 48_000 && reader.channels == 2)
+        let result = try AudioHaptics.convert(reader, options: AudioHapticsOptions())
+        let found = transientTimes(result.pattern)
+        #expect(found.count == clickTimes.count, "\(name): \(found)")
+        #expect(worstMiss(clickTimes, found) <= 0.010, "\(name): \(found)")
+    }
+
+    @Test("Intensity follows loudness: rendered pattern's envelope correlates >= 0.9 with the sound's")
+    func loudnessFollowed() throws {
+        // Noise whose level swells and falls over 40 dB, with steps: 6 s.
+        let rate = 48_000
+        var noise = Noise(state: 3)
+        let samples = (0..<(6 * rate)).map { i -> Float in
+            let t = Double(i) / Double(rate)
+            let dB = -45 + 35 * (0.5 - 0.5 * cos(2 * Double.pi * t / 3)) + (t > 4 && t < 4.5 ? 8 : 0)
+            return noise.next() * Float(pow(10, dB / 20)) * 1.7
+        }
+        var options = AudioHapticsOptions()
+        options.content = .continuousOnly
+        let result = try convert(wav(samples), options)
+        let rendered = try PatternRenderer.render(result.pattern, format: AudioFormat(sampleRate: rate, channels: 1))
+        func envelope(_ x: [Float]) -> [Double] {
+            stride(from: 0, to: 6 * rate - 2_400, by: 480).map { start in
+                var sum = 0.0
+                for i in start..<min(x.count, start + 2_400) { sum += Double(x[i]) * Double(x[i]) }
+                return 10 * log10(sum / 2_400 + 1e-12)
+            }
+        }
+        let a = envelope(samples)
+        let b = envelope(rendered + [Float](repeating: 0, count: max(0, samples.count - rendered.count)))
+        let r = correlation(a, b)
+        #expect(r >= 0.9, "correlation \(r)")
+    }
+
+    @Test("Curves: at most 16 points each; the events-per-second budget holds")
+    func curvesAndBudget() throws {
+        // 40 clicks a second for 3 s over a sustained tone.
+        let times = stride(from: 0.1, to: 3.0, by: 0.025).map { $0 }
+        var samples = clickTrain(times, seconds: 3.2)
+        for i in samples.indices { samples[i] += 0.05 * Float(sin(2 * Double.pi * 110 * Double(i) / 48_000)) }
+        var options = AudioHapticsOptions()
+        options.minimumGap = 0.02
+        options.maxEventsPerSecond = 10
+        options.resolution = 1
+        let result = try convert(wav(samples), options)
+        for curve in result.pattern.parameterCurves { #expect(curve.controlPoints.count <= 16) }
+        let events = result.pattern.events.map(\.time).sorted()
+        for (i, start) in events.enumerated() {
+            #expect(events[i...].prefix { $0 < start + 1 }.count <= 10, "at \(start) s")
+        }
+        #expect(result.droppedForBudget > 0)
+    }
+
+    @Test("Options: transients only, continuous only, --with-audio, JSON with defaults")
+    func options() throws {
+        let bytes = wav(clickTrain(clickTimes, seconds: 3.5))
+        var options = AudioHapticsOptions()
+        options.content = .transientsOnly
+        options.audioPath = "clicks.wav"
+        let pattern = try convert(bytes, options).pattern
+        #expect(Set(pattern.events.map(\.type)) == [.hapticTransient, .audioCustom])
+        #expect(pattern.parameterCurves.isEmpty)
+        #expect(pattern.events.first { $0.type == .audioCustom }?.waveformPath == "clicks.wav")
+        options = AudioHapticsOptions()
+        options.content = .continuousOnly
+        #expect(Set(try convert(bytes, options).pattern.events.map(\.type)) == [.hapticContinuous])
+        let decoded = try JSONDecoder().decode(AudioHapticsOptions.self, from: Data("{\"gain\": 6}".utf8))
+        var expected = AudioHapticsOptions()
+        expected.gain = 6
+        #expect(decoded == expected)
+        let round = try JSONDecoder().decode(AudioHapticsOptions.self, from: JSONEncoder().encode(options))
+        #expect(round == options)
+    }
+}
+
+@Suite("Audio to haptics: bad input")
+struct AudioBadInputTests {
+    func message(_ bytes: [UInt8]) -> String? {
+        do {
+            _ = try convert(bytes)
+            return nil
+        } catch {
+            return error.description
+        }
+    }
+
+    @Test("Not audio, empty, 0 samples, truncated, a lying header: one line naming the file")
+    func messages() {
+        #expect(
+            message(Array("{\"Pattern\": []}".utf8))
+                == "test.wav: not audio: the file starts with \"{\"Pa\", not RIFF, fLaC, OggS, ID3 or an MPEG frame")
+        #expect(message([]) == "test.wav: not audio: the file is empty (0 bytes)")
+        #expect(message(wav([])) == "test.wav: no audio: the file holds 0 samples")
+        let whole = wav(clickTrain(clickTimes, seconds: 1))
+        #expect(
+            message(Array(whole.prefix(30)))
+                == "test.wav: truncated WAV file: chunk \"fmt \" declares 16 bytes but only 10 remain (at byte 12)")
+        var lying = whole
+        lying[32] = 3  // block align 3 for 16-bit mono
+        #expect(
+            message(lying)
+                == "test.wav: fmt chunk: block align 3 does not match 1 channel(s) of 16-bit samples (at byte 32)")
+    }
+
+    @Test("A truncated FLAC, Ogg or MP3 reads up to the cut: no crash")
+    func truncatedCompressed() throws {
+        let samples = clickTrain(clickTimes, seconds: 3.5)
+        for format in [
+            SF_FORMAT_FLAC | SF_FORMAT_PCM_16, SF_FORMAT_OGG | SF_FORMAT_VORBIS,
+            SF_FORMAT_MPEG | SF_FORMAT_MPEG_LAYER_III,
+        ] {
+            let bytes = try #require(encoded(samples, format: format))
+            for cut in [bytes.count / 2, 200, 5] {
+                do {
+                    let result = try convert(Array(bytes.prefix(cut)))
+                    #expect(result.duration <= 3.6)
+                } catch {
+                    #expect(error.description.hasPrefix("test.wav: "))
+                }
+            }
+        }
+    }
+
+    @Test("10 hours of silence: a bounded run, an empty pattern")
+    func tenHoursOfSilence() throws {
+        // 16-bit mono at 1 kHz (the lowest rate read): a 72 MB file, read through the memory map.
+        let frames = 36_000_000
+        let path = FileManager.default.temporaryDirectory.appending(path: "silence-\(UUID()).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        _ = FileManager.default.createFile(
+            atPath: path,
+            contents: Data(
+                WAVHeader.bytes(
+                    format: AudioFormat(sampleRate: 1_000, channels: 1), sampleFormat: .s16, frameCount: Int64(frames)))
+        )
+        let handle = try #require(FileHandle(forWritingAtPath: path))
+        try handle.seekToEnd()
+        let zeros = Data(count: 1 << 20)
+        for _ in 0..<((frames * 2) >> 20) { handle.write(zeros) }
+        handle.write(Data(count: (frames * 2) % (1 << 20)))
+        try handle.close()
+        let result = try AudioHaptics.convert(AudioFileReader(path: path), options: AudioHapticsOptions())
+        #expect(result.pattern.events.isEmpty)
+        #expect(result.duration == 36_000)
+    }
+}
+
+func correlation(_ a: [Double], _ b: [Double]) -> Double {
+    let n = Double(min(a.count, b.count))
+    let ma = a.prefix(Int(n)).reduce(0, +) / n
+    let mb = b.prefix(Int(n)).reduce(0, +) / n
+    var sab = 0.0
+    var saa = 0.0
+    var sbb = 0.0
+    for i in 0..<Int(n) {
+        sab += (a[i] - ma) * (b[i] - mb)
+        saa += (a[i] - ma) * (a[i] - ma)
+        sbb += (b[i] - mb) * (b[i] - mb)
+    }
+    return sab / (saa * sbb).squareRoot()
+}
