@@ -9,7 +9,7 @@ import HapticsCore
 /// The streaming analysis behind ``AudioHaptics``: feed mono blocks of any size, then ``finish()``.
 ///
 /// Per 10 ms frame (a 46 ms Hann window at about 22 kHz, the input decimated by an integer factor):
-/// - onsets: log-compressed magnitudes in semitone bands, flux against the previous frame
+/// - onsets: log-compressed magnitudes in semitone bands, flux against the frame two before,
 ///   max-filtered across bands (SuperFlux, Böck & Widmer 2013, so vibrato is no onset), then a peak
 ///   that is the local maximum and stands above the local mean by a threshold, at least the
 ///   minimum gap after the last; its time refined to the 1 ms block where energy jumps most;
@@ -25,15 +25,15 @@ public final class AudioHapticsAnalyzer {
     /// Log compression: log10(1 + λ·|X|), |X| normalised so a full-scale sine's bin is about 1.
     static let compression: Float = 1_000
     /// Peak threshold over the local mean, per band (× band count) at sensitivity 0.5.
-    static let deltaPerBand: Float = 0.035
+    static let deltaPerBand: Float = 0.006
     static let bandsPerOctave = 12.0
     /// Frames (10 ms) of the peak picker: local maximum over [-preMax, +postMax], mean over [-preAvg, +postAvg].
-    static let preMax = 3
+    static let preMax = 5
     static let postMax = 3
-    static let preAvg = 10
+    static let preAvg = 15
     static let postAvg = 3
-    /// Frames between a frame and the one its flux is measured against.
-    static let lag = 1
+    /// Frames between a frame and the one its flux is measured against (its window overlaps 57 %).
+    static let lag = 2
     /// Silence that closes a continuous event, seconds.
     static let hold = 0.1
     /// The longest continuous event written, seconds (Core Haptics plays up to 30).
@@ -296,7 +296,7 @@ public final class AudioHapticsAnalyzer {
                 levels[current][b] = log10(1 + norm * m)
             }
         }
-        // SuperFlux: rise over the previous frame's levels, max-filtered across three bands.
+        // SuperFlux: rise over the levels `lag` frames before, max-filtered across three bands.
         let previous = (t + 1) % (Self.lag + 1)
         let count = bands.count
         levels[previous].withUnsafeBufferPointer { prev in
