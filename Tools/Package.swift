@@ -73,6 +73,7 @@ let package = Package(
             name: "haptic",
             dependencies: [
                 "CupcakeCorner", "OrderEndpoint", "HapticsStudio",
+                .product(name: "HapticsAudioAnalysis", package: "swift-haptics"),
                 .product(name: "HapticsCore", package: "swift-haptics"),
                 .product(name: "HapticsSynthesis", package: "swift-haptics"),
                 .product(name: "HapticsEngine", package: "swift-haptics"),

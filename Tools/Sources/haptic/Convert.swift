@@ -8,7 +8,8 @@ extension HapticCommand {
     struct Convert: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "convert",
-            abstract: "Convert a pattern between AHAP and Meta/Lofelt .haptic, saying what the conversion loses.",
+            abstract:
+                "Convert a pattern between AHAP and Meta/Lofelt .haptic, saying what the conversion loses, or audio to a pattern.",
             discussion: """
                 The target format is --to, else the output's extension (.ahap, .haptic). What the \
                 conversion cannot carry over is printed on standard error, one line per kind of loss \
@@ -19,7 +20,7 @@ extension HapticCommand {
             case ahap, haptic, android
         }
 
-        @Argument(help: "The pattern to convert: AHAP or .haptic.")
+        @Argument(help: "The pattern to convert: AHAP or .haptic; or audio: WAV, FLAC, Ogg Vorbis/Opus, MP3.")
         var input: String
 
         @Option(name: [.short, .customLong("output")], help: "The file to write; - for standard output.")
@@ -42,6 +43,8 @@ extension HapticCommand {
 
         @OptionGroup var waveforms: WaveformOptions
 
+        @OptionGroup(title: "Audio input (WAV, FLAC, Ogg Vorbis/Opus, MP3)") var audio: AudioConvertOptions
+
         func validate() throws {
             guard target != nil else {
                 throw ValidationError(
@@ -58,6 +61,7 @@ extension HapticCommand {
         }
 
         func run() throws {
+            if AudioInput.isAudio(input) { return try runAudio() }
             let file = try Terminal.load(input, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
             let conversion = PatternConversion(file, to: target ?? .ahap, kotlin: kotlin)
