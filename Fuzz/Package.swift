@@ -32,6 +32,7 @@ for (name, dependencies): (String, [Target.Dependency]) in [
     ("fuzz-wav", [library("HapticsSynthesis")]),
     ("fuzz-order-script", ["CupcakeCorner", library("SensoryFeedback")]),
     ("fuzz-event-log", ["CupcakeCorner"]),
+    ("fuzz-midi", [library("HapticsCore")]),
 ] {
     package.targets.append(.executableTarget(name: name, dependencies: ["FuzzSupport"] + dependencies))
 }
