@@ -13,7 +13,8 @@ extension HapticCommand {
             discussion: """
                 The target format is --to, else the output's extension (.ahap, .haptic). What the \
                 conversion cannot carry over is printed on standard error, one line per kind of loss \
-                (--json: as JSON on standard output). docs/formats.md has the mapping.
+                (--json: as JSON on standard output). docs/formats.md has the mapping, and how a \
+                MIDI file (.mid) becomes a pattern.
                 """)
 
         enum Target: String, ExpressibleByArgument, CaseIterable {
@@ -41,6 +42,8 @@ extension HapticCommand {
         @Flag(help: "Print the report of what was lost as JSON on standard output.")
         var json = false
 
+        @OptionGroup(title: "MIDI input") var midi: MIDIConvertOptions
+
         @OptionGroup var waveforms: WaveformOptions
 
         @OptionGroup(title: "Audio input (WAV, FLAC, Ogg Vorbis/Opus, MP3)") var audio: AudioConvertOptions
@@ -52,6 +55,9 @@ extension HapticCommand {
             }
             if kotlin, target != .android { throw ValidationError("--kotlin goes with --to android") }
             if json, output == "-" { throw ValidationError("--json prints on standard output; give -o FILE") }
+            if midi.given, !MIDIInput.isMIDI(input) {
+                throw ValidationError("--track and --channel are for MIDI input")
+            }
         }
 
         var target: Target? {
@@ -61,6 +67,7 @@ extension HapticCommand {
         }
 
         func run() throws {
+            if MIDIInput.isMIDI(input) { return try runMIDI() }
             if AudioInput.isAudio(input) { return try runAudio() }
             let file = try Terminal.load(input, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
