@@ -23,22 +23,35 @@ package struct StudioError: Error, Hashable, Sendable, CustomStringConvertible {
 /// The folders a studio serves, and the only way a request's path becomes a file.
 ///
 /// A studio path is `LABEL/relative/path.ahap`, where `LABEL` names one served folder (its last
-/// component, made unique). Resolution refuses what could leave the folder: absolute paths, `.`
-/// and `..` components, empty components, backslashes, NUL, and symbolic links whose target lies
-/// outside the folder (checked on the resolved real path, so a link planted later is caught too).
-/// Only pattern files (`.ahap`, `.haptic`, `.vij`) are read or written.
+/// component, made unique). Paths are refused before the disk is touched when they are absolute or
+/// have `.`, `..` or empty components, backslashes or NUL; only pattern files (`.ahap`, `.haptic`,
+/// `.vij`) are read or written.
+///
+/// Every served folder is opened once, at start, and held open. A file is reached from that
+/// descriptor one component at a time (`openat` with `O_NOFOLLOW`), so a symbolic link anywhere
+/// on the way is refused, including one swapped in while a request runs; each folder and the file
+/// are checked after opening (`fstat`: a folder or a regular file, on the served folder's device),
+/// and what was opened is what is read, written beside, compared with git or watched: nothing is
+/// opened again by name. A save writes a temporary file in the file's own (held) folder and renames
+/// it over the file there (`AtomicFile` relative to that folder), removing it on every failure.
+/// (`openat2` with `RESOLVE_BENEATH` would do the walk in one call, but glibc has no wrapper for it
+/// and Swift cannot call the variadic `syscall`; the walk gives the same guarantee on any kernel.)
 ///
 /// ```swift
 /// let files = try StudioFiles(folders: ["Patterns"])
-/// let url = try files.resolve("Patterns/examples/heartbeat.ahap")
+/// let bytes = try files.read("Patterns/examples/heartbeat.ahap")
 /// ```
 package struct StudioFiles: Sendable {
     /// One served folder.
-    package struct Root: Hashable, Sendable {
+    package struct Root: Sendable {
         /// What studio paths start with.
         package var label: String
         /// The folder's real path (symbolic links resolved), without a trailing slash.
         package var realPath: String
+        /// The folder, held open for the studio's life: every file is opened relative to it.
+        let folder: Descriptor
+        /// The folder's device: nothing on another file system is served.
+        let device: UInt64
     }
 
     /// One file the studio lists.
@@ -48,6 +61,15 @@ package struct StudioFiles: Sendable {
         package var bytes: Int
     }
 
+    /// A pattern file opened for a request: the held folder it is in, its name there, the open
+    /// file and its status at opening.
+    struct Opened: Sendable {
+        var folder: Descriptor
+        var name: String
+        var file: Descriptor
+        var status: stat
+    }
+
     package let roots: [Root]
 
     /// The extensions the studio reads and writes.
@@ -55,6 +77,8 @@ package struct StudioFiles: Sendable {
 
     /// Most files listed; a larger tree is cut (the page says so).
     package static let maximumListed = 10_000
+    /// Deepest folder nesting listed.
+    static let maximumDepth = 32
 
     /// Serves `folders` (each must exist and be a folder).
     ///
@@ -69,6 +93,11 @@ package struct StudioFiles: Sendable {
             }
             guard isFolder.boolValue else { throw StudioError(400, "\(folder): not a folder") }
             guard let real = Self.realPath(folder) else { throw StudioError(400, "\(folder): cannot be resolved") }
+            let fd = Glibc.open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+            guard fd >= 0 else { throw StudioError(400, "\(folder): cannot be opened (errno \(errno))") }
+            let held = Descriptor(fd)
+            var status = stat()
+            guard fstat(fd, &status) == 0 else { throw StudioError(400, "\(folder): cannot be opened") }
             var base = URL(filePath: real).lastPathComponent
             if base.isEmpty || base == "/" { base = "root" }
             var label = base
@@ -78,39 +107,65 @@ package struct StudioFiles: Sendable {
                 n += 1
             }
             used.insert(label)
-            roots.append(Root(label: label, realPath: real == "/" ? "" : real))
+            roots.append(
+                Root(label: label, realPath: real == "/" ? "" : real, folder: held, device: UInt64(status.st_dev)))
         }
         self.roots = roots
     }
 
     /// Every pattern file under the served folders, sorted by path; hidden folders and `.build*`
-    /// are skipped, and links that lead outside their folder are not followed.
+    /// are skipped, symbolic links are not followed, and nothing on another file system is listed.
     package func list() -> (files: [Entry], truncated: Bool) {
         var out: [Entry] = []
         for root in roots {
-            let base = URL(filePath: root.realPath.isEmpty ? "/" : root.realPath)
-            guard
-                let walker = FileManager.default.enumerator(
-                    at: base, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey],
-                    options: [.skipsHiddenFiles])
-            else { continue }
-            for case let url as URL in walker {
-                let name = url.lastPathComponent
-                if name.hasPrefix(".build") || name == "node_modules" {
-                    walker.skipDescendants()
-                    continue
-                }
-                guard Self.extensions.contains(url.pathExtension.lowercased()) else { continue }
-                let relative = String(url.path(percentEncoded: false).dropFirst(base.path(percentEncoded: false).count))
-                    .trimmingCharacters(in: CharacterSet(charactersIn: "/"))
-                let path = root.label + "/" + relative
-                guard let resolved = try? resolve(path) else { continue }
-                let size = (try? FileManager.default.attributesOfItem(atPath: resolved)[.size] as? Int) ?? 0
-                out.append(Entry(path: path, format: Self.format(of: path), bytes: size))
-                if out.count >= Self.maximumListed { return (out.sorted { $0.path < $1.path }, true) }
+            if Self.walk(root.folder, prefix: root.label, device: root.device, depth: 0, into: &out) {
+                return (out.sorted { $0.path < $1.path }, true)
             }
         }
         return (out.sorted { $0.path < $1.path }, false)
+    }
+
+    /// Adds the pattern files under `folder` to `out`; true when ``maximumListed`` was reached.
+    private static func walk(
+        _ folder: Descriptor, prefix: String, device: UInt64, depth: Int, into out: inout [Entry]
+    ) -> Bool {
+        // A descriptor of its own (not a `dup`, which would share the read position with the
+        // held one, so that a second listing would start at the end).
+        let copy = openat(folder.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard copy >= 0 else { return false }
+        guard let stream = fdopendir(copy) else {
+            close(copy)
+            return false
+        }
+        defer { closedir(stream) }
+        var names: [String] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix(while: { $0 != 0 }), as: UTF8.self)
+            }
+            if name.hasPrefix(".") || name == "node_modules" { continue }
+            names.append(name)
+        }
+        for name in names.sorted() {
+            var status = stat()
+            guard fstatat(folder.fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0, UInt64(status.st_dev) == device
+            else { continue }
+            let path = prefix + "/" + name
+            switch status.st_mode & S_IFMT {
+            case S_IFDIR:
+                guard depth < maximumDepth,
+                    let child = try? openFolder(folder, name, device: device, path: path)
+                else { continue }
+                if walk(child, prefix: path, device: device, depth: depth + 1, into: &out) { return true }
+            case S_IFREG:
+                guard extensions.contains(URL(filePath: name).pathExtension.lowercased()) else { continue }
+                out.append(Entry(path: path, format: format(of: path), bytes: Int(status.st_size)))
+                if out.count >= maximumListed { return true }
+            default:
+                continue
+            }
+        }
+        return false
     }
 
     /// `ahap`, `haptic` or `vij`, by extension.
@@ -119,47 +174,121 @@ package struct StudioFiles: Sendable {
         return ext == "vij" ? "vij" : ext == "haptic" ? "haptic" : "ahap"
     }
 
-    /// The real path of the existing pattern file that studio path `path` names.
+    /// Opens the existing pattern file that studio path `path` names, as the type says.
     ///
-    /// - Throws: ``StudioError`` 403 for anything that could leave a served folder or is not a
-    ///   pattern file, 404 for a file that does not exist.
-    package func resolve(_ path: String) throws(StudioError) -> String {
+    /// - Throws: ``StudioError`` 403 for anything that could leave a served folder (a symbolic
+    ///   link on the way, another file system) or is not a regular pattern file, 404 for a file
+    ///   that does not exist.
+    func open(_ path: String) throws(StudioError) -> Opened {
         let (root, relative) = try split(path)
-        let candidate = root.realPath + "/" + relative
-        guard let real = Self.realPath(candidate) else { throw .notFound("\(path): no such file") }
-        guard real.hasPrefix(root.realPath + "/") else {
-            throw .forbidden("\(path): leads outside the served folder \(root.label)")
-        }
-        guard Self.extensions.contains(URL(filePath: real).pathExtension.lowercased()) else {
+        var components = relative.split(separator: "/").map(String.init)
+        let name = components.removeLast()
+        guard Self.extensions.contains(URL(filePath: name).pathExtension.lowercased()) else {
             throw .forbidden("\(path): the studio reads and writes only .ahap, .haptic and .vij files")
         }
-        var status = stat()
-        guard stat(real, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
-            throw .forbidden("\(path): not a regular file")
+        var folder = root.folder
+        for component in components {
+            folder = try Self.openFolder(folder, component, device: root.device, path: path)
         }
-        return real
+        // Looked at before it is opened, so that opening never touches a device or a FIFO.
+        var before = stat()
+        guard fstatat(folder.fd, name, &before, AT_SYMLINK_NOFOLLOW) == 0 else {
+            throw Self.failure(errno, path, folder: folder, name: name)
+        }
+        guard (before.st_mode & S_IFMT) == S_IFREG else { throw Self.notServed(path, before) }
+        let fd = openat(folder.fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw Self.failure(errno, path, folder: folder, name: name) }
+        let file = Descriptor(fd)
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, UInt64(status.st_dev) == root.device
+        else { throw Self.notServed(path, status) }
+        return Opened(folder: folder, name: name, file: file, status: status)
+    }
+
+    /// `name` in `parent`, opened as a folder without following a link, on `device`.
+    private static func openFolder(_ parent: Descriptor, _ name: String, device: UInt64, path: String)
+        throws(StudioError) -> Descriptor
+    {
+        let fd = openat(parent.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw failure(errno, path, folder: parent, name: name) }
+        let folder = Descriptor(fd)
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR, UInt64(status.st_dev) == device else {
+            throw .forbidden("\(path): \(name) is on another file system")
+        }
+        return folder
+    }
+
+    private static func failure(_ code: Int32, _ path: String, folder: Descriptor, name: String) -> StudioError {
+        var status = stat()
+        if fstatat(folder.fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
+            return notServed(path, status, component: name)
+        }
+        if code == ENOENT || code == ENOTDIR { return .notFound("\(path): no such file") }
+        return StudioError(500, "\(path): cannot be opened (errno \(code))")
+    }
+
+    private static func notServed(_ path: String, _ status: stat, component: String? = nil) -> StudioError {
+        if (status.st_mode & S_IFMT) == S_IFLNK {
+            return .forbidden(
+                "\(path): \(component ?? "it") is a symbolic link; the studio follows none (it could lead "
+                    + "outside the served folder)")
+        }
+        return .forbidden("\(path): not a regular file in the served folder")
+    }
+
+    /// The path the file was found at (its served folder's real path, then the studio path's
+    /// components, none of them a link): where to look for what it refers to (waveforms).
+    ///
+    /// - Throws: as ``open(_:)``.
+    package func resolve(_ path: String) throws(StudioError) -> String {
+        _ = try open(path)
+        let (root, relative) = try split(path)
+        return root.realPath + "/" + relative
     }
 
     /// The file's bytes, at most `limit` of them.
     package func read(_ path: String, limit: Int = 16 << 20) throws(StudioError) -> [UInt8] {
-        let real = try resolve(path)
-        guard let handle = FileHandle(forReadingAtPath: real) else { throw StudioError(500, "\(path): cannot be read") }
-        defer { try? handle.close() }
-        let data = (try? handle.read(upToCount: limit + 1)) ?? Data()
-        guard data.count <= limit else { throw StudioError(413, "\(path): larger than \(limit) bytes") }
-        return [UInt8](data)
+        try Self.read(open(path), path: path, limit: limit)
+    }
+
+    static func read(_ opened: Opened, path: String, limit: Int) throws(StudioError) -> [UInt8] {
+        guard Int(opened.status.st_size) <= limit else { throw StudioError(413, "\(path): larger than \(limit) bytes") }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(opened.file.fd, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            guard n >= 0 else { throw StudioError(500, "\(path): cannot be read (errno \(errno))") }
+            if n == 0 { break }
+            bytes.append(contentsOf: chunk[0..<n])
+            guard bytes.count <= limit else { throw StudioError(413, "\(path): larger than \(limit) bytes") }
+        }
+        return bytes
     }
 
     /// Replaces the file's content atomically (a temporary file in the same folder, flushed, then
     /// renamed over it), keeping its permissions. The file must already exist.
     package func write(_ path: String, bytes: [UInt8]) throws(StudioError) {
-        let real = try resolve(path)
+        let opened = try open(path)
         do {
-            try writeAtomically(bytes, to: real)
+            try writeAtomically(
+                bytes, to: opened.name, in: opened.folder.fd, mode: UInt32(opened.status.st_mode & 0o7777))
         } catch {
             throw StudioError(500, "\(path): could not be written (\(error.errno))")
         }
     }
+
+    /// The file's last committed content (`git show HEAD:./NAME` in its held folder).
+    ///
+    /// - Throws: as ``open(_:)``, and ``StudioError`` 404 when there is no committed version.
+    func committed(_ path: String) throws(StudioError) -> [UInt8] {
+        let opened = try open(path)
+        return try StudioGit.committed(folder: opened.folder, name: opened.name)
+    }
+
+    /// The file's status now (for the watcher), nil when it cannot be opened.
+    func status(_ path: String) -> stat? { try? open(path).status }
 
     /// The served folder and the relative path inside it, after the checks that need no disk.
     func split(_ path: String) throws(StudioError) -> (Root, String) {
@@ -194,4 +323,13 @@ package struct StudioFiles: Sendable {
         let hex = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - hex.count) + hex + "-" + String(bytes.count)
     }
+}
+
+/// A file descriptor, closed when the last reference goes.
+final class Descriptor: Sendable {
+    let fd: CInt
+
+    init(_ fd: CInt) { self.fd = fd }
+
+    deinit { close(fd) }
 }

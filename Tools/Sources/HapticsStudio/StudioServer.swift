@@ -144,7 +144,7 @@ package final class Studio: Sendable {
         router.get("/api/git") { [self] request, _ in
             let path = try Self.query(request, "path")
             let real = try files.resolve(path)
-            let bytes = try StudioGit.committed(real)
+            let bytes = try files.committed(path)
             let analysis = PatternView.analyze(bytes, path: real)
             var out = view(path: path, fileBytes: nil, edited: nil, analysis: analysis, locatesLines: true)
             if case .object(var members) = out {

@@ -45,9 +45,7 @@ final class StudioWatcher: Sendable {
     }
 
     func stamp(_ path: String) -> Stamp? {
-        guard let real = try? files.resolve(path) else { return nil }
-        var status = stat()
-        guard stat(real, &status) == 0 else { return nil }
+        guard let status = files.status(path) else { return nil }
         return Stamp(
             size: Int64(status.st_size), seconds: status.st_mtim.tv_sec, nanoseconds: status.st_mtim.tv_nsec,
             inode: UInt64(status.st_ino))
