@@ -9,14 +9,18 @@ import OrderedCollections
 /// - `Host` must be `127.0.0.1:PORT` or `localhost:PORT` (no DNS rebinding);
 /// - `Origin`, when present, must be this server; requests that change anything and the
 ///   WebSocket upgrade must carry it (no cross-site requests);
-/// - the token must come as the `haptic-studio` cookie or the `X-Studio-Token` header, except on
-///   `GET /?token=…`, which trades a correct token for the cookie and a redirect to `/`;
+/// - the page's three static assets need nothing more (they hold no data); every other request
+///   must carry the token in the `X-Studio-Token` header, and the WebSocket upgrade, which a
+///   browser cannot give headers, as `/ws?token=…`. No cookie is set or accepted: a browser sends
+///   a cookie to every port of a host, so it would reach any other local server the browser
+///   visits, and a second studio's would replace the first's. The page keeps the token (from the
+///   address's `#token=`, which the browser never sends) in its `sessionStorage`, which belongs
+///   to this origin, port included;
 /// - every response, refusals and errors included, carries the strict CSP and no-store headers,
 ///   and errors are `{"error": "message"}`.
 struct StudioGuard<Context: RequestContext>: RouterMiddleware {
     let studio: Studio
 
-    static var cookieName: String { "haptic-studio" }
     static var tokenHeader: HTTPField.Name { HTTPField.Name("X-Studio-Token")! }
 
     static var securityHeaders: [(HTTPField.Name, String)] {
@@ -73,20 +77,22 @@ struct StudioGuard<Context: RequestContext>: RouterMiddleware {
         } else if changes || upgrade {
             throw .forbidden("refused: \(upgrade ? "a WebSocket" : "a \(request.method)") request needs an Origin")
         }
-        if request.method == .get, request.uri.path == "/", let offered = request.uri.queryParameters.get("token") {
-            guard Self.equal(offered, studio.token) else { throw .forbidden("refused: wrong token") }
-            var response = Response(status: .seeOther, headers: [.location: "/"])
-            response.setCookie(
-                Cookie(name: Self.cookieName, value: studio.token, path: "/", httpOnly: true, sameSite: .strict))
-            return response
+        if request.method == .get || request.method == .head, Self.assets.contains(request.uri.path) {
+            return nil
         }
-        let presented = request.headers[Self.tokenHeader] ?? request.cookies[Self.cookieName]?.value
+        var presented = request.headers[Self.tokenHeader]
+        if presented == nil, upgrade, request.uri.path == "/ws" {
+            presented = request.uri.queryParameters.get("token")
+        }
         guard let presented, Self.equal(presented, studio.token) else {
             throw .forbidden(
-                "refused: no studio token; open the address `haptic studio` printed (it carries ?token=)")
+                "refused: no studio token; open the address `haptic studio` printed (it carries #token=)")
         }
         return nil
     }
+
+    /// The page's static files: the same for every studio, no data in them.
+    static var assets: Set<String> { ["/", "/studio.js", "/studio.css"] }
 
     /// Compares in time that does not depend on where the strings differ.
     static func equal(_ a: String, _ b: String) -> Bool {

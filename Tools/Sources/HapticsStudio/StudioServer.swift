@@ -21,7 +21,7 @@ import Synchronization
 package final class Studio: Sendable {
     package let files: StudioFiles
     package let playback: StudioPlayback
-    /// The secret every request carries (cookie or `X-Studio-Token`): 32 random bytes in hex.
+    /// The secret every request carries (`X-Studio-Token`): 32 random bytes in hex.
     package let token: String
     let requestedPort: Int
     let boundPort = Atomic<Int>(0)
@@ -51,8 +51,9 @@ package final class Studio: Sendable {
     /// The port the server listens on (0 until it does).
     package var port: Int { boundPort.load(ordering: .acquiring) }
 
-    /// The address to open: the page, with the token that turns into a cookie.
-    package var url: String { "http://127.0.0.1:\(port)/?token=\(token)" }
+    /// The address to open: the page, with the token in the fragment (which the browser keeps
+    /// to the page and never sends to any server).
+    package var url: String { "http://127.0.0.1:\(port)/#token=\(token)" }
 
     /// Serves until the task is cancelled; `ready` is called with the URL once listening.
     package func run(ready: @escaping @Sendable (String) -> Void = { _ in }) async throws {

@@ -64,10 +64,10 @@ extension HapticCommand {
             } catch {
                 throw Terminal.failure(error.description)
             }
-            // A file named on the command line opens first: the page reads the path after `#`.
+            // A file named on the command line opens first: the page reads `open=` in the fragment.
             let fragment =
                 opening.map { index, name in
-                    "#" + (studio.files.roots[index].label + "/" + name).addingPercentEncoding(
+                    "&open=" + (studio.files.roots[index].label + "/" + name).addingPercentEncoding(
                         withAllowedCharacters: Self.unreserved)!
                 } ?? ""
             let count = studio.files.list().files.count

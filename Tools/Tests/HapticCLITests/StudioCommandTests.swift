@@ -24,7 +24,7 @@ import _ToolTestSupport
                 "haptic studio: serving 1 pattern under \(scratch.url.lastPathComponent); plays through ALSA device null\n"
             ))
         #expect(address.host() == "127.0.0.1")
-        let token = try #require(address.query()?.replacingOccurrences(of: "token=", with: ""))
+        let token = try #require(address.fragment()?.replacingOccurrences(of: "token=", with: ""))
         #expect(token.count == 64)
         let port = address.port ?? 0
         let host = ("Host", "127.0.0.1:\(port)")
@@ -45,7 +45,9 @@ import _ToolTestSupport
         let studio = try Self.studio([file, "--device", "null"])
         let found = try await offPool { studio.address() }
         let address = try #require(found, "no address in: \(studio.text)")
-        #expect(address.fragment(percentEncoded: false) == "\(scratch.url.lastPathComponent)/tap.ahap")
+        let fragment = try #require(address.fragment(percentEncoded: false))
+        #expect(fragment.hasPrefix("token="))
+        #expect(fragment.hasSuffix("&open=\(scratch.url.lastPathComponent)/tap.ahap"), "\(fragment)")
         #expect(studio.text.contains("serving 2 patterns under \(scratch.url.lastPathComponent);"))
         #expect(try await offPool { studio.interrupt() } == 130)
     }
@@ -70,8 +72,8 @@ import _ToolTestSupport
 extension LiveHaptic {
     /// The address `haptic studio` prints, once it has (nil if it exits or 30 s pass first).
     func address() -> URL? {
-        guard waitFor("?token=", seconds: 30) else { return nil }
-        let line = text.split(separator: "\n").first { $0.contains("?token=") }
+        guard waitFor("#token=", seconds: 30) else { return nil }
+        let line = text.split(separator: "\n").first { $0.contains("#token=") }
         return line.flatMap { URL(string: $0.trimmingCharacters(in: .whitespaces)) }
     }
 }

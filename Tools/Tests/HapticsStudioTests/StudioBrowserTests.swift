@@ -53,7 +53,7 @@ import _ToolTestSupport
                     try await page.string("document.getElementById('metadata').textContent")?.contains("Cupcake Corner")
                         == true)
                 #expect(page.consoleMessages.filter { $0.hasPrefix("exception") }.isEmpty, "\(page.consoleMessages)")
-                // The cookie is HttpOnly: the page's script cannot read the token.
+                // No cookie: the token lives in this origin's sessionStorage, sent as a header.
                 #expect(try await page.string("document.cookie") == "")
             }
         }

@@ -118,9 +118,9 @@ final class RawWebSocket: @unchecked Sendable {
     let fd: Int32
     var buffer: [UInt8] = []
 
-    init(port: Int, headers: [(String, String)]) throws {
+    init(port: Int, target: String = "/ws", headers: [(String, String)]) throws {
         fd = try RawHTTP.connect(port: port, timeoutSeconds: 10)
-        var request = "GET /ws HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        var request = "GET \(target) HTTP/1.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
         request += "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\n"
         for (name, value) in headers { request += "\(name): \(value)\r\n" }
         request += "\r\n"

@@ -1,4 +1,5 @@
 import Foundation
+import HapticsStudio
 import Testing
 import _ToolTestSupport
 
@@ -15,12 +16,11 @@ import _ToolTestSupport
             let origin = ("Origin", studio.origin)
             let before = try Data(contentsOf: studio.url("sharp-tap.ahap"))
             let attempts: [(String, String, [(String, String)], String?)] = [
-                ("GET", "/", [host], nil),
-                ("GET", "/studio.js", [host], nil),
-                ("GET", "/studio.css", [host], nil),
                 ("GET", "/api/files", [host], nil),
                 ("GET", "/api/pattern?path=pats/sharp-tap.ahap", [host], nil),
-                ("GET", "/?token=0000", [host], nil),
+                // Neither a cookie nor the query is a credential (only the WebSocket takes ?token=).
+                ("GET", "/api/files", [host, ("Cookie", "haptic-studio=\(studio.token)")], nil),
+                ("GET", "/api/files?token=\(studio.token)", [host], nil),
                 (
                     "GET", "/api/files",
                     [
@@ -68,29 +68,72 @@ import _ToolTestSupport
         #expect(response.header("Upgrade") == nil)
     }
 
-    @Test(.timeLimit(.minutes(1))) func theTokenBecomesAnHttpOnlyStrictCookie() async throws {
+    /// The page's assets need no token (they hold no data, and the token is in the address's
+    /// fragment, which the browser does not send), and no response ever sets a cookie: a cookie
+    /// would go to every server on 127.0.0.1 and be replaced by another studio's.
+    @Test(.timeLimit(.minutes(1))) func thePageNeedsNoTokenAndNothingSetsACookie() async throws {
         try await StudioHarness.with { studio in
             let host = ("Host", "127.0.0.1:\(studio.port)")
-            let first = try await RawHTTP.request(
-                port: studio.port, method: "GET", target: "/?token=\(studio.token)", headers: [host])
-            #expect(first.status == 303)
-            #expect(first.header("Location") == "/")
-            let cookie = try #require(first.header("Set-Cookie"))
-            #expect(cookie.hasPrefix("haptic-studio=\(studio.token)"))
-            #expect(cookie.contains("HttpOnly"))
-            #expect(cookie.contains("SameSite=Strict"))
-            #expect(cookie.contains("Path=/"))
-            let page = try await RawHTTP.request(
-                port: studio.port, method: "GET", target: "/",
-                headers: [host, ("Cookie", "haptic-studio=\(studio.token)")])
-            #expect(page.status == 200)
+            for target in ["/", "/?token=\(studio.token)", "/studio.js", "/studio.css"] {
+                let response = try await RawHTTP.request(
+                    port: studio.port, method: "GET", target: target, headers: [host])
+                #expect(response.status == 200, "\(target)")
+                #expect(response.header("Set-Cookie") == nil, "\(target)")
+                #expect(!response.text.contains(studio.token), "\(target)")
+                #expect(response.header("Content-Security-Policy") == Self.csp)
+            }
+            let page = try await RawHTTP.request(port: studio.port, method: "GET", target: "/", headers: [host])
             #expect(page.header("Content-Type") == "text/html; charset=utf-8")
             #expect(page.text.contains("<script src=\"/studio.js\" defer></script>"))
             #expect(!page.text.contains("<script>"), "no inline script: the CSP forbids it")
-            #expect(page.header("Content-Security-Policy") == Self.csp)
             #expect(page.header("X-Content-Type-Options") == "nosniff")
             #expect(page.header("Referrer-Policy") == "no-referrer")
             #expect(page.header("Cache-Control") == "no-store")
+            // The assets still need this server's Host.
+            let foreign = try await RawHTTP.request(
+                port: studio.port, method: "GET", target: "/", headers: [("Host", "evil.example:\(studio.port)")])
+            #expect(foreign.status == 403)
+            let files = try await studio.call("GET", "/api/files")
+            #expect(files.status == 200)
+            #expect(files.header("Set-Cookie") == nil)
+            #expect(studio.studio.url == "http://127.0.0.1:\(studio.port)/#token=\(studio.token)")
+        }
+    }
+
+    /// Two studios: each one's token opens only itself (header and WebSocket query), so the two
+    /// run side by side and neither can stand in for the other.
+    @Test(.timeLimit(.minutes(1))) func twoStudiosEachTakeOnlyTheirOwnToken() async throws {
+        try await StudioHarness.with { a in
+            try await StudioHarness.with { b in
+                for (server, other) in [(a, b), (b, a)] {
+                    let host = ("Host", "127.0.0.1:\(server.port)")
+                    let origin = ("Origin", server.origin)
+                    let mine = try await RawHTTP.request(
+                        port: server.port, method: "GET", target: "/api/files",
+                        headers: [host, ("X-Studio-Token", server.token)])
+                    #expect(mine.status == 200)
+                    let theirs = try await RawHTTP.request(
+                        port: server.port, method: "GET", target: "/api/files",
+                        headers: [host, ("X-Studio-Token", other.token)])
+                    #expect(theirs.status == 403)
+                    let upgrade = [
+                        host, origin, ("Upgrade", "websocket"), ("Connection", "Upgrade"),
+                        ("Sec-WebSocket-Version", "13"),
+                        ("Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="),
+                    ]
+                    let refused = try await RawHTTP.request(
+                        port: server.port, method: "GET", target: "/ws?token=\(other.token)", headers: upgrade)
+                    Self.expectRefusedUpgrade(refused)
+                    let port = server.port
+                    let token = server.token
+                    let opened = try await offPool {
+                        try RawWebSocket(
+                            port: port, target: "/ws?token=\(token)",
+                            headers: [("Host", "127.0.0.1:\(port)"), ("Origin", "http://127.0.0.1:\(port)")])
+                    }
+                    _ = opened
+                }
+            }
         }
     }
 

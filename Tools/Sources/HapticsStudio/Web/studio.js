@@ -22,8 +22,24 @@ window.studio = { state, metrics };
 
 // ---------------------------------------------------------------- server
 
+// The credential (docs/studio.md, "Security"): the printed address carries the token in its
+// fragment (#token=T[&open=PATH]), which the browser never sends to a server. It is kept in this
+// origin's sessionStorage (its own per port, so two studios never share one) and sent as a header;
+// no cookie, which a browser would send to every other server on 127.0.0.1.
+const launch = (() => {
+  const hash = location.hash.slice(1);
+  if (!hash.startsWith("token=")) return { open: decodeURIComponent(hash) };
+  const [params, extra] = hash.split(/#(.*)/s);
+  const query = new URLSearchParams(params);
+  if (query.get("token")) sessionStorage.setItem("haptic-studio-token", query.get("token"));
+  const open = query.get("open") || (extra ? decodeURIComponent(extra) : "");
+  history.replaceState(null, "", location.pathname + (open ? "#" + encodeURIComponent(open) : ""));
+  return { open };
+})();
+const token = sessionStorage.getItem("haptic-studio-token") || "";
+
 async function api(method, url, body, raw) {
-  const init = { method, credentials: "same-origin", headers: {} };
+  const init = { method, credentials: "omit", headers: { "X-Studio-Token": token } };
   if (body !== undefined) {
     init.body = JSON.stringify(body);
     init.headers["Content-Type"] = "application/json";
@@ -563,7 +579,7 @@ function animate() {
 }
 
 function connectSocket() {
-  const socket = new WebSocket(`ws://${location.host}/ws`);
+  const socket = new WebSocket(`ws://${location.host}/ws?token=${encodeURIComponent(token)}`);
   socket.onopen = () => { document.body.dataset.socket = "open"; status(state.path ? summary() : "connected"); };
   socket.onmessage = (message) => {
     const data = JSON.parse(message.data);
@@ -1073,7 +1089,7 @@ async function start() {
   connectSocket();
   try {
     const list = await loadFiles();
-    const wanted = decodeURIComponent(location.hash.slice(1));
+    const wanted = launch.open;
     const first = list.files.find((f) => f.path === wanted) || list.files[0];
     if (first) await openFile(first.path);
     else { status("no .ahap or .haptic files under " + list.roots.join(", ")); document.body.dataset.ready = "1"; }
