@@ -118,9 +118,11 @@ package final class Studio: Sendable {
         }
         router.post("/api/analyze") { [self] request, _ in
             let body = try await Self.body(request)
-            let path = try Self.member(body, "path").string ?? ""
+            let path = try Self.text(body, "path")
             let bytes = try files.read(path)
-            return Self.json(view(path: path, fileBytes: bytes, edited: try Self.member(body, "ahap")))
+            let edited = try Self.member(body, "ahap")
+            guard case .object = edited else { throw StudioError.badRequest("\"ahap\" must be an AHAP object") }
+            return Self.json(view(path: path, fileBytes: bytes, edited: edited))
         }
         router.put("/api/pattern") { [self] request, _ in try await save(request) }
         router.post("/api/render") { [self] request, _ in
@@ -198,7 +200,7 @@ package final class Studio: Sendable {
     func save(_ request: Request) async throws -> Response {
         let path = try Self.query(request, "path")
         let body = try await Self.body(request)
-        let base = try Self.member(body, "baseVersion").string ?? ""
+        let base = try Self.text(body, "baseVersion")
         let pattern = try Self.pattern(Self.member(body, "ahap"), what: "ahap")
         let format = StudioFiles.format(of: path)
         guard format != "vij" else {
@@ -237,7 +239,7 @@ package final class Studio: Sendable {
 
     /// The play or render request in `body`: the page's AHAP (`ahap`), else the file `path`.
     func playRequest(_ body: JSONValue) throws -> (StudioPlayback.Request, String?) {
-        let path = body["path"]?.string
+        let path = try Self.optional(body, "path", .string)?.string
         let pattern: HapticPattern
         if let ahap = body["ahap"], ahap != .null {
             pattern = try Self.pattern(ahap, what: "ahap")
@@ -256,7 +258,7 @@ package final class Studio: Sendable {
             play.clips =
                 (try? PatternFile.loadWaveforms(of: pattern, file: real, missing: .skip, diagnostics: &ignored)) ?? [:]
         }
-        if let name = body["voice"]?.string {
+        if let name = try Self.optional(body, "voice", .string)?.string {
             guard let voice = VoicingProfile.named(name) else { throw StudioError.badRequest("no voice named \(name)") }
             play.voicing = voice
         }
@@ -272,15 +274,16 @@ package final class Studio: Sendable {
             }
             play.rate = Float(rate)
         }
-        if let from = body["from"]?.number {
-            guard from >= 0, from.isFinite else { throw StudioError.badRequest("from must be 0 or more") }
-            play.from = from
-        }
-        if let to = body["to"]?.number {
-            guard to >= play.from, to.isFinite else { throw StudioError.badRequest("to must not be before from") }
+        if let from = try Self.optional(body, "from", .number, in: Self.seconds)?.number { play.from = from }
+        if let to = try Self.optional(body, "to", .number, in: Self.seconds)?.number {
+            guard to >= play.from else { throw StudioError.badRequest("\"to\" must not be before \"from\"") }
             play.to = to
         }
-        play.loop = body["loop"]?.bool ?? false
+        play.loop = try Self.optional(body, "loop", .boolean)?.bool ?? false
+        // A loop of nothing (an empty selection, or one past the end) has nothing to repeat.
+        if play.loop, min(play.to ?? pattern.duration, pattern.duration) - play.from < 0.001 {
+            throw StudioError.badRequest("a loop needs at least 1 ms of the pattern between \"from\" and \"to\"")
+        }
         return (play, path)
     }
 

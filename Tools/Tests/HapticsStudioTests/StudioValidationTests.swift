@@ -1,0 +1,54 @@
+import Foundation
+import Testing
+import _ToolTestSupport
+
+/// docs/studio.md, "API": every input of the wrong JSON type, not finite, or outside what the
+/// studio can act on is a 400 naming it, and the file on disk is unchanged (issue 28). Before, a
+/// wrong type was silently ignored (`"from": "x"` played from 0, `"loop": "yes"` did not loop) or
+/// taken as an empty path.
+@Suite(.serialized) struct StudioValidationTests {
+    @Test(.timeLimit(.minutes(1))) func everyInputOfTheWrongShapeIsA400NamingIt() async throws {
+        try await StudioHarness.with { studio in
+            let file = "\"path\": \"pats/rising-falling.ahap\""
+            let before = try Data(contentsOf: studio.url("rising-falling.ahap"))
+            let cases: [(String, String, String, String)] = [
+                ("POST", "/api/render", "{\(file), \"from\": \"x\"}", "\"from\" must be a number"),
+                ("POST", "/api/play", "{\(file), \"from\": -1}", "\"from\" must be a finite number from 0.0 to 3600.0"),
+                (
+                    "POST", "/api/play", "{\(file), \"from\": 1e300}",
+                    "\"from\" must be a finite number from 0.0 to 3600.0"
+                ),
+                ("POST", "/api/play", "{\(file), \"to\": \"1\"}", "\"to\" must be a number"),
+                ("POST", "/api/play", "{\(file), \"from\": 1, \"to\": 0.5}", "\"to\" must not be before \"from\""),
+                ("POST", "/api/play", "{\(file), \"loop\": \"yes\"}", "\"loop\" must be a boolean"),
+                (
+                    "POST", "/api/play", "{\(file), \"loop\": true, \"from\": 0.5, \"to\": 0.5}",
+                    "a loop needs at least 1 ms of the pattern between \"from\" and \"to\""
+                ),
+                (
+                    "POST", "/api/play", "{\(file), \"loop\": true, \"from\": 100}",
+                    "a loop needs at least 1 ms of the pattern between \"from\" and \"to\""
+                ),
+                ("POST", "/api/render", "{\(file), \"voice\": 3}", "\"voice\" must be a string"),
+                ("POST", "/api/render", "{\"path\": 5}", "\"path\" must be a string"),
+                ("POST", "/api/render", "[1, 2]", "the request body must be a JSON object"),
+                ("POST", "/api/analyze", "{\"path\": 5, \"ahap\": {}}", "\"path\" must be a string"),
+                ("POST", "/api/analyze", "{\(file), \"ahap\": [1]}", "\"ahap\" must be an AHAP object"),
+                (
+                    "PUT", "/api/pattern?path=pats/rising-falling.ahap",
+                    "{\"ahap\": {\"Version\": 1, \"Pattern\": []}, \"baseVersion\": 7}",
+                    "\"baseVersion\" must be a string"
+                ),
+                ("POST", "/api/diff", "{\"a\": 5, \"b\": {}}", "\"a\" must be an AHAP object"),
+            ]
+            for (method, target, body, message) in cases {
+                let response = try await studio.call(method, target, json: body)
+                #expect(response.status == 400, "\(method) \(target) \(body): \(response.status) \(response.text)")
+                let json = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+                #expect(json?["error"] as? String == message, "\(body)")
+            }
+            #expect(try Data(contentsOf: studio.url("rising-falling.ahap")) == before)
+            #expect(try await studio.call("GET", "/api/files").status == 200, "still up")
+        }
+    }
+}
