@@ -57,9 +57,7 @@ package final class Studio: Sendable {
 
     /// Serves until the task is cancelled; `ready` is called with the URL once listening.
     package func run(ready: @escaping @Sendable (String) -> Void = { _ in }) async throws {
-        let router = Router(context: BasicWebSocketRequestContext.self)
-        router.middlewares.add(StudioGuard(studio: self))
-        routes(router)
+        let router = makeRouter()
         var logger = Logger(label: "haptic-studio")
         // Hummingbird logs a cancelled connection (Ctrl-C) as an error; the studio reports its own.
         logger.logLevel = .critical
