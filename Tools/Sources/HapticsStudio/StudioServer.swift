@@ -112,7 +112,7 @@ package final class Studio: Sendable {
             let bytes = try files.read(path)
             watcher.watch(path, version: StudioFiles.version(of: bytes))
             let withText = request.uri.queryParameters.get("text") == "1"
-            return Self.json(view(path: path, fileBytes: bytes, edited: nil, withText: withText))
+            return Self.json(try view(path: path, fileBytes: bytes, edited: nil, withText: withText))
         }
         router.post("/api/analyze") { [self] request, _ in
             let body = try await Self.body(request)
@@ -120,7 +120,7 @@ package final class Studio: Sendable {
             let bytes = try files.read(path)
             let edited = try Self.member(body, "ahap")
             guard case .object = edited else { throw StudioError.badRequest("\"ahap\" must be an AHAP object") }
-            return Self.json(view(path: path, fileBytes: bytes, edited: edited))
+            return Self.json(try view(path: path, fileBytes: bytes, edited: edited))
         }
         router.put("/api/pattern") { [self] request, _ in try await save(request) }
         router.post("/api/render") { [self] request, _ in
@@ -147,6 +147,7 @@ package final class Studio: Sendable {
             let real = try files.resolve(path)
             let bytes = try files.committed(path)
             let analysis = PatternView.analyze(bytes, path: real)
+            if let pattern = analysis.pattern { try Self.checkAnalysable(pattern) }
             var out = view(path: path, fileBytes: nil, edited: nil, analysis: analysis, locatesLines: true)
             if case .object(var members) = out {
                 members["version"] = .string("HEAD")
@@ -172,11 +173,14 @@ package final class Studio: Sendable {
     }
 
     /// The view of the file at `path`, or of an edit of it (`edited`, the page's AHAP JSON).
-    func view(path: String, fileBytes: [UInt8]?, edited: JSONValue?, withText: Bool = false) -> JSONValue {
+    func view(path: String, fileBytes: [UInt8]?, edited: JSONValue?, withText: Bool = false) throws(StudioError)
+        -> JSONValue
+    {
         let started = ContinuousClock.now
         let bytes = edited.map { Array($0.jsonText.utf8) } ?? fileBytes ?? []
         // An edit is always AHAP JSON, whatever the file's format.
         let analysis = PatternView.analyze(bytes, path: edited == nil ? path : "edit.ahap")
+        if let pattern = analysis.pattern { try Self.checkAnalysable(pattern) }
         let elapsed = ContinuousClock.now - started
         return view(
             path: path, fileBytes: fileBytes, edited: edited, analysis: analysis, locatesLines: edited == nil,

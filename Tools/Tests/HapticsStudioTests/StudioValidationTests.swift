@@ -51,4 +51,30 @@ import _ToolTestSupport
             #expect(try await studio.call("GET", "/api/files").status == 200, "still up")
         }
     }
+
+    /// Issue 32: 100,000 overlapping continuous events took 22.8 s and 500 MB to analyse. More
+    /// than 512 sounding at once (the engine's voices) is a 413 saying when, in bounded time;
+    /// 512 are analysed.
+    @Test(.timeLimit(.minutes(1))) func tooManyEventsSoundingAtOnceAreA413() async throws {
+        try await StudioHarness.with { studio in
+            func events(_ count: Int) -> String {
+                let list = (0..<count).map {
+                    "{\"Event\": {\"Time\": \(Double($0) / 100_000), \"EventType\": \"HapticContinuous\", "
+                        + "\"EventDuration\": 0.1}}"
+                }
+                return "{\"Version\": 1, \"Pattern\": [\(list.joined(separator: ", "))]}"
+            }
+            let refused = try await studio.call(
+                "POST", "/api/analyze", json: "{\"path\": \"pats/sharp-tap.ahap\", \"ahap\": \(events(20_000))}")
+            #expect(refused.status == 413)
+            let json = try JSONSerialization.jsonObject(with: Data(refused.body)) as? [String: Any]
+            #expect(
+                json?["error"] as? String
+                    == "this pattern has 10001 continuous events sounding at once (at 0.10002 s); the studio analyses "
+                    + "patterns with at most 512 (what its engine can voice); haptic lint reads it")
+            let allowed = try await studio.call(
+                "POST", "/api/analyze", json: "{\"path\": \"pats/sharp-tap.ahap\", \"ahap\": \(events(512))}")
+            #expect(allowed.status == 200)
+        }
+    }
 }
