@@ -224,7 +224,9 @@ package struct StudioFiles: Sendable {
         if fstatat(folder.fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
             return notServed(path, status, component: name)
         }
-        if code == ENOENT || code == ENOTDIR { return .notFound("\(path): no such file") }
+        // A name longer than the file system allows (ENAMETOOLONG) names no file either.
+        if code == ENOENT || code == ENOTDIR || code == ENAMETOOLONG { return .notFound("\(path): no such file") }
+        if code == EACCES { return .forbidden("\(path): the studio may not open it") }
         return StudioError(500, "\(path): cannot be opened (errno \(code))")
     }
 

@@ -47,6 +47,14 @@ import _ToolTestSupport
                 let json = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
                 #expect(json?["error"] as? String == message, "\(body)")
             }
+            // fuzz-studio's finding: a name longer than the file system allows was a 500.
+            let long = String(repeating: "a", count: 300) + ".ahap"
+            for (method, body) in [
+                ("GET", nil), ("PUT", "{\"ahap\": {\"Version\": 1, \"Pattern\": []}, \"baseVersion\": \"x\"}"),
+            ] {
+                let response = try await studio.call(method, "/api/pattern?path=pats/sub/\(long)", json: body)
+                #expect(response.status == 404, "\(method): \(response.text)")
+            }
             #expect(try Data(contentsOf: studio.url("rising-falling.ahap")) == before)
             #expect(try await studio.call("GET", "/api/files").status == 200, "still up")
         }
