@@ -2,7 +2,7 @@ import Foundation
 package import HapticsCore
 import HapticsEngine
 import HapticsReview
-import HapticsSynthesis
+package import HapticsSynthesis
 import OrderedCollections
 
 /// What the page draws for one pattern: the pattern as the project's AHAP writer writes it, its
@@ -13,17 +13,39 @@ package enum PatternView {
     package struct Analysis: Sendable {
         package var pattern: HapticPattern?
         package var findings: [Diagnostic]
+        /// The AudioCustom events' audio, by `EventWaveformPath` (what `render` plays).
+        package var clips: [String: AudioClip] = [:]
     }
 
     /// Decodes and lints `bytes` as the file at `path` would be (AHAP, or a `.haptic` clip by its
     /// name), collecting every finding instead of stopping at the first error.
-    package static func analyze(_ bytes: [UInt8], path: String) -> Analysis {
+    ///
+    /// With `waveformsBeside` (the file's real path), AudioCustom events' waveforms are loaded
+    /// from its folder as `render` loads them, and a missing or refused one is an error finding,
+    /// as `lint` reports it.
+    package static func analyze(_ bytes: [UInt8], path: String, waveformsBeside real: String? = nil) -> Analysis {
+        var analysis: Analysis
         do {
             let document = try PatternFile.decode(bytes, path: path)
-            return Analysis(pattern: document.pattern, findings: document.diagnostics)
+            analysis = Analysis(pattern: document.pattern, findings: document.diagnostics)
         } catch {
             return Analysis(pattern: nil, findings: error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics)
         }
+        guard let real, let pattern = analysis.pattern else { return analysis }
+        var found: [Diagnostic] = []
+        do {
+            analysis.clips = try PatternFile.loadWaveforms(
+                of: pattern, file: real, missing: .skip, diagnostics: &found)
+            for var finding in found {
+                finding.severity = .error
+                finding.message = finding.message.replacingOccurrences(
+                    of: "; playing the rest without it (--waveforms DIR adds a folder to look in)", with: "")
+                analysis.findings.append(finding)
+            }
+        } catch {
+            analysis.findings.append(error.diagnostic)
+        }
+        return analysis
     }
 
     /// The view of `analysis`. `ahap` is what the page edits: the writer's output of the decoded
@@ -31,7 +53,8 @@ package enum PatternView {
     /// broke the pattern is shown with its findings rather than lost.
     package static func make(
         path: String, file: (version: String, text: String?)?, analysis: Analysis, fallback: JSONValue? = nil,
-        locatesLines: Bool, milliseconds: Double
+        locatesLines: Bool, milliseconds: Double, window: Studio.Window? = nil, knownFindings: String? = nil,
+        waveform: Columns? = nil
     ) -> JSONValue {
         var view: OrderedDictionary<String, JSONValue> = [
             "path": .string(path), "format": .string(StudioFiles.format(of: path)),
@@ -49,8 +72,8 @@ package enum PatternView {
             view["events"] = .array(events)
             view["parameters"] = .array(parameters)
             view["curves"] = .array(curves)
-            view["effective"] = effective(pattern)
-            view["waveform"] = waveform(pattern)
+            view["effective"] = effective(pattern, window: window)
+            view["waveform"] = (waveform ?? columns(pattern, clips: analysis.clips, window: window)).json
         } else {
             view["ahap"] = fallback ?? .null
             view["duration"] = .number(0)
@@ -61,8 +84,13 @@ package enum PatternView {
             view["effective"] = .object(["times": .array([]), "intensity": .array([]), "sharpness": .array([])])
             view["waveform"] = .object(["seconds": .number(0), "min": .array([]), "max": .array([])])
         }
-        view["diagnostics"] = .array(
+        let findings = JSONValue.array(
             analysis.findings.map { finding(for: $0, in: analysis.pattern, locatesLines: locatesLines) })
+        // A drag rarely changes the findings: the page says which it has, and gets them only when
+        // they changed (a 564-finding list is 100 kB).
+        let key = StudioFiles.version(of: Array(findings.jsonText.utf8))
+        view["findingsKey"] = .string(key)
+        if key != knownFindings { view["diagnostics"] = findings }
         view["analyzeMilliseconds"] = .number((milliseconds * 1000).rounded() / 1000)
         return .object(view)
     }
@@ -127,8 +155,41 @@ package enum PatternView {
 
     /// The effective intensity and sharpness (after curves and dynamic parameters), as three
     /// parallel arrays rounded to what a screen can show.
-    static func effective(_ pattern: HapticPattern) -> JSONValue {
-        let samples = EffectiveTimeline.samples(for: pattern)
+    static func effective(_ pattern: HapticPattern, window: Studio.Window? = nil) -> JSONValue {
+        var samples = EffectiveTimeline.samples(for: pattern)
+        if let window {
+            // The samples inside the window and one either side, so the lines reach its edges.
+            let first = max(0, (samples.firstIndex { $0.time >= window.start } ?? samples.count) - 1)
+            let last = min(samples.count, (samples.firstIndex { $0.time > window.end } ?? samples.count) + 1)
+            samples = first < last ? Array(samples[first..<last]) : []
+            // More samples than the screen has pixels: per pixel column, the first and last and
+            // those with the least and most intensity and sharpness, in time order, so the lines
+            // keep their shape (a 10-minute pattern is 120,000 samples).
+            let columns = max(1, window.columns ?? 2_000)
+            if samples.count > 6 * columns, window.end > window.start {
+                var kept: [EffectiveSample] = []
+                kept.reserveCapacity(6 * columns + 2)
+                var i = 0
+                let width = (window.end - window.start) / Double(columns)
+                while i < samples.count {
+                    let column = ((samples[i].time - window.start) / width).rounded(.down)
+                    var j = i
+                    var picks: Set<Int> = [i]
+                    var (lo, hi, slo, shi) = (i, i, i, i)
+                    while j < samples.count && ((samples[j].time - window.start) / width).rounded(.down) == column {
+                        if samples[j].intensity < samples[lo].intensity { lo = j }
+                        if samples[j].intensity > samples[hi].intensity { hi = j }
+                        if samples[j].sharpness < samples[slo].sharpness { slo = j }
+                        if samples[j].sharpness > samples[shi].sharpness { shi = j }
+                        j += 1
+                    }
+                    picks.formUnion([lo, hi, slo, shi, j - 1])
+                    for k in picks.sorted() { kept.append(samples[k]) }
+                    i = j
+                }
+                samples = kept
+            }
+        }
         func rounded(_ value: Double, _ scale: Double) -> JSONValue { .number((value * scale).rounded() / scale) }
         return .object([
             "times": .array(samples.map { rounded($0.time, 1e6) }),
@@ -142,44 +203,127 @@ package enum PatternView {
     /// Longest stretch rendered for the drawing; the page says when a pattern is longer.
     static let waveformSeconds = 300.0
 
-    /// The pattern rendered (default voice, 48 kHz) as the minimum and maximum of each of up to
-    /// ``waveformColumns`` equal stretches: what every edit's re-render gives the page to draw.
-    static func waveform(_ pattern: HapticPattern) -> JSONValue {
+    /// Min and max columns of a stretch of a render.
+    package struct Columns: Sendable {
+        package var start: Double
+        package var seconds: Double
+        package var low: [Float]
+        package var high: [Float]
+        package var truncated: Bool
+
+        var json: JSONValue {
+            func rounded(_ values: [Float]) -> JSONValue {
+                .array(values.map { .number($0.isFinite ? (Double($0) * 1000).rounded() / 1000 : 0) })
+            }
+            return .object([
+                "start": .number(start), "seconds": .number(seconds), "min": rounded(low), "max": rounded(high),
+                "truncated": .bool(truncated),
+            ])
+        }
+    }
+
+    /// The pattern rendered (default voice, 48 kHz, AudioCustom clips included) as the minimum
+    /// and maximum of each of up to ``waveformColumns`` equal stretches: of the whole pattern, or
+    /// of `window` only (so the drawing refines as the page zooms in).
+    static func waveform(_ pattern: HapticPattern, clips: [String: AudioClip] = [:], window: Studio.Window? = nil)
+        -> JSONValue
+    {
+        columns(pattern, clips: clips, window: window).json
+    }
+
+    static func columns(_ pattern: HapticPattern, clips: [String: AudioClip] = [:], window: Studio.Window? = nil)
+        -> Columns
+    {
+        // The render's length, release tails and clips included (preparing it renders nothing).
+        var length = 0.0
+        if let renderer = try? PatternRenderer(
+            pattern: pattern, format: AudioFormat(sampleRate: 48_000, channels: 1), clips: clips)
+        {
+            length = Double(renderer.frameCount) / 48_000
+        }
+        let total = min(length, waveformSeconds)
+        let start = max(0, min(window?.start ?? 0, total))
+        let end = max(start, min(window?.end ?? total, total))
+        let count = window?.columns.map { max(1, min($0, 8_192)) } ?? waveformColumns
+        var out = render(pattern, clips: clips, from: start, to: end, columns: count)
+        out.truncated = length > waveformSeconds
+        return out
+    }
+
+    /// `columns` min/max columns of the render between `from` and `to` seconds. Only the events
+    /// that sound there are rendered, moved earlier by as much as the stretch allows (to two
+    /// seconds before it, or the first element it needs), so the cost is that of the stretch, not
+    /// of the whole pattern before it.
+    static func render(
+        _ pattern: HapticPattern, clips: [String: AudioClip], from: Double, to: Double, columns: Int
+    ) -> Columns {
+        let rate = 48_000.0
+        let empty = Columns(start: from, seconds: 0, low: [], high: [], truncated: false)
+        var kept: [PatternElement] = []
+        var shift = max(0, from - 2)
+        for element in pattern.elements {
+            switch element {
+            case .event(let event):
+                // An event sounds for its duration, its clip and then its release (under a second).
+                let length = (event.duration ?? 0) + (event.waveformPath.flatMap { clips[$0]?.duration } ?? 0) + 1
+                guard event.time <= to && event.time + length >= from else { continue }
+                shift = min(shift, event.time)
+            case .curve(let curve):
+                let last = curve.time + (curve.controlPoints.last?.time ?? 0)
+                guard curve.time <= to && last + 1 >= from else { continue }
+                shift = min(shift, curve.time)
+            case .parameter(let parameter):
+                // A dynamic parameter holds until the next: render from the start.
+                guard parameter.time <= to else { continue }
+                shift = 0
+            }
+            kept.append(element)
+        }
+        var moved = pattern
+        moved.elements = kept.map { element in
+            switch element {
+            case .event(var event):
+                event.time -= shift
+                return .event(event)
+            case .curve(var curve):
+                curve.time -= shift
+                return .curve(curve)
+            case .parameter(var parameter):
+                parameter.time -= shift
+                return .parameter(parameter)
+            }
+        }
         let format = AudioFormat(sampleRate: 48_000, channels: 1)
-        let empty: JSONValue = .object(["seconds": .number(0), "min": .array([]), "max": .array([])])
         var renderer: PatternRenderer
         do {
-            renderer = try PatternRenderer(pattern: pattern, format: format)
+            renderer = try PatternRenderer(pattern: moved, format: format, clips: clips)
         } catch {
             return empty
         }
-        let frames = Int(min(renderer.frameCount, Int64(waveformSeconds * 48_000)))
+        let first = Int(((from - shift) * rate).rounded())
+        let last = max(first, Int(((to - shift) * rate).rounded(.up)))
+        let frames = last - first
         guard frames > 0 else { return empty }
-        let columns = min(waveformColumns, frames)
-        var low = [Float](repeating: .infinity, count: columns)
-        var high = [Float](repeating: -.infinity, count: columns)
+        let count = min(columns, frames)
+        var low = [Float](repeating: 0, count: count)
+        var high = [Float](repeating: 0, count: count)
         var block = [Float](repeating: 0, count: 8_192)
         var done = 0
         block.withUnsafeMutableBufferPointer { block in
-            while done < frames {
-                let count = renderer.render(
-                    into: UnsafeMutableBufferPointer(rebasing: block[..<min(block.count, frames - done)]))
-                guard count > 0 else { break }
-                for i in 0..<count {
-                    let column = (done + i) * columns / frames
+            while done < last {
+                let n = renderer.render(
+                    into: UnsafeMutableBufferPointer(rebasing: block[..<min(block.count, last - done)]))
+                guard n > 0 else { break }
+                // The frames before the stretch (its lead-in) are rendered, not measured.
+                for i in min(n, max(0, first - done))..<n {
+                    let column = (done + i - first) * count / frames
                     low[column] = min(low[column], block[i])
                     high[column] = max(high[column], block[i])
                 }
-                done += count
+                done += n
             }
         }
-        func rounded(_ values: [Float]) -> JSONValue {
-            .array(values.map { .number($0.isFinite ? (Double($0) * 1000).rounded() / 1000 : 0) })
-        }
-        return .object([
-            "seconds": .number(Double(frames) / 48_000), "min": rounded(low), "max": rounded(high),
-            "truncated": .bool(Int64(frames) < renderer.frameCount),
-        ])
+        return Columns(start: from, seconds: Double(frames) / rate, low: low, high: high, truncated: false)
     }
 
     /// A finding as the page lists it; `time` is where on the timeline its element starts.

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 @_spi(Tooling) import HapticsEngine
 
 /// Why the studio refused a request, with the HTTP status the page gets.

@@ -27,6 +27,8 @@ package final class Studio: Sendable {
     let boundPort = Atomic<Int>(0)
     let hub = StudioHub()
     let watcher: StudioWatcher
+    /// Edited texts and waveforms kept between requests (see `sourcePatch`, `editedWaveform`).
+    let cache = StudioCache()
 
     /// - Parameters:
     ///   - folders: what is served (studio paths start with each one's label).
@@ -112,17 +114,24 @@ package final class Studio: Sendable {
             let bytes = try files.read(path)
             watcher.watch(path, version: StudioFiles.version(of: bytes))
             let withText = request.uri.queryParameters.get("text") == "1"
-            return Self.json(try view(path: path, fileBytes: bytes, edited: nil, withText: withText))
+            return Self.json(openView(path: path, bytes: bytes, withText: withText))
         }
         router.post("/api/analyze") { [self] request, _ in
-            let body = try await Self.body(request)
+            let raw = try await Self.bodyBytes(request)
+            if let edited = Self.editRequest(raw) {
+                return Self.json(try analyzeEdits(path: edited.path ?? "", request: edited))
+            }
+            let body = try Self.jsonBody(raw)
             let path = try Self.text(body, "path")
             let bytes = try files.read(path)
             let edited = try Self.member(body, "ahap")
             guard case .object = edited else { throw StudioError.badRequest("\"ahap\" must be an AHAP object") }
             return Self.json(try view(path: path, fileBytes: bytes, edited: edited))
         }
-        router.put("/api/pattern") { [self] request, _ in try await save(request) }
+        router.put("/api/pattern") { [self] request, _ in
+            let path = try Self.query(request, "path")
+            return Self.encoded(try saveEdits(path: path, request: try await Self.decode(EditRequest.self, request)))
+        }
         router.post("/api/render") { [self] request, _ in
             let body = try await Self.body(request)
             let (play, _) = try playRequest(body)
@@ -155,8 +164,12 @@ package final class Studio: Sendable {
             }
             return Self.json(out)
         }
-        router.post("/api/diff") { request, _ in
-            let body = try await Self.body(request)
+        router.post("/api/diff") { [self] request, _ in
+            let raw = try await Self.bodyBytes(request)
+            if let edited = Self.editRequest(raw), edited.against != nil {
+                return Self.json(try diffEdits(path: edited.path ?? "", request: edited))
+            }
+            let body = try Self.jsonBody(raw)
             let a = try Self.pattern(Self.member(body, "a"), what: "a")
             let b = try Self.pattern(Self.member(body, "b"), what: "b")
             return Self.json(StudioDiff.json(PatternDiff.compare(a, b)))
@@ -198,52 +211,15 @@ package final class Studio: Sendable {
             analysis: analysis, fallback: edited, locatesLines: locatesLines, milliseconds: milliseconds)
     }
 
-    /// `PUT /api/pattern`: writes the edit if the file is still the version the page started from.
-    func save(_ request: Request) async throws -> Response {
-        let path = try Self.query(request, "path")
-        let body = try await Self.body(request)
-        let base = try Self.text(body, "baseVersion")
-        let pattern = try Self.pattern(Self.member(body, "ahap"), what: "ahap")
-        let format = StudioFiles.format(of: path)
-        guard format != "vij" else {
-            throw StudioError(400, "\(path): v0 clips are read-only here; convert it with `haptic convert`")
-        }
-        var losses: [ConversionLoss] = []
-        let bytes =
-            format == "haptic" ? HapticClip.encode(HapticClip(pattern: pattern, losses: &losses)) : AHAP.encode(pattern)
-        // The check and the write happen under one lock, so two tabs saving at once cannot both win.
-        let result: Result<String, StudioError> = saveLock.withLock { _ in
-            do throws(StudioError) {
-                let current = try files.read(path)
-                let version = StudioFiles.version(of: current)
-                guard version == base else {
-                    var conflict = StudioError(409, "\(path) changed on disk since it was opened")
-                    conflict.details = ["version": version, "text": String(decoding: current, as: UTF8.self)]
-                    return .failure(conflict)
-                }
-                try files.write(path, bytes: bytes)
-                let saved = StudioFiles.version(of: bytes)
-                watcher.watch(path, version: saved)
-                return .success(saved)
-            } catch {
-                return .failure(error)
-            }
-        }
-        let version = try result.get()
-        return Self.json(
-            .object([
-                "version": .string(version),
-                "losses": .array(losses.map { .string($0.description) }),
-            ]))
-    }
-
     let saveLock = Mutex(())
 
     /// The play or render request in `body`: the page's AHAP (`ahap`), else the file `path`.
     func playRequest(_ body: JSONValue) throws -> (StudioPlayback.Request, String?) {
         let path = try Self.optional(body, "path", .string)?.string
         let pattern: HapticPattern
-        if let ahap = body["ahap"], ahap != .null {
+        if let edits = body["edits"], edits != .null, let path {
+            pattern = try editedPattern(path: path, body: body)
+        } else if let ahap = body["ahap"], ahap != .null {
             pattern = try Self.pattern(ahap, what: "ahap")
         } else if let path {
             let bytes = try files.read(path)

@@ -11,9 +11,10 @@ import _ToolTestSupport
 // MARK: - haptic studio (issue 15)
 
 extension Bench {
-    /// The studio's three figures, measured in headless Chromium through the DevTools protocol:
-    /// page ready for a 1,000-event pattern, an edit's round trip (re-lint, effective curves,
-    /// redraw) on a 5-second pattern, and the page's playhead against the engine's clock.
+    /// The studio's figures, measured in headless Chromium through the DevTools protocol: page
+    /// ready for a 1,000-event pattern, an edit's round trip (re-lint, effective curves, redraw)
+    /// on a 5-second pattern, drags on the 10-minute benchmark pattern (edit to redraw, and the
+    /// bytes each edit moves), and the page's playhead against the engine's clock.
     struct StudioFigures: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "studio",
@@ -22,6 +23,7 @@ extension Bench {
         @Option(help: "Page loads to time.") var loads = 10
         @Option(help: "Edits to time.") var edits = 60
         @Option(help: "Playhead samples to take while playing.") var samples = 150
+        @Option(help: "Drags to make on the 10-minute pattern (each 40 mouse moves, 16 ms apart).") var drags = 6
 
         func run() throws {
             let folder = FileManager.default.temporaryDirectory.appending(path: "studio-bench-\(UUID().uuidString)")
@@ -30,13 +32,14 @@ extension Bench {
             try Data(AHAP.encode(Self.pattern(events: 1_000, seconds: 10))).write(
                 to: folder.appending(path: "big.ahap"))
             try Data(AHAP.encode(Self.pattern(events: 200, seconds: 5))).write(to: folder.appending(path: "five.ahap"))
+            try Data(AHAP.encode(Self.longPattern(minutes: 10))).write(to: folder.appending(path: "long10.ahap"))
             let playback = StudioPlayback {
                 let format = AudioFormat()
                 return PacedOutput(NullOutput(format: format), bufferFrames: format.sampleRate / 50)
             }
             let studio = try Studio(folders: [folder.path(percentEncoded: false)], playback: playback)
             let label = studio.files.roots[0].label
-            let (loads, edits, samples) = (loads, edits, samples)
+            let (loads, edits, samples, drags) = (loads, edits, samples, drags)
             let failure = Mutex<String?>(nil)
             let done = DispatchSemaphore(value: 0)
             Task {
@@ -46,6 +49,7 @@ extension Bench {
                 guard let url = await iterator.next() else { return }
                 do {
                     try await DevTools.withPage { page in
+                        try await Self.measureDrags(page: page, url: url, label: label, drags: drags)
                         try await Self.measure(
                             page: page, url: url, label: label, studio: studio, loads: loads, edits: edits,
                             samples: samples)
@@ -112,6 +116,109 @@ extension Bench {
                 try await Task.sleep(for: .milliseconds(20))
             }
             print("playhead against the engine clock (outside [before, after] of the read): \(percentiles(errors))")
+        }
+
+        /// Drags an event of the 10-minute benchmark pattern, as a hand does (a mouse move every
+        /// 16 ms), with the whole pattern on screen and zoomed to 10 seconds; each analysis drawn
+        /// is timed from the first edit it answers (`studio.metrics.edits`).
+        static func measureDrags(page: DevToolsPage, url: String, label: String, drags: Int) async throws {
+            try await page.navigate(to: "about:blank")
+            try await page.navigate(to: url + "#\(label)%2Flong10.ahap")
+            try await page.waitFor(
+                "document.body.dataset.ready === '1' && studio.state.view.duration > 599", timeout: 30)
+            for (name, zoom) in [("whole pattern on screen", nil), ("10 s on screen", 10.0)] as [(String, Double?)] {
+                if let zoom {
+                    _ = try await page.evaluate(
+                        "studio.state.viewport.spp = \(zoom) / (document.getElementById('timeline').clientWidth - 52); studio.state.viewport.start = 295; studio.analyze();"
+                    )
+                    try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
+                }
+                _ = try await page.evaluate(
+                    "studio.metrics.edits = []; studio.metrics.bytesSent = 0; studio.metrics.bytesReceived = 0; studio.metrics.analyses = 0;"
+                )
+                for n in 0..<drags {
+                    // The transient at 300.0 s (entry 3,000 plus the earlier continuous events and curves).
+                    let json =
+                        try await page.string(
+                            """
+                            (() => { const i = studio.state.ahap.Pattern.findIndex(e => e.Event && e.Event.Time === \(300 + n) && e.Event.EventType === 'HapticTransient');
+                              const e = studio.state.ahap.Pattern[i].Event;
+                              const v = e.EventParameters.find(p => p.ParameterID === 'HapticIntensity').ParameterValue;
+                              const r = document.getElementById('timeline').getBoundingClientRect();
+                              return JSON.stringify([r.left + studio.x(e.Time), r.top + studio.laneY('intensity', v)]); })()
+                            """) ?? "[0,0]"
+                    let point = (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Double]) ?? [0, 0]
+                    try await page.mouse("mouseMoved", point[0], point[1])
+                    try await page.mouse("mousePressed", point[0], point[1], clickCount: 1)
+                    for step in 1...40 {
+                        try await page.mouse(
+                            "mouseMoved", point[0] + Double(step), point[1] + Double(step % 10), buttons: 1)
+                        try await Task.sleep(for: .milliseconds(16))
+                    }
+                    try await page.mouse("mouseReleased", point[0] + 40, point[1], clickCount: 1)
+                    try await page.waitFor(
+                        "!studio.state.analysis.inflight && !studio.state.analysis.pending", timeout: 30)
+                }
+                let json = try await page.string("JSON.stringify(studio.metrics)") ?? "{}"
+                let metrics = (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]) ?? [:]
+                let times = metrics["edits"] as? [Double] ?? []
+                let analyses = max(1, metrics["analyses"] as? Double ?? 1)
+                let sent = (metrics["bytesSent"] as? Double ?? 0) / analyses
+                let received = (metrics["bytesReceived"] as? Double ?? 0) / analyses
+                print(
+                    "drag on the 10-minute pattern, \(name): edit to redrawn \(percentiles(times)); "
+                        + String(
+                            format: "%.0f analyses, %.1f kB sent and %.1f kB received each", analyses, sent / 1000,
+                            received / 1000))
+            }
+        }
+
+        /// The render benchmark's pattern (tools/bench/make-long-pattern.py): a transient every
+        /// 100 ms, and every 5 s a 2-second continuous event under an intensity and a sharpness curve.
+        static func longPattern(minutes: Double) -> HapticPattern {
+            let length = minutes * 60
+            var elements: [PatternElement] = []
+            for n in 0..<Int((length * 10).rounded()) {
+                let level = ((0.3 + 0.7 * Double((n * 7) % 10) / 9) * 1000).rounded() / 1000
+                let sharpness = level > 0.3 ? ((1 - level + 0.3) * 1000).rounded() / 1000 : 1
+                elements.append(
+                    .event(
+                        HapticEvent(
+                            time: (Double(n) * 0.1 * 1000).rounded() / 1000, type: .hapticTransient,
+                            parameters: [
+                                EventParameter(.hapticIntensity, Float(level)),
+                                EventParameter(.hapticSharpness, Float(sharpness)),
+                            ])))
+            }
+            for k in 0..<Int(length / 5) {
+                let t = Double(k) * 5 + 0.05
+                elements.append(
+                    .event(
+                        HapticEvent(
+                            time: t, type: .hapticContinuous, duration: 2,
+                            parameters: [
+                                EventParameter(.hapticIntensity, 0.8), EventParameter(.hapticSharpness, 0.4),
+                                EventParameter(.attackTime, 0.1), EventParameter(.releaseTime, 0.2),
+                            ])))
+                elements.append(
+                    .curve(
+                        ParameterCurve(
+                            .hapticIntensityControl, time: t,
+                            controlPoints: [
+                                .init(time: 0, value: 0.2), .init(time: 0.5, value: 1), .init(time: 1.5, value: 0.6),
+                                .init(time: 2, value: 0),
+                            ])))
+                elements.append(
+                    .curve(
+                        ParameterCurve(
+                            .hapticSharpnessControl, time: t,
+                            controlPoints: [
+                                .init(time: 0, value: -0.3), .init(time: 1, value: 0.4), .init(time: 2, value: -0.2),
+                            ]
+                        )))
+            }
+            elements.sort { $0.time < $1.time }
+            return HapticPattern(elements: elements)
         }
 
         /// `events` events over `seconds`: three transients to every continuous event, a curve

@@ -110,7 +110,7 @@ import _ToolTestSupport
                 try await page.click(x + 25, y + 20, count: 2)
                 seen.append(try await page.number(count) ?? -1)
                 try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
-                seen.append(try await page.number("studio.state.view.events.length") ?? -1)
+                seen.append(try await page.number("studio.state.view.eventsCount") ?? -1)
                 // A double-click in the curves lane starts an intensity curve there; one more adds a point.
                 let lane =
                     try await page.string(
@@ -120,8 +120,11 @@ import _ToolTestSupport
                 try await page.click(point[0], point[1], count: 2)
                 try await page.click(point[0] + 30, point[1] - 10, count: 2)
                 try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
-                seen.append(try await page.number("studio.state.view.curves.length") ?? -1)
-                seen.append(try await page.number("studio.state.view.curves[0].points.length") ?? -1)
+                seen.append(try await page.number("studio.state.view.curvesCount") ?? -1)
+                seen.append(
+                    try await page.number(
+                        "studio.state.ahap.Pattern[studio.state.ahap.Pattern.length - 1].ParameterCurve.ParameterCurveControlPoints.length"
+                    ) ?? -1)
                 return seen
             }
             #expect(counts == [19, 20, 19, 20, 20, 1, 3])
@@ -229,7 +232,11 @@ import _ToolTestSupport
             #expect(
                 abs(result.1 - result.2) < 0.002, "zoom keeps the time under the pointer: \(result.1) -> \(result.2)")
             #expect(abs(result.3 - 0.8) < 1e-9, "one wheel step zooms in by 0.8: \(result.3)")
-            #expect(result.5 == "— 1 against last commit", "\(result.5)")
+            #expect(
+                result.5 == "— 1 against last commit (B); a save writes +1 −1 lines against it", "\(result.5)")
+            #expect(
+                result.4.contains("-                \"Time\": 1.0,\n+                \"Time\": 1.01,"),
+                "the line the save changes: \(result.4)")
             #expect(result.4.contains("1"), "\(result.4)")
         }
     }

@@ -189,7 +189,7 @@ package final class DevToolsPage: Sendable {
         try await mouse("mouseReleased", to.0, to.1, modifiers: modifiers, clickCount: 1)
     }
 
-    func mouse(
+    package func mouse(
         _ type: String, _ x: Double, _ y: Double, modifiers: Int = 0, clickCount: Int = 0, buttons: Int? = nil
     ) async throws {
         var params: [String: Any] = ["type": type, "x": x, "y": y, "modifiers": modifiers, "button": "left"]

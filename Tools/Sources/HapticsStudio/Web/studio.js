@@ -1,23 +1,37 @@
 // haptic studio: the page. The server is the contract in docs/studio.md; this file draws the
-// pattern, edits its AHAP JSON locally (so drags redraw at once), and asks the server to analyse
-// each edit (lint, effective curves), to save, to play through the engine and to render WAV.
+// pattern, edits the file's AHAP JSON locally (so drags redraw at once), and sends the server the
+// edits only (which Pattern entries changed, were removed or added): it applies them to the
+// file's own text to analyse (lint, effective curves, the waveform of what is on screen), save,
+// compare, play through the engine and render WAV.
 "use strict";
 
 const $ = (id) => document.getElementById(id);
 const LEFT = 44; // pixels for the lane labels
-const LANES = { intensity: [10, 130], sharpness: [142, 226], waveform: [238, 292], curves: [304, 346], axis: [350, 380] };
+const LANES = { intensity: [12, 130], sharpness: [142, 226], waveform: [238, 292], curves: [304, 340], axis: [356, 380] };
 const MULTIPLICATIVE = new Set(["HapticIntensityControl", "AudioVolumeControl"]);
 const DEFAULTS = { HapticIntensity: 1, HapticSharpness: 0.5, AudioVolume: 0.75 };
 
 const state = {
-  files: [], path: null, view: null, ahap: null, base: null, dirty: false,
+  files: [], path: null, view: null, ahap: null, base: null, dirty: false, original: null,
   undo: [], redo: [], selection: null, hover: null,
   viewport: { start: 0, spp: 0.01 }, range: null,
   compare: null, diff: null, which: "a",
   playhead: null, audio: null, drag: null,
   analysis: { inflight: false, pending: false, seq: 0, since: null },
 };
-const metrics = { ready: null, edits: [], draws: 0, analyses: 0 };
+const metrics = { ready: null, edits: [], draws: 0, analyses: 0, bytesSent: 0, bytesReceived: 0 };
+// Which entry of the opened file each element object of `state.ahap.Pattern` is (objects the
+// page added have none). Edited elements are copies that keep their original's entry.
+let origins = new WeakMap();
+// What each copied element was copied from (an edit copies what it changes), so that any version
+// of an element (in the undo history too) finds its entry.
+const lineage = new WeakMap();
+function originOf(element) {
+  for (let e = element; e !== undefined; e = lineage.get(e)) if (origins.has(e)) return origins.get(e);
+  return undefined;
+}
+// This tab, so that it can tell its own saves from another tab's.
+const TAB = Math.random().toString(36).slice(2);
 window.studio = { state, metrics };
 
 // ---------------------------------------------------------------- server
@@ -43,10 +57,12 @@ async function api(method, url, body, raw) {
   if (body !== undefined) {
     init.body = JSON.stringify(body);
     init.headers["Content-Type"] = "application/json";
+    metrics.bytesSent += init.body.length;
   }
   const response = await fetch(url, init);
   if (raw && response.ok) return response.arrayBuffer();
   const text = await response.text();
+  metrics.bytesReceived += text.length;
   let json = null;
   try { json = text ? JSON.parse(text) : null; } catch (e) { json = { error: text }; }
   if (!response.ok) {
@@ -77,6 +93,7 @@ function banner(text, a, b, isError) {
 async function loadFiles() {
   const list = await api("GET", "/api/files");
   state.files = list.files;
+  state.roots = list.roots;
   renderFileList();
   const compare = $("compare");
   while (compare.options.length > 2) compare.remove(2);
@@ -88,8 +105,15 @@ function renderFileList() {
   const filter = $("filter").value.toLowerCase();
   const ul = $("file-list");
   ul.replaceChildren();
-  for (const file of state.files) {
-    if (filter && !file.path.toLowerCase().includes(filter)) continue;
+  const shown = state.files.filter((file) => !filter || file.path.toLowerCase().includes(filter));
+  if (!shown.length) {
+    const li = document.createElement("li");
+    li.className = "empty";
+    li.textContent = state.files.length ? `No file matches “${$("filter").value}”.`
+      : `No .ahap, .haptic or .vij files under ${(state.roots || []).join(", ") || "the served folders"}.`;
+    ul.append(li);
+  }
+  for (const file of shown) {
     const li = document.createElement("li");
     // The folder gives way first (an ellipsis), so the file's own name always shows.
     const cut = file.path.lastIndexOf("/") + 1;
@@ -110,18 +134,34 @@ function renderFileList() {
 
 async function openFile(path, keepViewport) {
   if (state.dirty && path !== state.path && !window.confirm(`Discard unsaved changes to ${state.path}?`)) return;
-  const view = await api("GET", "/api/pattern?path=" + encodeURIComponent(path));
+  let view;
+  try {
+    view = await api("GET", "/api/pattern?path=" + encodeURIComponent(path));
+  } catch (error) {
+    banner(`Cannot open ${path}: ${error.message}`, null, null, true);
+    status(`cannot open ${path}`);
+    return;
+  }
   const samePath = path === state.path;
+  if (!samePath) {
+    // Nothing of the previous file stays on screen: its playback, selection, range and readout.
+    stopBrowser();
+    if (state.playhead) api("POST", "/api/stop", {}).catch(() => {});
+    state.playhead = null;
+    state.range = null;
+    state.hover = null;
+    delete canvas.dataset.playhead;
+  }
   state.path = path;
-  state.base = view.version;
-  state.ahap = view.ahap;
+  takeOver(view.ahap, view.version);
   state.undo = []; state.redo = [];
   state.selection = null;
+  renderInspector();
   setDirty(false);
   applyView(view);
   if (!samePath || !keepViewport) fit();
   history.replaceState(null, "", "#" + encodeURIComponent(path));
-  $("file-name").textContent = path;
+  setFileName(path);
   renderFileList();
   if (state.compare) await loadCompare($("compare").value);
   draw();
@@ -132,9 +172,44 @@ async function openFile(path, keepViewport) {
   status(summary());
 }
 
+// `ahap` (the file's JSON, version `version`) becomes what edits are made against.
+function takeOver(ahap, version) {
+  state.ahap = ahap;
+  state.original = ahap;
+  state.base = version;
+  origins = new WeakMap();
+  (ahap?.Pattern || []).forEach((element, i) => { if (element && typeof element === "object") origins.set(element, i); });
+}
+
+// The edits that turn the opened file's Pattern into the page's: entries changed, removed, added.
+function edits() {
+  const out = [];
+  if (!state.ahap || !state.original) return out;
+  const base = state.original.Pattern || [];
+  const seen = new Set();
+  for (const element of state.ahap.Pattern || []) {
+    const i = originOf(element);
+    if (i === undefined || seen.has(i)) { out.push({ add: element }); continue; }
+    seen.add(i);
+    if (element !== base[i] && JSON.stringify(element) !== JSON.stringify(base[i])) out.push({ index: i, element });
+  }
+  for (let i = 0; i < base.length; i += 1) if (!seen.has(i)) out.push({ remove: i });
+  return out;
+}
+
+function setFileName(path) {
+  const cut = path.lastIndexOf("/") + 1;
+  $("file-folder").textContent = path.slice(0, cut);
+  $("file-base").textContent = path.slice(cut);
+  $("file-name").title = path;
+}
+
 function applyView(view) {
+  // An analysis sends the findings only when they changed.
+  if (view.diagnostics === undefined && state.view) view.diagnostics = state.view.diagnostics;
+  const findingsChanged = view.findingsKey !== state.view?.findingsKey || view.path !== state.view?.path;
   state.view = view;
-  renderFindings();
+  if (findingsChanged) renderFindings();
   renderMetadata();
   updateButtons();
 }
@@ -146,10 +221,13 @@ function setDirty(dirty) {
 }
 
 function updateButtons() {
+  const editable = !!state.ahap && !!state.path;
   $("undo").disabled = state.undo.length === 0;
   $("redo").disabled = state.redo.length === 0;
-  $("save").disabled = !state.dirty || !state.ahap || state.view?.format === "vij";
+  $("save").disabled = !state.dirty || !editable || state.view?.format === "vij";
   $("delete").disabled = !state.selection;
+  for (const id of ["add-transient", "add-continuous"]) $(id).disabled = !editable;
+  for (const id of ["play-engine", "play-browser", "zoom-in", "zoom-out", "zoom-fit", "compare"]) $(id).disabled = !state.path;
 }
 
 // ---------------------------------------------------------------- the model, from the AHAP JSON
@@ -170,15 +248,16 @@ function model(ahap) {
       events.push({
         index, type: e.EventType, time: +e.Time || 0, continuous,
         duration: continuous ? +e.EventDuration || 0 : 0, haptic,
-        intensity: parameterValue(e.EventParameters, haptic ? "HapticIntensity" : "AudioVolume"),
-        sharpness: parameterValue(e.EventParameters, "HapticSharpness"),
+        // As played: a value outside 0...1 is clamped (and has a finding).
+        intensity: clamp(+parameterValue(e.EventParameters, haptic ? "HapticIntensity" : "AudioVolume") || 0, 0, 1),
+        sharpness: clamp(+parameterValue(e.EventParameters, "HapticSharpness") || 0, 0, 1),
       });
     } else if (element.ParameterCurve) {
       const c = element.ParameterCurve;
       const t0 = +c.Time || 0;
       curves.push({
         index, id: c.ParameterID, time: t0,
-        points: (c.ParameterCurveControlPoints || []).map((p, i) => ({ i, time: t0 + (+p.Time || 0), value: +p.ParameterValue || 0 })),
+        points: (c.ParameterCurveControlPoints || []).map((p, i) => ({ i, time: t0 + (+p.Time || 0), value: clamp(+p.ParameterValue || 0, ...curveRange(c.ParameterID)) })),
       });
     } else if (element.Parameter) {
       const p = element.Parameter;
@@ -203,19 +282,30 @@ const clone = (value) => JSON.parse(JSON.stringify(value));
 const round = (value, digits = 4) => Math.round(value * 10 ** digits) / 10 ** digits;
 const clamp = (value, lo, hi) => Math.min(hi, Math.max(lo, value));
 
+// Every version of the pattern is kept as it was (an edit copies what it changes), so undo
+// keeps references, not copies.
 function remember() {
-  state.undo.push(JSON.stringify(state.ahap));
+  state.undo.push(state.ahap);
   if (state.undo.length > 500) state.undo.shift();
   state.redo = [];
 }
 
-function edit(change, rememberIt = true) {
+// `change` edits a new version of the pattern in which the Pattern entries `touch` are copies
+// (the others are shared with the previous version and must not be changed).
+function edit(change, touch = [], rememberIt = true) {
   if (!state.ahap) return;
   if (rememberIt) remember();
-  const next = clone(state.ahap);
+  const next = { ...state.ahap, Pattern: (state.ahap.Pattern || []).slice() };
+  for (const i of touch) {
+    const old = next.Pattern[i];
+    if (!old) continue;
+    const copy = clone(old);
+    lineage.set(copy, old);
+    next.Pattern[i] = copy;
+  }
   change(next);
   state.ahap = next;
-  setDirty(true);
+  setDirty(edits().length > 0);
   draw();
   analyze();
 }
@@ -230,10 +320,11 @@ function setEventParameter(event, id, value) {
 // Undo and redo: the current pattern goes on one stack, the other stack's top comes back.
 function travel(from, to) {
   if (!from.length) return;
-  to.push(JSON.stringify(state.ahap));
-  state.ahap = JSON.parse(from.pop());
+  to.push(state.ahap);
+  state.ahap = from.pop();
   state.selection = null;
-  setDirty(true);
+  renderInspector();
+  setDirty(edits().length > 0);
   draw();
   analyze();
 }
@@ -262,7 +353,7 @@ function deleteSelection() {
       points.splice(sel.point, 1);
       if (points.length === 0) ahap.Pattern.splice(sel.index, 1);
     }
-  });
+  }, sel.kind === "point" ? [sel.index] : []);
   state.selection = null;
   renderInspector();
   updateButtons();
@@ -282,10 +373,9 @@ async function runAnalysis() {
   a.inflight = true;
   const started = a.since;
   a.since = null;
-  const sent = state.ahap;
   const path = state.path;
   try {
-    const view = await api("POST", "/api/analyze", { path, ahap: sent });
+    const view = await api("POST", "/api/analyze", analysisRequest());
     if (path === state.path) {
       applyView(view);
       if (state.compare) await refreshDiff();
@@ -296,19 +386,53 @@ async function runAnalysis() {
       status(summary());
     }
   } catch (error) {
-    status("analysis failed: " + error.message);
+    if (error.status === 409) status(`${state.path} changed on disk; reloading`);
+    else banner("The studio could not analyse the edit: " + error.message, null, null, true);
   } finally {
     a.inflight = false;
     if (a.pending) { a.pending = false; a.since = a.since ?? started; runAnalysis(); }
   }
 }
 
-async function save(overwrite) {
+// What the server needs to see this page's pattern: the file, its version and the edits, and
+// the time on screen (the effective curves and the waveform come for that stretch only).
+function analysisRequest() {
+  const [t0, t1] = [timeAt(LEFT), timeAt(LEFT + width())];
+  return { path: state.path, baseVersion: state.base, edits: edits(), tab: TAB,
+    window: { start: Math.max(0, t0), end: Math.max(0, t1), columns: Math.max(1, Math.round(width())) },
+    findingsKey: state.view?.findingsKey };
+}
+
+// Saves this page's whole pattern over the version `theirs` on disk: the server changes only
+// what differs from that text.
+async function overwrite(theirs) {
+  try {
+    const result = await api("PUT", "/api/pattern?path=" + encodeURIComponent(state.path), { ahap: state.ahap, baseVersion: theirs, tab: TAB });
+    takeOver(state.ahap, result.version);
+    setDirty(false);
+    status(`saved ${state.path} over the other version`);
+    document.body.dataset.saved = result.version;
+  } catch (error) {
+    banner("Save failed: " + error.message, null, null, true);
+  }
+}
+
+async function save() {
   if (!state.ahap || !state.path) return;
   try {
-    const result = await api("PUT", "/api/pattern?path=" + encodeURIComponent(state.path), { ahap: state.ahap, baseVersion: state.base });
-    state.base = result.version;
-    setDirty(false);
+    const sent = state.ahap;
+    const result = await api("PUT", "/api/pattern?path=" + encodeURIComponent(state.path), { edits: edits(), baseVersion: state.base, tab: TAB });
+    // The file is now the pattern sent: later edits are made against the text just written,
+    // whose entries are the sent pattern's in order (the ones it added come last, where they were).
+    const current = state.ahap;
+    takeOver(sent, result.version);
+    // Earlier versions of each entry (in the undo history) are that entry too; edits made while
+    // the save was on its way stay unsaved, now against the new text.
+    sent.Pattern.forEach((element, i) => {
+      for (let e = lineage.get(element); e !== undefined && !origins.has(e); e = lineage.get(e)) origins.set(e, i);
+    });
+    state.ahap = current;
+    setDirty(edits().length > 0);
     const losses = result.losses && result.losses.length ? ` (as .haptic: ${result.losses.join("; ")})` : "";
     status(`saved ${state.path}${losses}`);
     document.body.dataset.saved = result.version;
@@ -316,7 +440,7 @@ async function save(overwrite) {
     if (error.status === 409) {
       const theirs = error.body.version;
       banner(`${state.path} changed on disk since you opened it (another tab or an editor saved it). Your edit is not saved.`,
-        ["Overwrite with mine", () => { state.base = theirs; save(true); }],
+        ["Overwrite with mine", () => overwrite(theirs)],
         ["Load theirs (drop mine)", () => openFile(state.path)], true);
       document.body.dataset.conflict = "1";
     } else {
@@ -434,7 +558,9 @@ function inspectorChanged(field) {
       if (field === "f-time") p.Time = round(Math.max(0, value - (+c.Time || 0)));
       if (field === "f-value") p.ParameterValue = round(clamp(value, MULTIPLICATIVE.has(c.ParameterID) ? 0 : -1, 1));
     }
-  });
+  }, [sel.index]);
+  // The field shows what is stored (a typed 7 becomes 1).
+  renderInspector();
 }
 
 // ---------------------------------------------------------------- compare
@@ -449,7 +575,7 @@ async function loadCompare(choice) {
     const view = choice === "git"
       ? await api("GET", "/api/git?path=" + encodeURIComponent(state.path))
       : await api("GET", "/api/pattern?path=" + encodeURIComponent(choice.slice(5)));
-    state.compare = { label: choice === "git" ? "last commit" : choice.slice(5), view };
+    state.compare = { label: choice === "git" ? "last commit" : choice.slice(5), choice, view };
     $("play-which-label").hidden = false;
     await refreshDiff();
   } catch (error) {
@@ -459,14 +585,27 @@ async function loadCompare(choice) {
   draw();
 }
 
+// The differences of this file as a save would write it (the page's edits applied to its text)
+// from the compared one (B): the pattern's changes and, against the last commit, the lines.
 async function refreshDiff() {
-  if (!state.compare || !state.compare.view.ahap || !state.ahap) return;
-  // B is the compared pattern, A this one: the diff reads "from B to A".
-  state.diff = await api("POST", "/api/diff", { a: state.compare.view.ahap, b: state.ahap });
+  if (!state.compare || !state.ahap) return;
+  const against = state.compare.choice === "git" ? "git" : state.compare.label;
+  state.diff = await api("POST", "/api/diff", { path: state.path, baseVersion: state.base, edits: edits(), against });
   const ul = $("diff");
   ul.replaceChildren();
-  $("diff-summary").textContent = state.diff.identical ? `— identical to ${state.compare.label}`
-    : `— ${state.diff.changes.length} against ${state.compare.label}`;
+  const text = state.diff.text;
+  const lines = text ? (text.identical ? "; the text is the committed text"
+    : `; a save writes +${text.linesAdded} −${text.linesRemoved} lines against it`) : "";
+  $("diff-summary").textContent = (state.diff.identical ? `— identical to ${state.compare.label}`
+    : `— ${state.diff.changes.length} against ${state.compare.label} (B)`) + lines;
+  if (text) {
+    for (const hunk of text.hunks) {
+      const li = document.createElement("li");
+      li.className = "hunk";
+      li.textContent = `line ${hunk.newLine}:\n` + hunk.lines.join("\n");
+      ul.append(li);
+    }
+  }
   for (const change of state.diff.changes) {
     const li = document.createElement("li");
     li.textContent = change.line;
@@ -479,8 +618,10 @@ async function refreshDiff() {
 
 // ---------------------------------------------------------------- playback
 
+// What to play: the compared pattern (B), else this file with the page's edits.
 function playSource() {
-  return state.which === "b" && state.compare ? state.compare.view.ahap : state.ahap;
+  if (state.which === "b" && state.compare) return { ahap: state.compare.view.ahap };
+  return { path: state.path, baseVersion: state.base, edits: edits() };
 }
 
 function playOptions() {
@@ -500,8 +641,9 @@ async function playEngine(fromTime) {
   const options = playOptions();
   if (fromTime !== undefined) options.from = fromTime;
   try {
-    const result = await api("POST", "/api/play", { path: state.path, ahap: playSource(), ...options });
-    const source = playSource() === state.ahap ? state.view : state.compare.view;
+    const which = state.which === "b" && state.compare ? "b" : "a";
+    const result = await api("POST", "/api/play", { path: state.path, ...playSource(), ...options });
+    const source = which === "a" ? state.view : state.compare.view;
     state.playhead = { mode: "engine", id: result.id, time: options.from, at: performance.now(), rate: options.rate,
       from: options.from, to: options.to, end: options.to ?? source?.duration ?? Infinity, loop: options.loop,
       playing: true, messages: 0 };
@@ -517,7 +659,13 @@ async function playBrowser(fromTime) {
   stopBrowser();
   const options = playOptions();
   if (fromTime !== undefined) options.from = fromTime;
-  const bytes = await api("POST", "/api/render", { path: state.path, ahap: playSource(), voice: options.voice, rate: options.rate }, true);
+  let bytes;
+  try {
+    bytes = await api("POST", "/api/render", { path: state.path, ...playSource(), voice: options.voice, rate: options.rate }, true);
+  } catch (error) {
+    banner("Cannot play in the browser: " + error.message, null, null, true);
+    return;
+  }
   const context = state.audioContext || (state.audioContext = new AudioContext());
   const buffer = await context.decodeAudioData(bytes);
   const source = context.createBufferSource();
@@ -532,10 +680,16 @@ async function playBrowser(fromTime) {
   }
   const at = context.currentTime + 0.02;
   if (options.loop) source.start(at, startAudio); else source.start(at, startAudio, Math.max(0, end - startAudio));
-  source.onended = () => { if (state.audio === source) { state.audio = null; if (state.playhead) state.playhead.playing = false; draw(); } };
   state.audio = source;
   state.playhead = { mode: "browser", at, context, rate: options.rate, from: options.from, to: options.to ?? buffer.duration * options.rate,
-    loop: options.loop, playing: true };
+    loop: options.loop, playing: true, path: state.path };
+  source.onended = () => {
+    if (state.audio !== source) return;
+    state.audio = null;
+    if (state.playhead) state.playhead.playing = false;
+    status(`played ${state.path} to the end`);
+    draw();
+  };
   status("playing in the browser");
   animate();
 }
@@ -546,7 +700,9 @@ function stopBrowser() {
 
 async function stopAll() {
   stopBrowser();
-  if (state.playhead) state.playhead.playing = false;
+  // A stopped head is not left on screen (nor keeps moving).
+  state.playhead = null;
+  delete canvas.dataset.playhead;
   await api("POST", "/api/stop", {}).catch(() => {});
   draw();
 }
@@ -555,6 +711,7 @@ function playheadTime() {
   const p = state.playhead;
   if (!p) return null;
   if (p.mode === "browser") {
+    if (!p.playing) return null;
     let t = p.from + Math.max(0, p.context.currentTime - p.at) * p.rate;
     if (p.loop && t >= p.to) t = p.from + ((t - p.to) % Math.max(1e-6, p.to - p.from));
     return Math.min(t, p.to);
@@ -600,9 +757,10 @@ function connectSocket() {
         if (!data.playing) { status("played to the end"); draw(); }
       }
     } else if (data.type === "changed" && data.path === state.path) {
-      if (data.version === state.base) return; // our own save
+      if (data.version === state.base || data.tab === TAB) return; // our own save
       if (!state.dirty) {
-        openFile(state.path, true).then(() => status(`reloaded: ${state.path} changed on disk`));
+        const how = data.by === "studio" ? "was saved in another tab" : "changed on disk";
+        openFile(state.path, true).then(() => status(`reloaded: ${state.path} ${how}`));
       } else {
         banner(`${state.path} changed on disk, and you have unsaved edits.`,
           ["Load theirs (drop mine)", () => openFile(state.path, true)], ["Keep mine", () => {}]);
@@ -630,6 +788,7 @@ function fit() {
   const d = Math.max(duration(), 0.05);
   state.viewport.start = -d * 0.02;
   state.viewport.spp = (d * 1.06) / Math.max(100, width());
+  viewportChanged();
 }
 
 function zoom(factor, around) {
@@ -638,6 +797,15 @@ function zoom(factor, around) {
   state.viewport.spp = clamp(state.viewport.spp * factor, 1e-5, 10);
   state.viewport.start = t - (px - LEFT) * state.viewport.spp;
   draw();
+  viewportChanged();
+}
+
+// After a zoom or pan settles, the server sends the effective curves and the waveform for what
+// is on screen, so the drawing refines as one zooms in.
+let viewportTimer = null;
+function viewportChanged() {
+  clearTimeout(viewportTimer);
+  viewportTimer = setTimeout(() => { if (state.path && state.view) analyze(); }, 120);
 }
 
 function centerOn(t) { state.viewport.start = t - (width() / 2) * state.viewport.spp; }
@@ -647,6 +815,27 @@ function niceStep(seconds) {
   const p = 10 ** Math.floor(Math.log10(raw));
   for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
   return 10 * p;
+}
+
+// What each parameter's curve is drawn in: the intensity controls in the intensity colour, the
+// sharpness controls in the sharpness colour, the rest (attack, decay, release...) in others.
+function curveColor(id, color) {
+  if (/Intensity|Volume/.test(id)) return color("--intensity");
+  if (/Sharpness|Brightness|Pitch/.test(id)) return color("--sharpness");
+  return color("--curve");
+}
+
+// Runs `body` with drawing clipped to the plot area of `lane` (nothing spills into the label
+// gutter, past the right edge, or into another lane).
+function inLane(lane, w, body) {
+  const g = ctx2d;
+  const [top, bottom] = LANES[lane];
+  g.save();
+  g.beginPath();
+  g.rect(LEFT + 1, top - 6, w - LEFT - 9, bottom - top + 12);
+  g.clip();
+  body();
+  g.restore();
 }
 
 function draw() {
@@ -661,142 +850,197 @@ function draw() {
   g.clearRect(0, 0, w, h);
   const css = getComputedStyle(document.documentElement);
   const color = (name) => css.getPropertyValue(name).trim();
-  const t0 = timeAt(LEFT), t1 = timeAt(w);
+  const t0 = timeAt(LEFT), t1 = timeAt(w - 8);
+  const empty = !state.path;
 
-  // Lanes and the time axis.
+  // Lanes with their value scales, and the time axis.
   g.font = "11px system-ui, sans-serif";
-  g.fillStyle = color("--muted");
-  g.strokeStyle = "#262a33";
   g.lineWidth = 1;
+  const scales = { intensity: ["1", "0"], sharpness: ["1", "0"], waveform: ["+1", "−1"], curves: ["+1", "−1"] };
   for (const [name, [top, bottom]] of Object.entries(LANES)) {
     if (name === "axis") continue;
+    g.strokeStyle = "#262a33";
     g.strokeRect(LEFT + 0.5, top + 0.5, w - LEFT - 8, bottom - top);
-    g.fillText(name, 4, top + 12);
+    g.fillStyle = name === "intensity" ? color("--intensity") : name === "sharpness" ? color("--sharpness") : color("--muted");
+    g.textAlign = "left";
+    g.fillText(name === "intensity" ? "intens." : name === "sharpness" ? "sharp." : name === "waveform" ? "wave" : name, 3, (top + bottom) / 2 + 4);
+    g.fillStyle = color("--muted");
+    g.textAlign = "right";
+    const [hi, lo] = scales[name];
+    g.fillText(hi, LEFT - 3, top + 9);
+    g.fillText(lo, LEFT - 3, bottom);
+  }
+  g.textAlign = "left";
+  if (empty) {
+    g.fillStyle = color("--muted");
+    g.textAlign = "center";
+    g.fillText(state.files.length ? "Open a file from the list." : "No pattern files in the served folders.", (LEFT + w) / 2, LANES.intensity[0] + 60);
+    g.textAlign = "left";
+    metrics.draws += 1;
+    canvas.dataset.draws = String(metrics.draws);
+    return;
   }
   const step = niceStep(t1 - t0);
   g.textAlign = "center";
+  g.strokeStyle = "#262a33";
   for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
     const px = Math.round(x(t)) + 0.5;
     g.beginPath(); g.moveTo(px, LANES.intensity[0]); g.lineTo(px, LANES.curves[1]); g.stroke();
+    g.fillStyle = color("--muted");
     g.fillText(`${round(t, 4)} s`, px, LANES.axis[0] + 14);
   }
   g.textAlign = "left";
 
-  // The selected range.
+  // The selected range: shaded, with its edges marked.
   if (state.range) {
-    g.fillStyle = "rgba(255,255,255,0.07)";
-    g.fillRect(x(state.range[0]), LANES.intensity[0], x(state.range[1]) - x(state.range[0]), LANES.curves[1] - LANES.intensity[0]);
+    const a = x(state.range[0]), b = x(state.range[1]);
+    g.save();
+    g.beginPath(); g.rect(LEFT + 1, 0, w - LEFT - 9, h); g.clip();
+    g.fillStyle = "rgba(120,170,255,0.16)";
+    g.fillRect(a, LANES.intensity[0], b - a, LANES.curves[1] - LANES.intensity[0]);
+    g.strokeStyle = "rgba(160,200,255,0.8)";
+    g.beginPath(); g.moveTo(Math.round(a) + 0.5, LANES.intensity[0]); g.lineTo(Math.round(a) + 0.5, LANES.curves[1]);
+    g.moveTo(Math.round(b) + 0.5, LANES.intensity[0]); g.lineTo(Math.round(b) + 0.5, LANES.curves[1]); g.stroke();
+    g.restore();
   }
 
   // Differences against the compared pattern.
   if (state.diff) {
-    for (const change of state.diff.changes) {
-      g.fillStyle = change.kind === "added" ? "rgba(90,200,120,0.16)" : change.kind === "removed" ? "rgba(255,80,80,0.16)" : "rgba(255,200,80,0.14)";
-      const a = x(change.start), b = Math.max(x(change.end), a + 3);
-      g.fillRect(a, LANES.intensity[0], b - a, LANES.sharpness[1] - LANES.intensity[0]);
-    }
+    for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
+      for (const change of state.diff.changes) {
+        g.fillStyle = change.kind === "added" ? "rgba(90,200,120,0.16)" : change.kind === "removed" ? "rgba(255,80,80,0.16)" : "rgba(255,200,80,0.14)";
+        const a = x(change.start), b = Math.max(x(change.end), a + 3);
+        g.fillRect(a, LANES[lane][0], b - a, LANES[lane][1] - LANES[lane][0]);
+      }
+    });
   }
 
   // Effective intensity (filled) and sharpness, after curves and dynamic parameters.
   const eff = state.view?.effective;
-  if (eff && eff.times.length) {
-    drawSeries(eff.times, eff.intensity, "intensity", color("--intensity"), true, t0, t1);
-    drawSeries(eff.times, eff.sharpness, "sharpness", color("--sharpness"), true, t0, t1);
-  }
   const other = state.compare?.view?.effective;
-  if (other && other.times.length) {
-    g.setLineDash([5, 4]);
-    drawSeries(other.times, other.intensity, "intensity", "#cfe6ff", false, t0, t1);
-    drawSeries(other.times, other.sharpness, "sharpness", "#ffe0b8", false, t0, t1);
-    g.setLineDash([]);
-  }
+  for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
+    if (eff && eff.times.length) drawSeries(eff.times, eff[lane], lane, color("--" + lane), true, t0, t1);
+    if (other && other.times.length) {
+      g.setLineDash([5, 4]);
+      drawSeries(other.times, other[lane], lane, lane === "intensity" ? "#cfe6ff" : "#ffe0b8", false, t0, t1);
+      g.setLineDash([]);
+    }
+  });
 
-  // The rendered waveform (each edit is rendered again by the server), min and max per column.
+  // The rendered waveform (of what is on screen, after each edit and zoom), min and max per column.
   const wave = state.view?.waveform;
-  if (wave && wave.min.length) {
+  if (wave && wave.min.length) inLane("waveform", w, () => {
     const [top, bottom] = LANES.waveform;
-    const mid = (top + bottom) / 2, half = (bottom - top) / 2;
+    const mid = (top + bottom) / 2, half = (bottom - top) / 2 - 1;
+    const begin = wave.start || 0;
     const perColumn = wave.seconds / wave.min.length;
-    g.strokeStyle = "#7fd1a0";
+    g.strokeStyle = color("--waveform");
     g.lineWidth = 1;
     g.beginPath();
-    const first = Math.max(0, Math.floor(t0 / perColumn)), last = Math.min(wave.min.length - 1, Math.ceil(t1 / perColumn));
+    const first = Math.max(0, Math.floor((t0 - begin) / perColumn)), last = Math.min(wave.min.length - 1, Math.ceil((t1 - begin) / perColumn));
     for (let i = first; i <= last; i += 1) {
-      const px = Math.round(x(i * perColumn)) + 0.5;
+      const px = Math.round(x(begin + i * perColumn)) + 0.5;
       g.moveTo(px, mid - clamp(wave.max[i], -1, 1) * half);
       g.lineTo(px, mid - clamp(wave.min[i], -1, 1) * half + 0.5);
     }
     g.stroke();
     if (wave.truncated) { g.fillStyle = color("--muted"); g.fillText(`waveform: first ${wave.seconds} s`, LEFT + 6, top + 12); }
-  }
+  });
 
-  // Events from the local AHAP (so an edit shows before the server has answered).
+  // Events from the local AHAP (so an edit shows before the server has answered): intensity in
+  // the intensity lane in its colour, sharpness in the sharpness lane in its colour.
   const m = model(state.ahap);
   let drawn = 0;
-  for (const e of m.events) {
-    const end = e.time + e.duration;
-    if (end < t0 || e.time > t1) continue;
-    drawn += 1;
-    const selected = state.selection?.kind === "event" && state.selection.index === e.index;
-    const stroke = selected ? color("--select") : e.haptic ? "#8fc4ff" : "#9fe0b0";
-    g.strokeStyle = stroke;
-    g.fillStyle = stroke;
-    g.lineWidth = selected ? 2 : 1;
-    if (e.continuous) {
-      const a = x(e.time), b = Math.max(x(end), a + 2);
-      const yi = laneY("intensity", e.intensity), ys = laneY("sharpness", e.sharpness);
-      g.strokeRect(a, yi, b - a, LANES.intensity[1] - yi);
-      g.beginPath(); g.moveTo(a, ys); g.lineTo(b, ys); g.stroke();
-      g.fillRect(b - 2, yi, 3, LANES.intensity[1] - yi > 8 ? 8 : LANES.intensity[1] - yi);
-    } else {
-      const px = x(e.time);
-      const yi = laneY("intensity", e.intensity), ys = laneY("sharpness", e.sharpness);
-      g.beginPath(); g.moveTo(px, LANES.intensity[1]); g.lineTo(px, yi); g.stroke();
-      g.beginPath(); g.arc(px, yi, selected ? 5 : 3.5, 0, 2 * Math.PI); g.fill();
-      g.beginPath(); g.arc(px, ys, selected ? 4 : 2.5, 0, 2 * Math.PI); g.fill();
+  const visible = m.events.filter((e) => e.time + e.duration >= t0 && e.time <= t1);
+  drawn = visible.length;
+  const selectedEvent = state.selection?.kind === "event" ? state.selection.index : -1;
+  for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
+    const base = color("--" + lane);
+    for (const e of visible) {
+      if (lane === "sharpness" && !e.haptic) continue;
+      const selected = e.index === selectedEvent;
+      const stroke = selected ? color("--select") : e.haptic ? base : color("--waveform");
+      g.strokeStyle = stroke;
+      g.fillStyle = stroke;
+      g.lineWidth = selected ? 2 : 1;
+      const value = lane === "intensity" ? e.intensity : e.sharpness;
+      const y = laneY(lane, value);
+      if (e.continuous) {
+        const a = x(e.time), b = Math.max(x(e.time + e.duration), a + 2);
+        if (lane === "intensity") {
+          g.strokeRect(a, y, b - a, LANES.intensity[1] - y);
+          g.fillRect(b - 2, y, 3, Math.min(8, LANES.intensity[1] - y));
+        } else {
+          g.beginPath(); g.moveTo(a, y); g.lineTo(b, y); g.stroke();
+        }
+      } else {
+        const px = x(e.time);
+        if (lane === "intensity") { g.beginPath(); g.moveTo(px, LANES.intensity[1]); g.lineTo(px, y); g.stroke(); }
+        g.beginPath(); g.arc(px, y, selected ? 5 : lane === "intensity" ? 3.5 : 2.5, 0, 2 * Math.PI); g.fill();
+      }
+      if (selected) {
+        // A ring around the selection, so it shows on a dense file.
+        g.strokeStyle = color("--select");
+        g.lineWidth = 2;
+        g.beginPath(); g.arc(x(e.time), y, 8, 0, 2 * Math.PI); g.stroke();
+      }
     }
-  }
+  });
 
-  // Parameter curves and dynamic parameters.
-  for (const c of m.curves) {
-    const [lo, hi] = curveRange(c.id);
-    g.strokeStyle = color("--curve");
-    g.fillStyle = color("--curve");
-    g.lineWidth = 1;
-    g.beginPath();
-    c.points.forEach((p, i) => { const px = x(p.time), py = laneY("curves", p.value, lo, hi); if (i) g.lineTo(px, py); else g.moveTo(px, py); });
-    g.stroke();
-    for (const p of c.points) {
-      const selected = state.selection?.kind === "point" && state.selection.index === c.index && state.selection.point === p.i;
-      g.fillStyle = selected ? color("--select") : color("--curve");
-      g.fillRect(x(p.time) - (selected ? 4 : 3), laneY("curves", p.value, lo, hi) - (selected ? 4 : 3), selected ? 8 : 6, selected ? 8 : 6);
+  // Parameter curves and dynamic parameters; one label per parameter, in a legend.
+  const labels = new Map();
+  inLane("curves", w, () => {
+    for (const c of m.curves) {
+      const [lo, hi] = curveRange(c.id);
+      const stroke = curveColor(c.id, color);
+      labels.set(c.id.replace("Control", ""), stroke);
+      g.strokeStyle = stroke;
+      g.lineWidth = 1;
+      g.beginPath();
+      c.points.forEach((p, i) => { const px = x(p.time), py = laneY("curves", p.value, lo, hi); if (i) g.lineTo(px, py); else g.moveTo(px, py); });
+      g.stroke();
+      for (const p of c.points) {
+        const selected = state.selection?.kind === "point" && state.selection.index === c.index && state.selection.point === p.i;
+        g.fillStyle = selected ? color("--select") : stroke;
+        g.fillRect(x(p.time) - (selected ? 4 : 3), laneY("curves", p.value, lo, hi) - (selected ? 4 : 3), selected ? 8 : 6, selected ? 8 : 6);
+      }
     }
-    if (c.points.length) { g.fillStyle = color("--muted"); g.fillText(c.id.replace("Control", ""), x(c.points[0].time) + 4, LANES.curves[0] + 10); }
+    for (const p of m.parameters) {
+      const stroke = curveColor(p.id, color);
+      labels.set(p.id.replace("Control", ""), stroke);
+      g.strokeStyle = stroke;
+      g.setLineDash([2, 3]);
+      g.beginPath(); g.moveTo(x(p.time), LANES.curves[0]); g.lineTo(x(p.time), LANES.curves[1]); g.stroke();
+      g.setLineDash([]);
+    }
+  });
+  let legendX = LEFT + 6;
+  for (const [label, stroke] of labels) {
+    g.fillStyle = stroke;
+    g.fillText(label, legendX, LANES.curves[1] + 12);
+    legendX += g.measureText(label).width + 12;
   }
-  for (const p of m.parameters) {
-    g.strokeStyle = color("--curve");
-    g.setLineDash([2, 3]);
-    g.beginPath(); g.moveTo(x(p.time), LANES.curves[0]); g.lineTo(x(p.time), LANES.curves[1]); g.stroke();
-    g.setLineDash([]);
-  }
+  canvas.dataset.curveLabels = [...labels.keys()].join(",");
 
   // Findings, as marks on the top edge at their element's time.
-  for (const f of state.view?.diagnostics || []) {
-    if (f.time === undefined) continue;
-    g.fillStyle = f.severity === "error" ? color("--error") : f.severity === "warning" ? color("--warning") : color("--note");
-    const px = x(f.time);
-    g.beginPath(); g.moveTo(px - 5, 0); g.lineTo(px + 5, 0); g.lineTo(px, 8); g.fill();
-  }
+  inLane("intensity", w, () => {
+    for (const f of state.view?.diagnostics || []) {
+      if (f.time === undefined || f.time < t0 - 1 || f.time > t1 + 1) continue;
+      g.fillStyle = f.severity === "error" ? color("--error") : f.severity === "warning" ? color("--warning") : color("--note");
+      const px = x(f.time);
+      g.beginPath(); g.moveTo(px - 5, LANES.intensity[0] - 6); g.lineTo(px + 5, LANES.intensity[0] - 6); g.lineTo(px, LANES.intensity[0] + 2); g.fill();
+    }
+  });
 
   // The playhead.
   const head = playheadTime();
-  if (head !== null && state.playhead) {
+  if (head !== null && state.playhead && head >= t0 && head <= t1) {
     g.strokeStyle = color("--playhead");
     g.lineWidth = 2;
     const px = x(head);
     g.beginPath(); g.moveTo(px, 0); g.lineTo(px, LANES.curves[1]); g.stroke();
-    canvas.dataset.playhead = head.toFixed(4);
   }
+  if (head !== null && state.playhead) canvas.dataset.playhead = head.toFixed(4);
 
   metrics.draws += 1;
   canvas.dataset.draws = String(metrics.draws);
@@ -887,18 +1131,22 @@ function hitTest(px, py) {
     return null;
   }
   if (lane !== "intensity" && lane !== "sharpness") return null;
-  let best = null, bestDistance = 7;
+  // A transient under the pointer wins over a continuous event's body or end edge (grabbing a
+  // transient must never resize its neighbour); then the nearest end edge; then a body.
+  let transient = null, transientDistance = 7, edge = null, edgeDistance = 5.5, body = null;
   for (const e of m.events) {
     if (e.continuous) {
       const a = x(e.time), b = Math.max(x(e.time + e.duration), a + 2);
-      if (Math.abs(px - b) <= 5) return { kind: "event", index: e.index, edge: "end", lane };
-      if (px >= a - 3 && px <= b && (best === null || bestDistance > 0)) { best = { kind: "event", index: e.index, lane }; bestDistance = 0; }
+      const d = Math.abs(px - b);
+      if (d < edgeDistance) { edge = { kind: "event", index: e.index, edge: "end", lane }; edgeDistance = d; }
+      if (px >= a - 3 && px <= b && body === null) body = { kind: "event", index: e.index, lane };
     } else {
       const d = Math.abs(x(e.time) - px);
-      if (d < bestDistance) { best = { kind: "event", index: e.index, lane }; bestDistance = d; }
+      if (d < transientDistance) { transient = { kind: "event", index: e.index, lane }; transientDistance = d; }
     }
   }
-  return best;
+  if (transient && transientDistance <= 4) return transient;
+  return edge || transient || body;
 }
 
 function pointer(event) {
@@ -957,7 +1205,7 @@ window.addEventListener("mousemove", (event) => {
       p.Time = Math.max(0, snap(o.ParameterCurveControlPoints[drag.hit.point].Time + dt));
       p.ParameterValue = round(clamp(laneValue("curves", py, lo, hi), lo, hi), 3);
     }
-  }, !drag.remembered);
+  }, [drag.hit.index], !drag.remembered);
   drag.remembered = true;
   renderInspector();
 });
@@ -965,20 +1213,25 @@ window.addEventListener("mousemove", (event) => {
 window.addEventListener("mouseup", () => {
   const drag = state.drag;
   state.drag = null;
+  if (drag && drag.kind === "pan" && drag.moved) viewportChanged();
   if (drag && drag.kind === "range" && state.range && state.range[1] - state.range[0] < 0.002) { state.range = null; draw(); }
 });
 
 canvas.addEventListener("wheel", (event) => {
   event.preventDefault();
   const { px } = pointer(event);
-  if (event.shiftKey) { state.viewport.start += event.deltaY * state.viewport.spp; draw(); return; }
+  if (event.shiftKey) { state.viewport.start += event.deltaY * state.viewport.spp; draw(); viewportChanged(); return; }
   zoom(event.deltaY > 0 ? 1.25 : 0.8, timeAt(px));
+  return;
 }, { passive: false });
 
 canvas.addEventListener("dblclick", (event) => {
   const { px, py } = pointer(event);
   const lane = laneAt(py);
-  if (lane === "intensity" && !hitTest(px, py)) addEvent(event.altKey ? "HapticContinuous" : "HapticTransient", timeAt(px));
+  // Over a continuous event's body (not its end edge) a double-click adds a transient too.
+  const hit = hitTest(px, py);
+  const overBody = hit && hit.kind === "event" && !hit.edge && state.ahap.Pattern[hit.index]?.Event?.EventType?.endsWith("Continuous");
+  if (lane === "intensity" && (!hit || overBody)) addEvent(event.altKey ? "HapticContinuous" : "HapticTransient", timeAt(px));
   if (lane === "curves" && !hitTest(px, py)) addCurvePoint(timeAt(px), py);
 });
 
@@ -1011,7 +1264,7 @@ function addCurvePoint(time, py) {
         ParameterCurveControlPoints: [{ Time: 0, ParameterValue: value }, { Time: 0.1, ParameterValue: value }] } });
       state.selection = { kind: "point", index: ahap.Pattern.length - 1, point: 0 };
     }
-  });
+  }, target ? [target.index] : []);
   renderInspector();
 }
 
@@ -1057,7 +1310,7 @@ function nudge(key, shift) {
       const id = shift ? "HapticSharpness" : haptic ? "HapticIntensity" : "AudioVolume";
       setEventParameter(e, id, round(clamp(parameterValue(e.EventParameters, id) + (key === "ArrowUp" ? 0.05 : -0.05), 0, 1), 3));
     }
-  });
+  }, [sel.index]);
   renderInspector();
 }
 
@@ -1092,7 +1345,12 @@ async function start() {
     const wanted = launch.open;
     const first = list.files.find((f) => f.path === wanted) || list.files[0];
     if (first) await openFile(first.path);
-    else { status("no .ahap or .haptic files under " + list.roots.join(", ")); document.body.dataset.ready = "1"; }
+    else {
+      status("no .ahap, .haptic or .vij files under " + list.roots.join(", "));
+      $("inspector-empty").textContent = "Nothing to edit: the served folders have no pattern files.";
+      updateButtons();
+      document.body.dataset.ready = "1";
+    }
   } catch (error) {
     banner("The studio refused: " + error.message, null, null, true);
     status(error.message);
@@ -1101,6 +1359,6 @@ async function start() {
 }
 
 // For tests and the benchmark: where things are drawn, and where the head is.
-Object.assign(window.studio, { x, laneY, timeAt, playheadTime, LANES, LEFT });
+Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, LANES, LEFT });
 
 start();

@@ -1,0 +1,493 @@
+import Foundation
+package import HapticsCore
+import HapticsReview
+import HapticsSynthesis
+import Hummingbird
+import NIOCore
+import OrderedCollections
+import Synchronization
+
+/// Edits as the page sends them, and the text they make: every analysis, play, render, compare
+/// and save of an edit works on the file's own text with the edits applied at their exact bytes
+/// (``SourcePatch``), so what is drawn, heard, compared and linted is what a save writes.
+extension Studio {
+    /// The body of `POST /api/analyze`, `PUT /api/pattern`, `POST /api/diff` with edits.
+    package struct EditRequest: Codable, Sendable {
+        package var path: String?
+        /// The version of the file the edits were made on; a different one on disk is a 409.
+        package var baseVersion: String?
+        /// Changes to the file's `Pattern`, by entry index in that version.
+        package var edits: [EditJSON]?
+        /// A whole AHAP value instead of edits (older pages, scripts): saved by changing only
+        /// what differs from the file.
+        package var ahap: AnyJSON?
+        /// `/api/analyze`: the stretch of time the page shows; effective samples and waveform
+        /// columns are sent for it only.
+        package var window: Window?
+        /// `/api/analyze`: the `findingsKey` of the findings the page has; the same findings are
+        /// not sent again.
+        package var findingsKey: String?
+        /// `/api/diff`: `"git"` (the last commit) or another file's path.
+        package var against: String?
+        /// `PUT /api/pattern`: the page that saves, named in the `changed` message every page
+        /// gets, so that it can tell its own save from another tab's.
+        package var tab: String?
+    }
+
+    package struct Window: Codable, Sendable {
+        package var start: Double
+        package var end: Double
+        package var columns: Int?
+    }
+
+    /// One edit: `{"index": i, "element": {...}}` sets `Pattern[i]`, `{"remove": i}` removes
+    /// it, `{"add": {...}}` appends an entry.
+    package struct EditJSON: Codable, Sendable {
+        package var index: Int?
+        package var element: AnyJSON?
+        package var remove: Int?
+        package var add: AnyJSON?
+
+        func edit() throws(StudioError) -> SourcePatch.Edit {
+            if let index, let element { return .set(index: index, element: element.value) }
+            if let remove { return .remove(index: remove) }
+            if let add { return .add(element: add.value) }
+            throw .badRequest("an edit is {\"index\", \"element\"}, {\"remove\"} or {\"add\"}")
+        }
+    }
+
+    /// What `PUT /api/pattern` answers.
+    package struct SaveResponse: Codable, Sendable {
+        package var version: String
+        /// What a `.haptic` clip cannot hold of the pattern.
+        package var losses: [String]
+        /// The bytes written.
+        package var bytes: Int
+    }
+
+    /// What `POST /api/diff` with `against` answers: the pattern's changes and the lines the
+    /// save would change against it.
+    package struct TextDiffResponse: Codable, Sendable {
+        package var against: String
+        package var identical: Bool
+        package var linesAdded: Int
+        package var linesRemoved: Int
+        package var hunks: [StudioTextDiff.Hunk]
+    }
+
+    // MARK: - The edited text
+
+    /// The file at `path` (which must still be `baseVersion`) with `request`'s edits, as the
+    /// text a save writes (AHAP; a `.haptic` or `.vij` file is edited as the AHAP the project
+    /// writes for it), and the bytes on disk.
+    func editedText(path: String, request: EditRequest, current: [UInt8]? = nil) throws(StudioError) -> (
+        text: [UInt8], disk: [UInt8]
+    ) {
+        let disk: [UInt8]
+        if let current { disk = current } else { disk = try files.read(path) }
+        let version = StudioFiles.version(of: disk)
+        if let base = request.baseVersion, base != version {
+            var conflict = StudioError(409, "\(path) changed on disk since it was opened")
+            conflict.details = ["version": version, "text": String(decoding: disk, as: UTF8.self)]
+            throw conflict
+        }
+        let patch = try sourcePatch(path: path, version: version, disk: disk)
+        if let edits = request.edits {
+            return (try patch.applying(edits: edits.map { e throws(StudioError) in try e.edit() }), disk)
+        }
+        if let ahap = request.ahap {
+            guard case .object = ahap.value else { throw .badRequest("\"ahap\" must be an AHAP object") }
+            return (try patch.applying(ahap.value), disk)
+        }
+        return (patch.bytes, disk)
+    }
+
+    /// The editable text of a file (its own for AHAP; the writer's AHAP for a clip), kept for the
+    /// last few versions opened so that a drag's edits do not scan the file again.
+    func sourcePatch(path: String, version: String, disk: [UInt8]) throws(StudioError) -> SourcePatch {
+        let key = path + "\n" + version
+        if let cached = cache.patches.withLock({ $0.first { $0.key == key }?.patch }) { return cached }
+        let source: [UInt8]
+        if StudioFiles.format(of: path) == "ahap" {
+            source = disk
+        } else {
+            guard let pattern = PatternView.analyze(disk, path: path).pattern else {
+                throw StudioError(422, "\(path): does not decode; see its findings")
+            }
+            source = AHAP.encode(pattern)
+        }
+        let patch = try SourcePatch(source)
+        cache.patches.withLock { list in
+            list.removeAll { $0.key == key }
+            list.append((key, patch))
+            if list.count > 4 { list.removeFirst() }
+        }
+        return patch
+    }
+
+    /// Reads an edit request (at most 16 MiB) as its Codable type.
+    static func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.body.collect(upTo: 16 << 20)
+        } catch {
+            throw StudioError(413, "the request body is larger than 16 MiB")
+        }
+        do {
+            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+        } catch let error as DecodingError {
+            throw StudioError.badRequest("the request is not what \(T.self) expects: \(Self.describe(error))")
+        }
+    }
+
+    static func describe(_ error: DecodingError) -> String {
+        switch error {
+        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
+            let path = c.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+            return (path.isEmpty ? "" : path + ": ") + c.debugDescription
+        @unknown default:
+            return "\(error)"
+        }
+    }
+
+    static func encoded<T: Encodable>(_ value: T) -> Response {
+        let data = (try? JSONEncoder().encode(value)) ?? Data("{}".utf8)
+        return Response(
+            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+    }
+
+    // MARK: - Routes
+
+    /// `GET /api/pattern`: the view of the file as it is on disk. An AHAP file's `ahap` is its
+    /// own JSON (values as written, out-of-range ones too), so that the page's edits address
+    /// the file's entries; AudioCustom waveforms are loaded as `render` loads them.
+    func openView(path: String, bytes: [UInt8], withText: Bool) -> JSONValue {
+        let started = ContinuousClock.now
+        let real = try? files.resolve(path)
+        let analysis = PatternView.analyze(bytes, path: path, waveformsBeside: real)
+        let elapsed = ContinuousClock.now - started
+        var view = PatternView.make(
+            path: path, file: (StudioFiles.version(of: bytes), withText ? String(decoding: bytes, as: UTF8.self) : nil),
+            analysis: analysis, locatesLines: true,
+            milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+        if analysis.pattern != nil, StudioFiles.format(of: path) == "ahap",
+            let patch = try? sourcePatch(path: path, version: StudioFiles.version(of: bytes), disk: bytes),
+            case .object(var members) = view
+        {
+            members["ahap"] = patch.value
+            view = .object(members)
+        }
+        return view
+    }
+
+    /// The pattern a play or render of edits plays: the edited text, decoded.
+    func editedPattern(path: String, body: JSONValue) throws(StudioError) -> HapticPattern {
+        guard let request = Self.editRequest(Array(body.jsonText.utf8)) else {
+            throw .badRequest("\"edits\" must be a list of edits")
+        }
+        let (text, _) = try editedText(path: path, request: request)
+        do {
+            return try AHAP.decode(text).pattern
+        } catch {
+            throw StudioError(422, "\(path): \(error.diagnostic.formatted(file: nil))")
+        }
+    }
+
+    /// The body's bytes (at most 16 MiB).
+    static func bodyBytes(_ request: Request) async throws -> [UInt8] {
+        do {
+            return Array(try await request.body.collect(upTo: 16 << 20).readableBytesView)
+        } catch {
+            throw StudioError(413, "the request body is larger than 16 MiB")
+        }
+    }
+
+    /// The body as an ``EditRequest`` when it has `edits`.
+    static func editRequest(_ bytes: [UInt8]) -> EditRequest? {
+        guard let request = try? JSONDecoder().decode(EditRequest.self, from: Data(bytes)), request.edits != nil
+        else { return nil }
+        return request
+    }
+
+    /// The body as JSON.
+    static func jsonBody(_ bytes: [UInt8]) throws(StudioError) -> JSONValue {
+        do {
+            return try JSONValue(parsing: bytes)
+        } catch {
+            throw StudioError.badRequest("the request body is not JSON: \(error.diagnostic.message)")
+        }
+    }
+
+    /// `POST /api/analyze` with edits: the view of the edited text.
+    func analyzeEdits(path: String, request: EditRequest) throws(StudioError) -> JSONValue {
+        let started = ContinuousClock.now
+        let (text, disk) = try editedText(path: path, request: request)
+        let isAHAP = StudioFiles.format(of: path) == "ahap"
+        let real = try? files.resolve(path)
+        let analysis = PatternView.analyze(text, path: isAHAP ? path : "edit.ahap", waveformsBeside: real)
+        var waveform: PatternView.Columns? = nil
+        if let window = request.window, let pattern = analysis.pattern {
+            waveform = try? editedWaveform(
+                path: path, disk: disk, window: window, request: request, edited: pattern, clips: analysis.clips,
+                real: real)
+        }
+        let elapsed = ContinuousClock.now - started
+        var view = PatternView.make(
+            path: path, file: (StudioFiles.version(of: disk), nil), analysis: analysis, locatesLines: isAHAP,
+            milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000,
+            window: request.window, knownFindings: request.findingsKey, waveform: waveform)
+        // The page has the pattern it edits and draws its elements from it; only the analysis
+        // goes back (the elements' list of a 5,000-event file is 700 kB).
+        if case .object(var members) = view {
+            for key in ["ahap", "events", "parameters", "curves"] {
+                if case .array(let items)? = members[key] { members[key + "Count"] = .number(Double(items.count)) }
+                members.removeValue(forKey: key)
+            }
+            view = .object(members)
+        }
+        return view
+    }
+
+    /// The waveform of `window` for the edited pattern: the file's own (kept per window) with only
+    /// the columns the edits can change rendered again, so a drag on a 10-minute pattern renders
+    /// a few seconds, not ten minutes.
+    func editedWaveform(
+        path: String, disk: [UInt8], window: Window, request: EditRequest, edited: HapticPattern,
+        clips: [String: AudioClip], real: String?
+    ) throws(StudioError) -> PatternView.Columns {
+        let version = StudioFiles.version(of: disk)
+        let key = "\(path)\n\(version)\n\(window.start)\n\(window.end)\n\(window.columns ?? 0)"
+        let patch = try sourcePatch(path: path, version: version, disk: disk)
+        let base: PatternView.Columns
+        if let cached = cache.waveforms.withLock({ $0.first { $0.key == key }?.columns }) {
+            base = cached
+        } else {
+            let isAHAP = StudioFiles.format(of: path) == "ahap"
+            let original = PatternView.analyze(patch.bytes, path: isAHAP ? path : "edit.ahap", waveformsBeside: real)
+            guard let pattern = original.pattern else {
+                return PatternView.columns(edited, clips: clips, window: window)
+            }
+            base = PatternView.columns(pattern, clips: original.clips, window: window)
+            cache.waveforms.withLock { list in
+                list.append((key, base))
+                if list.count > 8 { list.removeFirst() }
+            }
+        }
+        let edits = try (request.edits ?? []).map { e throws(StudioError) in try e.edit() }
+        guard !edits.isEmpty else { return base }
+        guard case .array(let entries)? = patch.value["Pattern"], !base.low.isEmpty else {
+            return PatternView.columns(edited, clips: clips, window: window)
+        }
+        // The stretch the edits can change: each changed entry's old and new time span.
+        var lower = Double.infinity
+        var upper = -Double.infinity
+        func cover(_ element: JSONValue?) {
+            guard let element, let span = Self.timeSpan(of: element, clips: clips) else { return }
+            lower = min(lower, span.lowerBound)
+            upper = max(upper, span.upperBound)
+        }
+        for edit in edits {
+            switch edit {
+            case .set(let index, let element):
+                cover(entries.indices.contains(index) ? entries[index] : nil)
+                cover(element)
+            case .remove(let index): cover(entries.indices.contains(index) ? entries[index] : nil)
+            case .add(let element): cover(element)
+            }
+        }
+        let count = base.low.count
+        let width = base.seconds / Double(count)
+        guard lower.isFinite, upper.isFinite, width > 0 else { return base }
+        let first = max(0, Int(((lower - base.start) / width).rounded(.down)))
+        let last = min(count, Int(((upper - base.start) / width).rounded(.up)) + 1)
+        guard first < last else { return base }
+        let part = PatternView.render(
+            edited, clips: clips, from: base.start + Double(first) * width, to: base.start + Double(last) * width,
+            columns: last - first)
+        var out = base
+        guard part.low.count == last - first else { return PatternView.columns(edited, clips: clips, window: window) }
+        out.low.replaceSubrange(first..<last, with: part.low)
+        out.high.replaceSubrange(first..<last, with: part.high)
+        return out
+    }
+
+    /// When an entry of `Pattern` (as JSON) can sound: from its time to its end and release; a
+    /// dynamic parameter holds to the end.
+    static func timeSpan(of element: JSONValue, clips: [String: AudioClip]) -> ClosedRange<Double>? {
+        if let event = element["Event"] {
+            guard let time = event["Time"]?.number else { return nil }
+            let clip = event["EventWaveformPath"]?.string.flatMap { clips[$0]?.duration } ?? 0
+            return time...(time + max(0, event["EventDuration"]?.number ?? 0) + clip + 1)
+        }
+        if let curve = element["ParameterCurve"] {
+            guard let time = curve["Time"]?.number else { return nil }
+            var end = time
+            if case .array(let points)? = curve["ParameterCurveControlPoints"] {
+                for point in points { end = max(end, time + (point["Time"]?.number ?? 0)) }
+            }
+            return time...(end + 1)
+        }
+        if let parameter = element["Parameter"], let time = parameter["Time"]?.number {
+            return time...Double.greatestFiniteMagnitude
+        }
+        return nil
+    }
+
+    /// `PUT /api/pattern`: writes the edits if the file is still the version they were made on.
+    func saveEdits(path: String, request: EditRequest) throws(StudioError) -> SaveResponse {
+        let format = StudioFiles.format(of: path)
+        guard format != "vij" else {
+            throw StudioError(400, "\(path): v0 clips are read-only here; convert it with `haptic convert`")
+        }
+        guard request.baseVersion != nil else { throw .badRequest("the request has no \"baseVersion\"") }
+        guard request.edits != nil || request.ahap != nil else { throw .badRequest("the request has no \"edits\"") }
+        // The check and the write happen under one lock, so two tabs saving at once cannot both win.
+        let result: Result<SaveResponse, StudioError> = saveLock.withLock { _ in
+            do throws(StudioError) {
+                let (text, _) = try editedText(path: path, request: request, current: try files.read(path))
+                let analysis = PatternView.analyze(text, path: "edit.ahap")
+                guard let document = analysis.pattern else {
+                    let first = analysis.findings.first { $0.severity == .error } ?? analysis.findings.first
+                    throw StudioError(422, "\(path): \(first?.formatted(file: nil) ?? "does not decode")")
+                }
+                var losses: [ConversionLoss] = []
+                let bytes =
+                    format == "haptic" ? HapticClip.encode(HapticClip(pattern: document, losses: &losses)) : text
+                try files.write(path, bytes: bytes)
+                let saved = StudioFiles.version(of: bytes)
+                watcher.watch(path, version: saved)
+                return .success(SaveResponse(version: saved, losses: losses.map(\.description), bytes: bytes.count))
+            } catch {
+                return .failure(error)
+            }
+        }
+        let response = try result.get()
+        Task { [hub] in
+            await hub.broadcast(
+                JSONValue.object([
+                    "type": .string("changed"), "path": .string(path), "version": .string(response.version),
+                    "by": .string("studio"), "tab": .string(request.tab ?? ""),
+                ]).jsonText)
+        }
+        return response
+    }
+
+    /// `POST /api/diff` with `against`: the edited text's changes against the last commit (or
+    /// another file), as the pattern's changes and as the lines a save writes.
+    func diffEdits(path: String, request: EditRequest) throws(StudioError) -> JSONValue {
+        let (text, _) = try editedText(path: path, request: request)
+        let against = request.against ?? "git"
+        let other: [UInt8]
+        let otherPath: String
+        if against == "git" {
+            other = try StudioGit.committed(try files.resolve(path))
+            otherPath = path
+        } else {
+            other = try files.read(against)
+            otherPath = against
+        }
+        let isAHAP = StudioFiles.format(of: path) == "ahap"
+        let mine = PatternView.analyze(text, path: isAHAP ? path : "edit.ahap").pattern
+        let theirs = PatternView.analyze(other, path: otherPath).pattern
+        var out: OrderedDictionary<String, JSONValue> = [:]
+        if let mine, let theirs, case .object(let members) = StudioDiff.json(PatternDiff.compare(theirs, mine)) {
+            out = members
+        } else {
+            out["changes"] = .array([])
+            out["identical"] = .bool(false)
+        }
+        // The lines: only for the last commit of this file (another file's text says nothing
+        // about what a save writes).
+        if against == "git" {
+            let lines = StudioTextDiff.compare(other, text)
+            let response = TextDiffResponse(
+                against: against, identical: other == text, linesAdded: lines.added, linesRemoved: lines.removed,
+                hunks: lines.hunks)
+            if let data = try? JSONEncoder().encode(response), let value = try? JSONValue(parsing: Array(data)) {
+                out["text"] = value
+            }
+        }
+        return .object(out)
+    }
+}
+
+/// What the studio keeps between requests: the editable text of the last few file versions
+/// opened, and the waveform of the last few windows of them (so an edit re-renders only what it
+/// changed).
+final class StudioCache: Sendable {
+    let patches = Mutex<[(key: String, patch: SourcePatch)]>([])
+    let waveforms = Mutex<[(key: String, columns: PatternView.Columns)]>([])
+}
+
+/// Any JSON value, as a Codable member of a request (objects keep a fixed key order: AHAP's
+/// usual order, then the rest by name).
+package struct AnyJSON: Codable, Sendable, Equatable {
+    package var value: JSONValue
+
+    package init(_ value: JSONValue) { self.value = value }
+
+    package init(from decoder: any Decoder) throws {
+        if var array = try? decoder.unkeyedContainer() {
+            var out: [JSONValue] = []
+            while !array.isAtEnd { out.append(try array.decode(AnyJSON.self).value) }
+            value = .array(out)
+            return
+        }
+        if let object = try? decoder.container(keyedBy: Key.self) {
+            var out = OrderedDictionary<String, JSONValue>()
+            for key in object.allKeys.sorted(by: { Self.rank($0.stringValue) < Self.rank($1.stringValue) }) {
+                out[key.stringValue] = try object.decode(AnyJSON.self, forKey: key).value
+            }
+            value = .object(out)
+            return
+        }
+        let single = try decoder.singleValueContainer()
+        if single.decodeNil() {
+            value = .null
+        } else if let bool = try? single.decode(Bool.self) {
+            value = .bool(bool)
+        } else if let number = try? single.decode(Double.self) {
+            value = .number(number)
+        } else {
+            value = .string(try single.decode(String.self))
+        }
+    }
+
+    package func encode(to encoder: any Encoder) throws {
+        switch value {
+        case .null:
+            var c = encoder.singleValueContainer()
+            try c.encodeNil()
+        case .bool(let b):
+            var c = encoder.singleValueContainer()
+            try c.encode(b)
+        case .number(let n):
+            var c = encoder.singleValueContainer()
+            try c.encode(n)
+        case .string(let s):
+            var c = encoder.singleValueContainer()
+            try c.encode(s)
+        case .array(let items):
+            var c = encoder.unkeyedContainer()
+            for item in items { try c.encode(AnyJSON(item)) }
+        case .object(let members):
+            var c = encoder.container(keyedBy: Key.self)
+            for (key, item) in members { try c.encode(AnyJSON(item), forKey: Key(stringValue: key)) }
+        }
+    }
+
+    struct Key: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    static let order = [
+        "Version", "Metadata", "Pattern", "Event", "Parameter", "ParameterCurve", "Time", "EventType", "EventDuration",
+        "EventWaveformPath", "EventWaveformUseVolumeEnvelope", "EventWaveformLoopEnabled", "EventParameters",
+        "ParameterID", "ParameterValue", "ParameterCurveControlPoints",
+    ]
+
+    static func rank(_ key: String) -> (Int, String) { (order.firstIndex(of: key) ?? order.count, key) }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import HapticsCore
+import HapticsStudio
+import HapticsSynthesis
+import Testing
+import _ToolTestSupport
+
+/// What a designer sees and expects (issue 28), in headless Chromium: a save from the page
+/// changes only the edited bytes, each edit moves little data, stale state goes when another file
+/// opens, failures and other tabs' saves are told, lanes keep their drawing and colours, a
+/// transient is grabbed before its neighbour, AudioCustom events are linted and heard.
+@Suite(.serialized) struct StudioDesignerTests {
+    /// A continuous event from 0.1 s to 0.2 s with a transient exactly at its end, under an
+    /// intensity and a sharpness curve.
+    static let neighbours = """
+        {"Version": 1, "Pattern": [
+          {"Event": {"Time": 0.1, "EventType": "HapticContinuous", "EventDuration": 0.1,
+            "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}]}},
+          {"Event": {"Time": 0.2, "EventType": "HapticTransient",
+            "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.8},
+                                {"ParameterID": "HapticSharpness", "ParameterValue": 0.9}]}},
+          {"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0.0, "ParameterCurveControlPoints": [
+            {"Time": 0, "ParameterValue": 1}, {"Time": 0.3, "ParameterValue": 0.5}]}},
+          {"ParameterCurve": {"ParameterID": "HapticSharpnessControl", "Time": 0.0, "ParameterCurveControlPoints": [
+            {"Time": 0, "ParameterValue": 0}, {"Time": 0.3, "ParameterValue": 0.5}]}}
+        ]}
+        """
+
+    static func point(_ page: DevToolsPage, _ expression: String) async throws -> (Double, Double) {
+        let json =
+            try await page.string(
+                "(() => { const r = document.getElementById('timeline').getBoundingClientRect(); const p = \(expression); return JSON.stringify([r.left + p[0], r.top + p[1]]); })()"
+            ) ?? "[0,0]"
+        let values = (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Double]) ?? [0, 0]
+        return (values[0], values[1])
+    }
+
+    /// The colour drawn at canvas point (x, y) in CSS pixels, as [r, g, b, a].
+    static func pixel(_ page: DevToolsPage, _ x: String, _ y: String) async throws -> [Double] {
+        let json =
+            try await page.string(
+                "(() => { const c = document.getElementById('timeline'); const d = window.devicePixelRatio || 1; return JSON.stringify(Array.from(c.getContext('2d').getImageData(Math.round((\(x)) * d), Math.round((\(y)) * d), 1, 1).data)); })()"
+            ) ?? "[]"
+        return (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Double]) ?? []
+    }
+
+    @Test(.timeLimit(.minutes(2))) func aNudgeSavedFromThePageChangesOneNumberOfAOneLineFile() async throws {
+        let text = StudioSaveTextTests.oneLine(count: 400)
+        try await StudioHarness.with(files: ["wild/line.ahap": text]) { studio in
+            let sent = try await DevTools.withPage { page in
+                try await page.navigate(to: studio.studio.url + "#pats%2Fwild%2Fline.ahap")
+                try await page.waitFor(
+                    "document.body.dataset.ready === '1' && studio.state.path === 'pats/wild/line.ahap'")
+                // Event 3 is out of range (1.5): the page keeps it as written.
+                #expect(
+                    try await page.number("studio.state.ahap.Pattern[3].Event.EventParameters[0].ParameterValue") == 1.5
+                )
+                _ = try await page.evaluate(
+                    "studio.state.selection = {kind: 'event', index: 200}; studio.metrics.bytesSent = 0;")
+                try await page.press("ArrowRight")
+                try await page.waitFor("(studio.metrics.analyses || 0) >= 1 && !studio.state.analysis.inflight")
+                let sent = try await page.number("studio.metrics.bytesSent") ?? -1
+                try await page.press("s", modifiers: DevToolsPage.control)
+                try await page.waitFor("document.body.dataset.saved !== undefined")
+                #expect(try await page.evaluate("studio.state.dirty") as? Bool == false)
+                return sent
+            }
+            #expect(sent < 2_000, "an edit sends the edit, not the 130 kB pattern: \(sent) bytes")
+            let saved = try [UInt8](Data(contentsOf: studio.url("wild/line.ahap")))
+            let (before, after) = StudioSaveTextTests.difference(Array(text.utf8), saved)
+            // Event 200 is at 8.4 s (8.4 -> 8.401): one number changed, every other byte equal.
+            #expect(saved.count == text.utf8.count + 2)
+            #expect(before == "" && after == "01", "\(before) -> \(after)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func openingAnotherFileClearsTheSelectionAndThePlayhead() async throws {
+        try await StudioHarness.with { studio in
+            let seen = try await DevTools.withPage { page in
+                try await StudioBrowserTests.open(studio, page)
+                let (x, y) = try await StudioBrowserTests.handle(of: 5, page)
+                try await page.click(x, y)
+                try await page.press("b")
+                try await page.waitFor("studio.state.playhead && studio.state.playhead.mode === 'browser'")
+                try await page.evaluate(
+                    "document.querySelector('#file-list li[data-path=\"pats/sharp-tap.ahap\"]').click()")
+                try await page.waitFor("studio.state.path === 'pats/sharp-tap.ahap'")
+                try await Task.sleep(for: .milliseconds(200))
+                return [
+                    try await page.evaluate("document.getElementById('inspector-fields').hidden") as? Bool == true,
+                    try await page.evaluate("studio.state.playhead === null") as? Bool == true,
+                    try await page.evaluate("document.getElementById('timeline').dataset.playhead === undefined")
+                        as? Bool == true,
+                    try await page.evaluate("studio.state.audio === null") as? Bool == true,
+                ]
+            }
+            #expect(seen == [true, true, true, true], "inspector hidden, no playhead, none drawn, no audio: \(seen)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func aFailedRequestShowsABannerAndAnotherTabsSaveIsTold() async throws {
+        try await StudioHarness.with { studio in
+            let (banner, told) = try await DevTools.withPage { page in
+                try await StudioBrowserTests.open(studio, page)
+                // The file goes away after the list was made: opening it fails, visibly.
+                try FileManager.default.removeItem(at: studio.url("sharp-tap.ahap"))
+                try await page.evaluate(
+                    "document.querySelector('#file-list li[data-path=\"pats/sharp-tap.ahap\"]').click()")
+                try await page.waitFor("!document.getElementById('banner').hidden")
+                let banner = try await page.string("document.getElementById('banner-text').textContent") ?? ""
+                // Another tab saves the open file through the studio: this tab reloads and says so.
+                let version = try await page.string("studio.state.base") ?? ""
+                let save = """
+                    {"baseVersion": "\(version)", "tab": "other", "edits": [{"index": 0, "element":
+                      {"Event": {"Time": 0.05, "EventType": "HapticTransient", "EventParameters": [
+                        {"ParameterID": "HapticIntensity", "ParameterValue": 0.0},
+                        {"ParameterID": "HapticSharpness", "ParameterValue": 0.0}]}}}]}
+                    """
+                let response = try await studio.call("PUT", "/api/pattern?path=pats/rising-falling.ahap", json: save)
+                #expect(response.status == 200, "\(response.text)")
+                try await page.waitFor("studio.state.ahap.Pattern[0].Event.Time === 0.05")
+                let told = try await page.string("document.getElementById('status').textContent") ?? ""
+                return (banner, told)
+            }
+            #expect(banner.contains("Cannot open pats/sharp-tap.ahap"), "\(banner)")
+            #expect(told.contains("was saved in another tab"), "\(told)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func lanesKeepTheirDrawingColoursAndLabels() async throws {
+        try await StudioHarness.with(files: ["n.ahap": Self.neighbours]) { studio in
+            let seen = try await DevTools.withPage { page in
+                try await page.navigate(to: studio.studio.url + "#pats%2Fn.ahap")
+                try await page.waitFor("document.body.dataset.ready === '1' && studio.state.path === 'pats/n.ahap'")
+                // One label per parameter, never one per curve drawn over another.
+                let labels = try await page.string("document.getElementById('timeline').dataset.curveLabels")
+                // The transient's sharpness mark is drawn in the sharpness colour (orange), its
+                // intensity mark in the intensity colour (blue).
+                let sharp = try await Self.pixel(
+                    page, "studio.x(0.2)", "studio.laneY('sharpness', 0.9)")
+                let intense = try await Self.pixel(page, "studio.x(0.2)", "studio.laneY('intensity', 0.8)")
+                // Pan so that the events lie left of the lanes: nothing is drawn in the label gutter.
+                _ = try await page.evaluate(
+                    "studio.state.viewport.start = 0.2 + 20 * studio.state.viewport.spp; window.dispatchEvent(new Event('resize'));"
+                )
+                let gutter = try await Self.pixel(page, "studio.LEFT - 20", "studio.laneY('intensity', 0.8)")
+                return (labels, sharp, intense, gutter)
+            }
+            #expect(seen.0 == "HapticIntensity,HapticSharpness", "\(seen.0 ?? "nil")")
+            #expect(seen.1.count == 4 && seen.1[0] > 200 && seen.1[2] < 120, "orange: \(seen.1)")
+            #expect(seen.2.count == 4 && seen.2[2] > 200 && seen.2[0] < 120, "blue: \(seen.2)")
+            #expect(seen.3.count == 4 && seen.3[0] < 60 && seen.3[2] < 60, "the gutter stays empty: \(seen.3)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(2))) func draggingATransientNeverChangesItsNeighbour() async throws {
+        try await StudioHarness.with(files: ["n.ahap": Self.neighbours]) { studio in
+            let (duration, time) = try await DevTools.withPage { page in
+                try await page.navigate(to: studio.studio.url + "#pats%2Fn.ahap")
+                try await page.waitFor("document.body.dataset.ready === '1' && studio.state.path === 'pats/n.ahap'")
+                let from = try await Self.point(page, "[studio.x(0.2), studio.laneY('intensity', 0.8)]")
+                try await page.drag(from: from, to: (from.0 + 30, from.1))
+                try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
+                return (
+                    try await page.number("studio.state.ahap.Pattern[0].Event.EventDuration") ?? -1,
+                    try await page.number("studio.state.ahap.Pattern[1].Event.Time") ?? -1
+                )
+            }
+            #expect(duration == 0.1, "the continuous event keeps its duration")
+            #expect(time > 0.2, "the transient moved: \(time)")
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func audioCustomEventsAreLintedAndHeardAsRenderDoes() async throws {
+        let tone = (0..<4_800).map { Float(sin(Double($0) * 2 * .pi * 200 / 48_000) * 0.8) }
+        let wav = WAV.encode(AudioClip(sampleRate: 48_000, channels: 1, samples: tone), sampleFormat: .s16)
+        let custom = { (name: String) in
+            """
+            {"Version": 1, "Pattern": [{"Event": {"Time": 0.5, "EventType": "AudioCustom",
+              "EventWaveformPath": "\(name)"}}]}
+            """
+        }
+        try await StudioHarness.with(files: ["here.ahap": custom("tone.wav"), "gone.ahap": custom("missing.wav")]) {
+            studio in
+            try Data(wav).write(to: studio.url("tone.wav"))
+            let gone = try await studio.object("GET", "/api/pattern?path=pats/gone.ahap")
+            let codes = (gone["diagnostics"] as? [[String: Any]] ?? []).map {
+                "\($0["severity"] ?? "")[\($0["code"] ?? "")]"
+            }
+            #expect(codes.contains("error[waveform-not-found]"), "as haptic lint reports it: \(codes)")
+            let here = try await studio.object("GET", "/api/pattern?path=pats/here.ahap")
+            let waveform = try #require(here["waveform"] as? [String: Any])
+            let high = try #require(waveform["max"] as? [Double])
+            let seconds = try #require(waveform["seconds"] as? Double)
+            let loud = high.indices.filter { high[$0] > 0.5 }.map { Double($0) * seconds / Double(high.count) }
+            #expect(loud.first.map { abs($0 - 0.5) < 0.01 } == true, "the clip sounds at 0.5 s: \(loud.prefix(3))")
+        }
+    }
+}
