@@ -6,11 +6,17 @@ public import HapticsCore
     import Darwin
 #endif
 
-/// How close a converted pattern sounds to its original: both rendered (mono, 48 kHz, standard
-/// voicing) and compared by their loudness envelopes, onsets and overall level.
+/// How close a converted pattern sounds to its original: each side rendered by its own format's
+/// semantics (mono, 48 kHz, standard voicing) and compared by their loudness envelopes, onsets,
+/// emphases and overall level. An AHAP plays as Core Haptics plays it; a Meta/Lofelt clip as
+/// Meta's and Lofelt's players play it (``ClipPlayback``), straight from the clip, not through
+/// the mapping the conversion used, so a conversion that loses something shows it.
+///
+/// Both sides are rendered and measured block by block: memory grows with the envelopes (200
+/// values a second), not with the audio.
 ///
 /// ```swift
-/// let check = try ConversionCheck(original: pattern, converted: back)
+/// let check = try ConversionCheck(clip: clip, converted: clip.pattern)
 /// print(check.envelopeCorrelation, check.maxOnsetShiftMilliseconds ?? 0, check.loudnessDifferenceDB)
 /// ```
 public struct ConversionCheck: Hashable, Sendable {
@@ -30,6 +36,11 @@ public struct ConversionCheck: Hashable, Sendable {
     /// than -60 dBFS (the onsets' threshold). A release tail of silence (a carrier whose curve has
     /// already faded it out) is no length a user feels.
     public var lengthDifferenceMilliseconds: Double
+    /// The original's emphases (a clip's emphases and impulses, an AHAP's transients).
+    public var emphases: Int
+    /// Those the converted render keeps: its peak within ``emphasisSpan`` of the emphasis is at
+    /// most ``emphasisTolerance`` dB below the original's there.
+    public var emphasesKept: Int
 
     /// The RMS window of the envelopes, seconds: longer than one period of the lowest carrier
     /// (70 Hz, 14.3 ms), so the envelope follows the amplitude, not the waveform. A 5 ms window,
@@ -38,51 +49,178 @@ public struct ConversionCheck: Hashable, Sendable {
     public static let window = 0.020
     /// How often the envelope is sampled, seconds.
     public static let hop = 0.005
+    /// How long after an emphasis its peak is looked for, seconds (a transient's click).
+    public static let emphasisSpan = 0.020
+    /// How much quieter an emphasis may come out and still count as kept, dB.
+    public static let emphasisTolerance = 6.0
 
+    /// Two Core Haptics patterns (AHAP to AHAP, or to Android's waveform as a pattern).
+    ///
     /// - Throws: ``FrameRangeError`` when a time in either pattern cannot be a frame position.
     public init(original: HapticPattern, converted: HapticPattern, sampleRate: Int = 48_000) throws(FrameRangeError) {
+        try self.init(
+            original: [original], converted: [converted],
+            emphasisTimes: Self.transientTimes(original), sampleRate: sampleRate)
+    }
+
+    /// A Meta/Lofelt clip as its players play it, against what it was converted to, played as
+    /// Core Haptics plays it.
+    public init(clip: HapticClip, converted: HapticPattern, sampleRate: Int = 48_000) throws(FrameRangeError) {
+        let layers = ClipPlayback.layers(clip)
+        try self.init(
+            original: [layers.continuous, layers.emphases].compactMap { $0 }, converted: [converted],
+            emphasisTimes: ClipPlayback.emphasisTimes(clip), sampleRate: sampleRate)
+    }
+
+    /// A Core Haptics pattern against the clip it was converted to, played as Meta's and
+    /// Lofelt's players play it.
+    public init(original: HapticPattern, clip: HapticClip, sampleRate: Int = 48_000) throws(FrameRangeError) {
+        let layers = ClipPlayback.layers(clip)
+        try self.init(
+            original: [original], converted: [layers.continuous, layers.emphases].compactMap { $0 },
+            emphasisTimes: Self.transientTimes(original), sampleRate: sampleRate)
+    }
+
+    static func transientTimes(_ pattern: HapticPattern) -> [Double] {
+        pattern.events.filter { $0.type == .hapticTransient }.map(\.time).sorted()
+    }
+
+    /// Each side is the mix of its layers, each rendered on its own (its own controls).
+    init(original: [HapticPattern], converted: [HapticPattern], emphasisTimes: [Double], sampleRate: Int)
+        throws(FrameRangeError)
+    {
         let format = AudioFormat(sampleRate: sampleRate, channels: 1)
-        let a = try PatternRenderer.render(original, format: format)
-        let b = try PatternRenderer.render(converted, format: format)
-        let size = max(1, Int(Self.window * Double(sampleRate)))
-        let hop = max(1, Int(Self.hop * Double(sampleRate)))
-        let ea = Self.envelope(a, window: size, hop: hop)
-        let eb = Self.envelope(b, window: size, hop: hop)
-        let count = max(ea.count, eb.count)
+        var a = try Meter(layers: original, format: format)
+        var b = try Meter(layers: converted, format: format)
+        a.run()
+        b.run()
+        let count = max(a.envelope.count, b.envelope.count)
         envelopeCorrelation = Self.correlation(
-            ea + [Double](repeating: 0, count: count - ea.count), eb + [Double](repeating: 0, count: count - eb.count))
-        let gap = sampleRate / 100
-        let oa = AudioAnalysis.onsets(a, channels: 1, threshold: 1e-3, minGapFrames: gap)
-        let ob = AudioAnalysis.onsets(b, channels: 1, threshold: 1e-3, minGapFrames: gap)
-        originalOnsets = oa.count
-        convertedOnsets = ob.count
-        if oa.isEmpty || ob.isEmpty {
+            a.envelope + [Double](repeating: 0, count: count - a.envelope.count),
+            b.envelope + [Double](repeating: 0, count: count - b.envelope.count))
+        originalOnsets = a.onsets.count
+        convertedOnsets = b.onsets.count
+        if a.onsets.isEmpty || b.onsets.isEmpty {
             maxOnsetShiftMilliseconds = nil
         } else {
-            let shift = oa.map { onset in ob.map { abs($0 - onset) }.min() ?? 0 }.max() ?? 0
-            maxOnsetShiftMilliseconds = Double(shift) * 1000 / Double(sampleRate)
+            maxOnsetShiftMilliseconds = Double(Self.largestShift(a.onsets, b.onsets)) * 1000 / Double(sampleRate)
         }
-        loudnessDifferenceDB = AudioAnalysis.rmsDBFS(b) - AudioAnalysis.rmsDBFS(a)
-        lengthDifferenceMilliseconds =
-            Double(Self.audibleLength(b) - Self.audibleLength(a)) * 1000 / Double(sampleRate)
+        loudnessDifferenceDB = b.rmsDBFS - a.rmsDBFS
+        lengthDifferenceMilliseconds = Double(b.audibleLength - a.audibleLength) * 1000 / Double(sampleRate)
+        emphases = emphasisTimes.count
+        let span = max(1, Int((Self.emphasisSpan / Self.hop).rounded(.up)))
+        let tolerance = Float(pow(10, -Self.emphasisTolerance / 20))
+        let (pa, pb) = (a.peaks, b.peaks)
+        func peak(_ peaks: [Float], from first: Int) -> Float {
+            guard first < peaks.count else { return 0 }
+            return peaks[max(0, first)..<min(peaks.count, first + span + 1)].max() ?? 0
+        }
+        emphasesKept =
+            emphasisTimes.filter { t in
+                let first = Int(t / Self.hop)
+                return peak(pb, from: first) >= peak(pa, from: first) * tolerance
+            }.count
     }
 
-    /// Samples up to and including the last one louder than -60 dBFS.
-    static func audibleLength(_ samples: [Float]) -> Int {
-        (samples.lastIndex { abs($0) > 1e-3 } ?? -1) + 1
+    /// The largest distance from an onset of `a` to the nearest of `b` (both ascending).
+    static func largestShift(_ a: [Int], _ b: [Int]) -> Int {
+        var j = 0
+        var largest = 0
+        for onset in a {
+            while j + 1 < b.count, abs(b[j + 1] - onset) <= abs(b[j] - onset) { j += 1 }
+            largest = max(largest, abs(b[j] - onset))
+        }
+        return largest
     }
 
-    /// Hann-weighted RMS of the `window` samples starting every `hop` samples.
-    static func envelope(_ samples: [Float], window: Int, hop: Int) -> [Double] {
-        let weights = (0..<window).map { 0.5 - 0.5 * cos(2 * Double.pi * (Double($0) + 0.5) / Double(window)) }
-        return stride(from: 0, to: samples.count, by: hop).map { start in
-            let end = min(samples.count, start + window)
+    /// Renders one side block by block and keeps only what the comparison needs.
+    struct Meter: ~Copyable {
+        var first: PatternRenderer?
+        var second: PatternRenderer?
+        let window: Int
+        let hopFrames: Int
+        let weights: [Double]
+        var envelope: [Double] = []
+        /// The largest absolute sample in each hop.
+        var peaks: [Float] = []
+        var onsets: [Int] = []
+        var rmsDBFS = -Double.infinity
+        var audibleLength = 0
+
+        init(layers: [HapticPattern], format: AudioFormat) throws(FrameRangeError) {
+            first = layers.isEmpty ? nil : try PatternRenderer(pattern: layers[0], format: format)
+            second = layers.count > 1 ? try PatternRenderer(pattern: layers[1], format: format) : nil
+            window = max(1, Int(ConversionCheck.window * Double(format.sampleRate)))
+            hopFrames = max(1, Int(ConversionCheck.hop * Double(format.sampleRate)))
+            let n = window
+            weights = (0..<n).map { 0.5 - 0.5 * cos(2 * Double.pi * (Double($0) + 0.5) / Double(n)) }
+        }
+
+        /// Adds the next frames of `renderer` to `mix`; returns how many it rendered.
+        static func add(_ renderer: inout PatternRenderer?, to mix: inout [Float], scratch: inout [Float]) -> Int {
+            guard renderer != nil else { return 0 }
+            let n = scratch.withUnsafeMutableBufferPointer { renderer!.render(into: $0) }
+            for i in 0..<n { mix[i] += scratch[i] }
+            return n
+        }
+
+        mutating func run() {
+            let block = 4_096
+            var mix = [Float](repeating: 0, count: block)
+            var scratch = [Float](repeating: 0, count: block)
+            // The samples some window still needs, from frame `base` on.
+            var pending: [Float] = []
+            var base = 0
+            var nextStart = 0
+            var total = 0
+            var sum = 0.0
+            var lastLoud = Int.min
+            let gap = hopFrames * 2  // 10 ms of silence before an onset
+            while true {
+                for i in 0..<block { mix[i] = 0 }
+                let frames = max(
+                    Self.add(&first, to: &mix, scratch: &scratch), Self.add(&second, to: &mix, scratch: &scratch))
+                if frames == 0 { break }
+                for i in 0..<frames {
+                    let x = mix[i]
+                    let frame = total + i
+                    sum += Double(x) * Double(x)
+                    let magnitude = abs(x)
+                    let hopIndex = frame / hopFrames
+                    if hopIndex >= peaks.count { peaks.append(0) }
+                    if magnitude > peaks[hopIndex] { peaks[hopIndex] = magnitude }
+                    if magnitude > 1e-3 {
+                        audibleLength = frame + 1
+                        if lastLoud == Int.min || frame - lastLoud - 1 >= gap { onsets.append(frame) }
+                        lastLoud = frame
+                    }
+                }
+                pending += mix[0..<frames]
+                total += frames
+                while nextStart + window <= total {
+                    envelope.append(value(pending, from: nextStart - base, count: window))
+                    nextStart += hopFrames
+                }
+                if nextStart - base > 65_536 {
+                    pending.removeFirst(nextStart - base)
+                    base = nextStart
+                }
+            }
+            while nextStart < total {
+                envelope.append(value(pending, from: nextStart - base, count: total - nextStart))
+                nextStart += hopFrames
+            }
+            rmsDBFS = total > 0 ? 10 * log10(sum / Double(total)) : -.infinity
+        }
+
+        /// Hann-weighted RMS of `count` samples from `start`.
+        func value(_ samples: [Float], from start: Int, count: Int) -> Double {
             var sum = 0.0
             var weight = 0.0
-            for i in start..<end {
-                let x = Double(samples[i])
-                sum += weights[i - start] * x * x
-                weight += weights[i - start]
+            for i in 0..<count {
+                let x = Double(samples[start + i])
+                sum += weights[i] * x * x
+                weight += weights[i]
             }
             return weight > 0 ? (sum / weight).squareRoot() : 0
         }
@@ -105,12 +243,12 @@ public struct ConversionCheck: Hashable, Sendable {
         return sxy / (sxx * syy).squareRoot()
     }
 
-    /// One line: `envelope correlation 0.998, onsets 3 -> 3 (largest shift 0.0 ms), loudness +0.1 dB, length +0 ms`.
+    /// One line: `envelope correlation 0.998, onsets 3 -> 3 (largest shift 0.0 ms), emphases 2 of 2 kept, loudness +0.1 dB, length +0 ms`.
     public var summary: String {
         let correlation = envelopeCorrelation.map { String(format3($0)) } ?? "n/a (silent)"
         let shift = maxOnsetShiftMilliseconds.map { ", largest shift \(format1($0)) ms" } ?? ""
         return
-            "envelope correlation \(correlation), onsets \(originalOnsets) -> \(convertedOnsets)\(shift), loudness \(signed(loudnessDifferenceDB)) dB, length \(signed(lengthDifferenceMilliseconds)) ms"
+            "envelope correlation \(correlation), onsets \(originalOnsets) -> \(convertedOnsets)\(shift), emphases \(emphasesKept) of \(emphases) kept, loudness \(signed(loudnessDifferenceDB)) dB, length \(signed(lengthDifferenceMilliseconds)) ms"
     }
 }
 

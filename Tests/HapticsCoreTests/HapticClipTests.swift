@@ -28,23 +28,31 @@ import Testing
             frequency: #"[{"time": 0, "frequency": 0.16}, {"time": 1, "frequency": 0.36}]"#)
         let pattern = try HapticClip.decode(Array(text.utf8), file: "c.haptic").clip.pattern
         #expect(pattern.duration == 1)
-        let carrier = try #require(pattern.events.first)
-        #expect(carrier.type == .hapticContinuous && carrier.time == 0 && carrier.duration == 1)
+        let carriers = pattern.events.filter { $0.type == .hapticContinuous }
+        #expect(carriers.map(\.time) == [0, 0.521])
+        #expect(zip(carriers.compactMap(\.duration), [0.498, 0.479]).allSatisfy { abs($0 - $1) < 1e-9 })
+        let carrier = try #require(carriers.first)
         #expect(carrier.value(of: .hapticIntensity) == 1)
         #expect(abs(carrier.value(of: .hapticSharpness) - 0.4) < 1e-6)
         let curves = pattern.parameterCurves
         #expect(curves.map(\.id) == [.hapticIntensityControl, .hapticSharpnessControl])
-        #expect(curves[0].controlPoints.map(\.time) == [0, 0.5, 1])
+        // The emphasis (intensity 1) is louder than its breakpoint (control 0.8): the control is
+        // held at 1 from 1 ms before it to 20 ms after, with 1 ms ramps from and back to the
+        // envelope, and the carrier pauses over the hold.
+        let times = curves[0].controlPoints.map(\.time)
+        #expect(times.count == 7)
+        #expect(zip(times, [0, 0.498, 0.499, 0.5, 0.52, 0.521, 1]).allSatisfy { abs($0 - $1) < 1e-9 }, "\(times)")
         let intensity = curves[0].controlPoints.map(\.value)
-        #expect(zip(intensity, [0.5, 0.8, 0.2] as [Float]).allSatisfy { abs($0 - $1) < 1e-6 })
+        let expected: [Float] = [0.5, 0.5 + 0.3 * 0.996, 1, 1, 1, 0.8 - 0.6 * 0.042, 0.2]
+        #expect(zip(intensity, expected).allSatisfy { abs($0 - $1) < 1e-4 }, "\(intensity)")
         let sharpness = curves[1].controlPoints.map(\.value)
         #expect(zip(sharpness, [0, 0.2] as [Float]).allSatisfy { abs($0 - $1) < 1e-6 })
-        // The emphasis at 0.5 s: intensity 1 / control 0.8 clamps to 1; sharpness 0.9 minus the
-        // control's +0.1 there.
+        // The transient at 0.5 s plays at 1 under the held control; its sharpness is the emphasis
+        // frequency as Meta's and Lofelt's players use it (0.81), minus the control's +0.1 there.
         let tap = try #require(pattern.events.last)
         #expect(tap.type == .hapticTransient && tap.time == 0.5)
         #expect(tap.value(of: .hapticIntensity) == 1)
-        #expect(abs(tap.value(of: .hapticSharpness) - 0.8) < 1e-6)
+        #expect(abs(tap.value(of: .hapticSharpness) - 0.71) < 1e-6)
     }
 
     @Test func longEnvelopesAreChunkedIntoSixteenPointCurvesThatShareTheirBoundary() throws {
@@ -92,16 +100,20 @@ import Testing
                 == #"c.haptic:signals.continuous.envelopes: error[missing-key]: envelopes has no "amplitude" (line 1, column 67)"#
         )
         #expect(
-            try Self.refusal(Self.clip(amplitude: #"[{"time": "1", "amplitude": 1}]"#))
+            try Self.refusal(Self.clip(amplitude: #"[{"time": "1", "amplitude": 1}, {"time": 2, "amplitude": 1}]"#))
                 .contains("amplitude[0].time: error[wrong-type]: time must be a number"))
         #expect(
-            try Self.refusal(Self.clip(amplitude: #"[{"time": 1, "amplitude": 1, "emphasis": {"amplitude": 1}}]"#))
-                .contains(#"amplitude[0].emphasis: error[missing-key]: emphasis has no "frequency""#))
+            try Self.refusal(
+                Self.clip(
+                    amplitude:
+                        #"[{"time": 1, "amplitude": 1, "emphasis": {"amplitude": 1}}, {"time": 2, "amplitude": 1}]"#)
+            )
+            .contains(#"amplitude[0].emphasis: error[missing-key]: emphasis has no "frequency""#))
     }
 
     @Test func unknownKeysAreWarningsAndTheClipStillReads() throws {
         let text =
-            #"{"version": {"major": 1}, "metadata": {"editor": "hand"}, "signal": 1, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0.2, "amplitude": 1}]}}}}"#
+            #"{"version": {"major": 1}, "metadata": {"editor": "hand"}, "signal": 1, "signals": {"continuous": {"envelopes": {"amplitude": [{"time": 0, "amplitude": 1}, {"time": 0.2, "amplitude": 1}]}}}}"#
         let document = try HapticClip.decode(Array(text.utf8))
         #expect(document.diagnostics.map(\.code) == [.unknownKey])
         #expect(document.diagnostics.first?.message.contains(#"did you mean "signals""#) == true)
@@ -140,12 +152,15 @@ import Testing
                 .init(time: 0.25, amplitude: 0.64, frequency: 0.36), .init(time: 0.75, amplitude: 1, frequency: 1),
             ])
         #expect(clip.duration == 1)
-        // A silent envelope: the impulses alone, as transients at sqrt(amplitude), sqrt(frequency).
-        let taps = clip.pattern.events
-        #expect(taps.map(\.type) == [.hapticTransient, .hapticTransient])
+        // A silent envelope: a carrier of intensity 0 that keeps the clip's length, and the
+        // impulses as transients at sqrt(amplitude) and their frequency, unscaled.
+        let events = clip.pattern.events
+        #expect(events.first?.type == .hapticContinuous && events.first?.duration == 1)
+        #expect(events.first?.value(of: .hapticIntensity) == 0)
+        let taps = events.filter { $0.type == .hapticTransient }
         #expect(taps.map(\.time) == [0.25, 0.75])
         #expect(abs(taps[0].value(of: .hapticIntensity) - 0.8) < 1e-6)
-        #expect(abs(taps[0].value(of: .hapticSharpness) - 0.6) < 1e-6)
+        #expect(abs(taps[0].value(of: .hapticSharpness) - 0.36) < 1e-6)
         let again = try HapticClip.decode(HapticClip.encode(clip)).clip
         #expect(again == clip)
     }
@@ -207,41 +222,48 @@ import Testing
 }
 
 @Suite struct HapticClipConversionTests {
-    /// A clip with 40 frequency breakpoints (three curves), a step, emphasis and a frequency
-    /// envelope that starts and ends later than the amplitude one.
+    /// A clip with 32 frequency breakpoints (three curves), a step, emphasis and a frequency
+    /// envelope that starts later than the amplitude one.
     static let clip = HapticClip(
         amplitude: [
             .init(time: 0, amplitude: 0.1),
-            .init(time: 0.3, amplitude: 0.6, emphasis: .init(amplitude: 0.9, frequency: 0.7)),
+            .init(time: 0.3, amplitude: 0.6, emphasis: .init(amplitude: 0.16, frequency: 0.9)),
             .init(time: 0.3, amplitude: 0.2),
             .init(time: 1.2, amplitude: 0.05, emphasis: .init(amplitude: 0.5, frequency: 1)),
             .init(time: 2, amplitude: 0.8),
         ],
-        frequency: (0..<40).map { .init(time: 0.05 + Double($0) * 0.06, frequency: Float($0 % 7) / 6) })
+        frequency: (0..<32).map { .init(time: 0.05 + Double($0) * 0.06, frequency: Float($0 % 7) / 6) })
 
-    @Test func anOpeningHitOnSilenceStillPlaysAndComesBackAsItWas() throws {
-        // AHAP -> .haptic puts a transient before the carrier on a breakpoint of amplitude 0.
+    @Test func anEmphasisOnSilenceIsHeldAndComesBackAsItWas() throws {
+        // Meta's Drill: emphases on breakpoints of amplitude 0. Core Haptics would scale the
+        // transient to silence, so the control is held at the emphasis's level while it plays.
         let clip = HapticClip(amplitude: [
             .init(time: 0, amplitude: 0, emphasis: .init(amplitude: 0.64, frequency: 0.16)),
-            .init(time: 0.015, amplitude: 0.64), .init(time: 0.265, amplitude: 0),
+            .init(time: 0.09, amplitude: 0.64),
+            .init(time: 0.3, amplitude: 0, emphasis: .init(amplitude: 1, frequency: 1)),
+            .init(time: 0.6, amplitude: 0.25),
         ])
         let pattern = clip.pattern
-        // The carrier and its intensity curve start half a millisecond in, so the control (0 at
-        // the breakpoint) is not yet in force when the hit plays.
-        let carrier = try #require(pattern.events.first { $0.type == .hapticContinuous })
-        #expect(carrier.time == HapticClip.emphasisLeadIn)
+        // The carrier pauses over each hold.
+        let carriers = pattern.events.filter { $0.type == .hapticContinuous }
+        #expect(carriers.map(\.time) == [0.021, 0.321], "\(carriers)")
         let curve = try #require(pattern.parameterCurves.first { $0.id == .hapticIntensityControl })
-        #expect(curve.time == HapticClip.emphasisLeadIn)
-        #expect(abs(curve.controlPoints[0].value - 0.8 * Float(0.0005 / 0.015)) < 1e-4)
-        let hit = try #require(pattern.events.first { $0.type == .hapticTransient })
-        #expect(hit.time == 0 && abs(hit.value(of: .hapticIntensity) - 0.8) < 1e-6)
+        let points = curve.controlPoints.map { ($0.time, $0.value) }
+        #expect(points.count == 10, "\(points)")
+        #expect(points[0] == (0, 0.8) && points[1].0 == 0.02 && points[1].1 == 0.8, "\(points)")
+        #expect(points[5] == (0.299, 1) && points[6] == (0.3, 1) && abs(points[7].0 - 0.32) < 1e-9, "\(points)")
+        let hits = pattern.events.filter { $0.type == .hapticTransient }
+        #expect(hits.map(\.time) == [0, 0.3])
+        #expect(hits.allSatisfy { $0.value(of: .hapticIntensity) == 1 })
+        #expect(clip.ahapLosses.map(\.kind) == ["emphasis-held"])
         var losses: [ConversionLoss] = []
-        let back = HapticClip(pattern: pattern, losses: &losses)
+        let back = HapticClip(pattern: try AHAP.decode(AHAP.encode(pattern)).pattern, losses: &losses)
         #expect(back.amplitude.map(\.time) == clip.amplitude.map(\.time))
         for (a, b) in zip(back.amplitude, clip.amplitude) {
-            #expect(abs(a.amplitude - b.amplitude) < 1e-3 && (a.emphasis == nil) == (b.emphasis == nil))
+            #expect(abs(a.amplitude - b.amplitude) < 1e-3, "\(a) \(b)")
+            #expect(abs((a.emphasis?.amplitude ?? -1) - (b.emphasis?.amplitude ?? -1)) < 1e-3, "\(a) \(b)")
+            #expect(abs((a.emphasis?.frequency ?? -1) - (b.emphasis?.frequency ?? -1)) < 1e-3, "\(a) \(b)")
         }
-        #expect(back.amplitude[0].emphasis.map { abs($0.amplitude - 0.64) < 1e-3 } == true)
     }
 
     @Test func aSharpnessSweepClampedAt0And1KeepsItsBends() throws {
@@ -266,7 +288,7 @@ import Testing
     }
 
     @Test func hapticToAHAPToHapticKeepsEveryBreakpointWithin1e3() throws {
-        #expect(Self.clip.ahapLosses.map(\.kind) == ["emphasis-scaled"])
+        #expect(Self.clip.ahapLosses.map(\.kind).first == "emphasis-held")
         let ahap = AHAP.encode(Self.clip.pattern)
         var losses: [ConversionLoss] = []
         let back = HapticClip(pattern: try AHAP.decode(ahap).pattern, losses: &losses)
@@ -301,10 +323,12 @@ import Testing
         ])
         var losses: [ConversionLoss] = []
         let clip = HapticClip(pattern: pattern, losses: &losses)
-        #expect(losses.map(\.kind) == ["audio-event", "envelope-parameter", "dynamic-parameter"])
-        // The continuous event is a step up and down; the transient an emphasis before it.
-        #expect(clip.amplitude.map(\.time) == [0, 0.1, 0.1, 0.5, 0.5])
-        #expect(clip.amplitude.map(\.amplitude).map { ($0 * 100).rounded() / 100 } == [0, 0, 0.64, 0.64, 0])
+        #expect(losses.map(\.kind) == ["audio-event", "envelope-parameter"])
+        // The continuous event is a step up, halved by the intensity parameter at 0.3 s; the
+        // transient an emphasis before it.
+        #expect(clip.amplitude.map(\.time) == [0, 0.1, 0.1, 0.3, 0.3, 0.5])
+        #expect(
+            clip.amplitude.map(\.amplitude).map { ($0 * 100).rounded() / 100 } == [0, 0, 0.64, 0.64, 0.16, 0.16])
         #expect(clip.amplitude[0].emphasis?.amplitude == 0.25)
         #expect(clip.duration == 0.5)
     }

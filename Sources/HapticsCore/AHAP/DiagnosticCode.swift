@@ -134,7 +134,12 @@ extension Diagnostic {
         public static let breakpointOrder = Code(
             "breakpoint-order", .error, "a .haptic breakpoint earlier than the one before it")
         public static let zeroLengthClip = Code(
-            "zero-length-clip", .error, "a .haptic clip whose breakpoints are all at time 0")
+            "zero-length-clip", .error, "a .haptic clip whose amplitude envelope lasts 0 s")
+        public static let tooFewBreakpoints = Code(
+            "too-few-breakpoints", .error, "a .haptic amplitude envelope of a single breakpoint")
+        public static let frequencyPastEnd = Code(
+            "frequency-past-end", .warning,
+            "a .haptic frequency breakpoint outside the amplitude envelope (players ignore it)")
         public static let valueOutOfRange = Code(
             "value-out-of-range", .error, "a .haptic amplitude or frequency outside 0...1")
 
@@ -159,7 +164,7 @@ extension Diagnostic {
             .sustainedNotBoolean,
             .parameterNotApplicable, .emptyCurve, .tooManyControlPoints, .curveUnsorted, .curveStartNotZero,
             .clipVersion, .clipUpgraded, .transientMismatch, .transientUnmatched, .emptyEnvelope, .breakpointOrder,
-            .zeroLengthClip, .valueOutOfRange,
+            .zeroLengthClip, .tooFewBreakpoints, .frequencyPastEnd, .valueOutOfRange,
             .fileNotFound, .fileUnreadable, .fileTooLarge, .orderLogLine,
         ]
 

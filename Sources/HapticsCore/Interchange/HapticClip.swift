@@ -99,9 +99,11 @@ public struct HapticClip: Hashable, Sendable {
         }
     }
 
-    /// The clip's length: the time of its last breakpoint (amplitude or frequency) or impulse.
+    /// The clip's length: the time of its last amplitude breakpoint, as Meta's data model defines
+    /// it (`HapticData::duration`) and Meta's and Lofelt's players play it; a frequency
+    /// breakpoint after it is not played. An impulse of the beta data model after it still is.
     public var duration: Double {
-        max(amplitude.last?.time ?? 0, frequency.last?.time ?? 0, impulses.last?.time ?? 0)
+        max(amplitude.last?.time ?? 0, impulses.last?.time ?? 0)
     }
 }
 
@@ -324,18 +326,56 @@ struct HapticClipDecoder {
                     if let frequency = fields.last(where: { $0.key == "frequency" }), frequency.value.kind != .null {
                         clip.frequency = d.at(.key("frequency")) { $0.frequencyEnvelope(frequency.value) }
                     }
-                    if clip.duration <= 0, !clip.amplitude.isEmpty, clip.impulses.isEmpty,
-                        !d.diagnostics.contains(where: { $0.severity == .error })
-                    {
-                        d.report(
-                            .zeroLengthClip,
-                            "every breakpoint is at time 0, so the clip lasts 0 s and plays nothing; give the last breakpoint a later time",
-                            at: envelopes.location)
-                    }
+                    var written = 0
+                    if case .array(let items) = amplitude.kind { written = items.count }
+                    d.checkLength(clip, envelopes: envelopes, written: written)
                     return clip
                 }
             }
         }
+    }
+
+    /// Meta's validator's rules on the envelopes as a whole (`HapticData::validate`): at least
+    /// two amplitude breakpoints, a first and a last at different times; each is reported
+    /// whatever else is wrong, so one run lists every error. A frequency breakpoint outside the
+    /// amplitude envelope is refused by Meta's strict validator but loaded by Haptics Studio
+    /// (its legacy mode) and ignored by the players, so it is a warning.
+    mutating func checkLength(_ clip: HapticClip, envelopes: JSONNode, written: Int) {
+        let amplitude = clip.amplitude
+        if written == 1 {
+            at(.key("amplitude")) { d in
+                d.report(
+                    .tooFewBreakpoints,
+                    "the amplitude envelope has 1 breakpoint; a clip needs at least 2, its length is from the first to the last",
+                    at: envelopes.location)
+            }
+        } else if amplitude.count == written, written > 1, let first = amplitude.first,
+            amplitude.allSatisfy({ $0.time == first.time })
+        {
+            reportZeroLength(first.time, envelopes: envelopes)
+        }
+        guard let first = amplitude.first, let last = amplitude.last, amplitude.count > 1 else { return }
+        let outside = clip.frequency.indices.filter {
+            clip.frequency[$0].time < first.time - 1e-9 || clip.frequency[$0].time > last.time + 1e-9
+        }
+        if let i = outside.first {
+            let t = clip.frequency[i].time
+            at(.key("frequency")) { d in
+                d.at(.index(i)) { d in
+                    d.report(
+                        .frequencyPastEnd,
+                        "\(outside.count) frequency breakpoint(s) from \(Describe.number(t)) s lie outside the amplitude envelope (\(Describe.number(first.time))...\(Describe.number(last.time)) s); Meta's and Lofelt's players stop at the last amplitude breakpoint, so they are not played (Meta's strict validator refuses this)",
+                        at: envelopes.location)
+                }
+            }
+        }
+    }
+
+    mutating func reportZeroLength(_ time: Double, envelopes: JSONNode) {
+        report(
+            .zeroLengthClip,
+            "every amplitude breakpoint is at time \(Describe.number(time)), so the clip lasts 0 s and plays nothing; give the last breakpoint a later time",
+            at: envelopes.location)
     }
 
     /// The breakpoints of one envelope, checked for order; `read` decodes one breakpoint's fields.

@@ -35,13 +35,16 @@ extension HapticClip {
     /// (so `.haptic` → AHAP → `.haptic` returns every breakpoint), and for any other pattern
     /// an approximation (docs/formats.md):
     ///
-    /// - amplitude = (carrier intensity × HapticIntensityControl)², at every intensity curve
-    ///   point; without intensity curves, each continuous event is a step up at its start and
-    ///   down at its end;
+    /// - amplitude = (continuous event intensity × HapticIntensityControl)² where a continuous
+    ///   event plays (``carrierEnvelope(_:intensity:)``), 0 elsewhere;
     /// - frequency = (carrier sharpness + HapticSharpnessControl)², at every sharpness curve
     ///   point; without sharpness curves, each continuous event's sharpness over its span;
-    /// - each transient an emphasis (amplitude intensity², frequency (sharpness + control)²) on
-    ///   the amplitude breakpoint at its time, or on a new breakpoint there.
+    ///   nothing after the last amplitude breakpoint, where the clip ends;
+    /// - each transient an emphasis on the amplitude breakpoint at its time, or on a new
+    ///   breakpoint there: amplitude (intensity × control)², the level Core Haptics plays it at
+    ///   (a Meta/Lofelt player does not scale an emphasis), frequency sharpness + control;
+    /// - the pause ``pattern`` writes around a loud emphasis goes, and the breakpoint under it
+    ///   comes back (``heldEmphasis(at:in:)``).
     ///
     /// Audio events, dynamic parameters (`Parameter` elements), attack/decay/release and
     /// overlapping carriers cannot be expressed and are reported.
@@ -59,7 +62,7 @@ extension HapticClip {
                 ledger.add("envelope-parameter", "AttackTime, DecayTime, ReleaseTime and Sustained are not kept")
             }
         }
-        for parameter in pattern.dynamicParameters {
+        for parameter in pattern.dynamicParameters where parameter.id != .hapticIntensityControl {
             ledger.add(
                 "dynamic-parameter",
                 "Parameter elements (\(parameter.id.rawValue) ...) are not kept; only intensity and sharpness curves are"
@@ -74,30 +77,12 @@ extension HapticClip {
             ledger.add("overlapping-continuous", "overlapping continuous events are flattened into one envelope")
         }
 
-        let carrierIntensity = continuous.first?.value(of: .hapticIntensity) ?? 1
         let carrierSharpness = continuous.first?.value(of: .hapticSharpness) ?? 0.5
-        let intensity = Self.points(of: .hapticIntensityControl, in: pattern)
         let sharpness = Self.points(of: .hapticSharpnessControl, in: pattern)
 
-        var amplitude: [AmplitudeBreakpoint]
-        if !intensity.isEmpty {
-            amplitude = intensity.map {
-                AmplitudeBreakpoint(time: $0.time, amplitude: Self.unit(carrierIntensity * $0.value).squared)
-            }
-        } else {
-            amplitude = []
-            for event in continuous {
-                let level = event.value(of: .hapticIntensity).squared
-                let end = event.time + (event.duration ?? 0)
-                if let last = amplitude.last, last.time > event.time { continue }
-                amplitude += [
-                    AmplitudeBreakpoint(time: event.time, amplitude: 0),
-                    AmplitudeBreakpoint(time: event.time, amplitude: level),
-                    AmplitudeBreakpoint(time: end, amplitude: level),
-                    AmplitudeBreakpoint(time: end, amplitude: 0),
-                ]
-            }
-        }
+        let intensityTimeline = ParameterTimeline(.hapticIntensityControl, pattern: pattern)
+        let sharpnessTimeline = ParameterTimeline(.hapticSharpnessControl, pattern: pattern)
+        var amplitude = Self.carrierEnvelope(continuous, intensity: intensityTimeline)
         var frequency: [FrequencyBreakpoint]
         if !sharpness.isEmpty {
             // The played sharpness is the carrier's plus the control, clamped to 0...1: where a
@@ -132,39 +117,43 @@ extension HapticClip {
                 ]
             }
         }
-        let sharpnessPoints = sharpness.map { (time: $0.time, value: $0.value) }
+        // A transient sounds at its intensity times the intensity control in force (Core
+        // Haptics scales it); an emphasis is not scaled on a Meta/Lofelt player, so its amplitude
+        // is what the transient sounds at. Its sharpness is the transient's plus the control.
         for tap in events where tap.type == .hapticTransient {
-            let offset = sharpnessPoints.isEmpty ? 0 : Self.interpolate(sharpnessPoints, at: tap.time)
-            let sharp = tap.value(of: .hapticSharpness) + offset
-            let emphasis = Emphasis(
-                amplitude: tap.value(of: .hapticIntensity).squared, frequency: Self.unit(sharp).squared)
+            let sharp = Self.unit(sharpnessTimeline.modulate(tap.value(of: .hapticSharpness), at: tap.time))
+            let level = intensityTimeline.modulate(tap.value(of: .hapticIntensity), at: tap.time)
             if let i = amplitude.firstIndex(where: { abs($0.time - tap.time) < 1e-9 && $0.emphasis == nil }) {
-                amplitude[i].emphasis = emphasis
+                amplitude[i].emphasis = Emphasis(amplitude: Self.unit(level).squared, frequency: sharp)
+            } else if let held = Self.heldEmphasis(at: tap.time, in: amplitude) {
+                // What ``pattern`` writes at an emphasis louder than its breakpoint: the carrier
+                // pauses around it. The breakpoint comes back, on the line the envelope leaves.
+                amplitude.replaceSubrange(
+                    held.range,
+                    with: [
+                        AmplitudeBreakpoint(
+                            time: tap.time, amplitude: held.amplitude,
+                            emphasis: Emphasis(amplitude: Self.unit(level).squared, frequency: sharp))
+                    ])
             } else {
-                let level = Self.interpolate(amplitude.map { (time: $0.time, value: $0.amplitude) }, at: tap.time)
+                let emphasis = Emphasis(amplitude: Self.unit(level).squared, frequency: sharp)
+                let value = Self.interpolate(amplitude.map { (time: $0.time, value: $0.amplitude) }, at: tap.time)
                 let at = amplitude.firstIndex { $0.time > tap.time } ?? amplitude.endIndex
                 let inside = at > 0 && at < amplitude.endIndex
                 amplitude.insert(
-                    AmplitudeBreakpoint(time: tap.time, amplitude: inside ? level : 0, emphasis: emphasis), at: at)
+                    AmplitudeBreakpoint(time: tap.time, amplitude: inside ? value : 0, emphasis: emphasis), at: at)
             }
         }
-        // An opening hit whose carrier starts ``emphasisLeadIn`` later (what ``pattern`` writes
-        // for a clip that opens on an emphasis at amplitude 0): the lead-in breakpoint lies on the
-        // ramp from the hit's breakpoint to the next one, so it goes, and the clip comes back as
-        // it was.
-        if amplitude.count > 2, amplitude[0].amplitude == 0, amplitude[0].emphasis != nil,
-            amplitude[1].emphasis == nil, amplitude[1].time - amplitude[0].time <= Self.emphasisLeadIn + 1e-9
-        {
-            // On the ramp as the intensity curve draws it: linear in sqrt(amplitude).
-            let (a, b, c) = (amplitude[0], amplitude[1], amplitude[2])
-            let (ra, rc) = (a.amplitude.squareRoot(), c.amplitude.squareRoot())
-            let onRamp = ra + (rc - ra) * Float((b.time - a.time) / (c.time - a.time))
-            if c.time > a.time, abs(onRamp - b.amplitude.squareRoot()) < 1e-3 { amplitude.remove(at: 1) }
-        }
-        // The clip lasts as long as the pattern.
-        if let last = amplitude.last, pattern.duration > max(last.time, frequency.last?.time ?? 0) + 1e-9 {
+        // The clip lasts as long as the pattern, its first and last breakpoints apart (what Meta's
+        // validator asks): a lone transient gets a breakpoint where its click has died away.
+        if let last = amplitude.last, pattern.duration > last.time + 1e-9 {
             amplitude.append(AmplitudeBreakpoint(time: pattern.duration, amplitude: last.amplitude))
         }
+        if let first = amplitude.first, let last = amplitude.last, last.time <= first.time {
+            amplitude.append(AmplitudeBreakpoint(time: last.time + Self.emphasisHold, amplitude: 0))
+        }
+        // A player stops at the last amplitude breakpoint; frequency after it is not played.
+        if let end = amplitude.last?.time { frequency = Self.clipped(frequency, to: end) }
         self.init(metadata: pattern.metadata, amplitude: amplitude, frequency: frequency)
         losses += ledger.entries
     }
@@ -184,6 +173,97 @@ extension HapticClip {
     }
 
     static func unit(_ value: Float) -> Float { min(1, max(0, value)) }
+
+    /// The amplitude a carrier of `continuous` events plays at under the intensity control:
+    /// (event intensity x control) squared at each event's start and end and at every knot of the
+    /// control in between (two breakpoints at a knot where the control jumps); 0 where no
+    /// continuous event plays, with a step at each event that starts after silence. A control
+    /// over no continuous event shapes no carrier (Apple's Gravel and Rumble: transients under
+    /// an intensity curve) and only scales the transients.
+    static func carrierEnvelope(_ continuous: [HapticEvent], intensity: ParameterTimeline) -> [AmplitudeBreakpoint] {
+        var result: [AmplitudeBreakpoint] = []
+        func add(_ time: Double, _ amplitude: Float) {
+            if let last = result.last, abs(last.time - time) < 1e-9, last.amplitude == amplitude { return }
+            result.append(AmplitudeBreakpoint(time: time, amplitude: amplitude))
+        }
+        let knots = intensity.knots
+        var k = 0
+        for (i, event) in continuous.enumerated() {
+            let start = max(event.time, result.last?.time ?? event.time)
+            let end = event.time + (event.duration ?? 0)
+            guard end > start else { continue }
+            let base = event.value(of: .hapticIntensity)
+            func level(_ t: Double) -> Float { unit(intensity.modulate(base, at: t)).squared }
+            if start > 0, result.last.map({ $0.time < start - 1e-9 }) ?? true { add(start, 0) }
+            add(start, level(start))
+            while k < knots.count, knots[k].time <= start + 1e-9 { k += 1 }
+            while k < knots.count, knots[k].time < end - 1e-9 {
+                let knot = knots[k]
+                let before =
+                    k > 0 ? ParameterTimeline.value(of: knots[k - 1], at: knot.time) : intensity.id.neutralValue
+                if abs(before - knot.value) > 1e-6 {
+                    add(knot.time, unit(intensity.id.apply(before, to: base)).squared)
+                }
+                add(knot.time, unit(intensity.id.apply(knot.value, to: base)).squared)
+                k += 1
+            }
+            let last = k > 0 ? ParameterTimeline.value(of: knots[k - 1], at: end) : intensity.id.neutralValue
+            add(end, unit(intensity.id.apply(last, to: base)).squared)
+            let next = i + 1 < continuous.count ? continuous[i + 1].time : nil
+            if let next, next > end + 1e-9 { add(end, 0) }
+        }
+        return result
+    }
+
+    /// The frequency envelope up to `end`, with a last point interpolated there.
+    static func clipped(_ points: [FrequencyBreakpoint], to end: Double) -> [FrequencyBreakpoint] {
+        guard let i = points.firstIndex(where: { $0.time > end + 1e-9 }) else { return points }
+        var kept = Array(points[..<i])
+        if i > 0, kept.last.map({ $0.time < end - 1e-9 }) ?? true {
+            let value = interpolate(points.map { (time: $0.time, value: $0.frequency) }, at: end)
+            kept.append(FrequencyBreakpoint(time: end, frequency: value))
+        }
+        return kept
+    }
+
+    /// Whether a transient at `time` sits in the pause ``pattern`` writes around a held
+    /// emphasis: the carrier stops at most 2 ``emphasisRamp`` before it and starts again at
+    /// most ``emphasisHold`` + ``emphasisRamp`` after it (amplitude 0 between). Returns the
+    /// breakpoints of the pause and the amplitude the emphasis's breakpoint had, on the line
+    /// through the two points before the pause (at the start, the two after it).
+    static func heldEmphasis(at time: Double, in points: [AmplitudeBreakpoint]) -> (
+        range: Range<Int>, amplitude: Float
+    )? {
+        let slack = 1e-6
+        let after = points.firstIndex { $0.time > time } ?? points.endIndex
+        // The carrier's return: a step up from 0 soon after.
+        guard after + 1 < points.count, points[after].amplitude == 0,
+            points[after + 1].time == points[after].time,
+            points[after].time - time <= emphasisHold + emphasisRamp + slack
+        else { return nil }
+        var lower = after
+        if after > 0 {
+            // The carrier's pause: a step down to 0 just before.
+            guard after >= 2, points[after - 1].amplitude == 0, points[after - 2].time == points[after - 1].time,
+                time - points[after - 1].time <= 2 * emphasisRamp + slack
+            else { return nil }
+            lower = after - 2
+        }
+        func line(_ a: AmplitudeBreakpoint, _ b: AmplitudeBreakpoint) -> Float {
+            guard b.time != a.time else { return b.amplitude.squareRoot() }
+            let (ra, rb) = (Double(a.amplitude.squareRoot()), Double(b.amplitude.squareRoot()))
+            return Float(ra + (rb - ra) * (time - a.time) / (b.time - a.time))
+        }
+        let root: Float
+        if lower > 0 {
+            root = line(points[lower - 1], points[lower])
+        } else if after + 2 < points.count {
+            root = line(points[after + 2], points[after + 1])
+        } else {
+            root = points[after + 1].amplitude.squareRoot()
+        }
+        return (lower..<(after + 2), unit(root).squared)
+    }
 }
 
 extension Float {
@@ -276,24 +356,28 @@ extension HapticClip {
 }
 
 extension HapticClip {
-    /// What ``pattern`` cannot say exactly in Core Haptics: an emphasis on a breakpoint quieter
-    /// than full scale is scaled by the intensity control there (it plays at
-    /// sqrt(emphasis amplitude × amplitude)), and an emphasis sharpness the sharpness control
-    /// pushes outside 0...1 is clamped.
+    /// What ``pattern`` cannot say exactly in Core Haptics: at an emphasis louder than its
+    /// breakpoint the intensity control is held up around it (the carrier is louder there for
+    /// ``emphasisHold``); an emphasis sharpness the sharpness control pushes outside 0...1 is
+    /// clamped; an impulse louder than the envelope around it is clamped.
     public var ahapLosses: [ConversionLoss] {
         var ledger = LossLedger()
-        let sharpness = frequency.map { (time: $0.time, value: $0.frequency.squareRoot()) }
+        let plan = playPlan
+        let silent = amplitude.allSatisfy { $0.amplitude == 0 }
+        let base: Float = frequency.first.map { $0.frequency.squareRoot() } ?? 0.5
+        let sharpness = frequency.filter { $0.time <= duration + 1e-9 }.map {
+            (time: $0.time, value: $0.frequency.squareRoot())
+        }
         for point in amplitude {
             guard let emphasis = point.emphasis else { continue }
-            if point.amplitude < 1, emphasis.amplitude > 0 {
+            if !silent, emphasis.amplitude > point.amplitude {
                 ledger.add(
-                    "emphasis-scaled",
-                    "Core Haptics scales a transient by the intensity control in force, so an emphasis plays at sqrt(emphasis amplitude × amplitude), quieter than on a Meta/Lofelt player"
+                    "emphasis-held",
+                    "Core Haptics scales a transient by the intensity control in force, so at an emphasis louder than its breakpoint the control is held at the emphasis's level for \(Int(Self.emphasisHold * 1000)) ms: the carrier is louder there than on a Meta/Lofelt player"
                 )
             }
-            if !sharpness.isEmpty {
-                let offset = Self.interpolate(sharpness, at: point.time) - sharpness[0].value
-                let sharp = emphasis.frequency.squareRoot() - offset
+            if !silent, !sharpness.isEmpty {
+                let sharp = emphasis.frequency - (Self.interpolate(sharpness, at: point.time) - base)
                 if sharp < 0 || sharp > 1 {
                     ledger.add(
                         "emphasis-sharpness-clamped",
@@ -301,11 +385,14 @@ extension HapticClip {
                 }
             }
         }
-        if !impulses.isEmpty, amplitude.contains(where: { $0.amplitude < 1 && $0.amplitude > 0 }) {
-            ledger.add(
-                "impulse-scaled",
-                "Core Haptics scales a transient by the intensity control in force, so an impulse under a quiet envelope plays quieter than on a Meta/Lofelt player"
-            )
+        for impulse in impulses where !silent {
+            let control = Self.interpolate(plan.intensity, at: impulse.time)
+            if impulse.amplitude.squareRoot() > control + 1e-6 {
+                ledger.add(
+                    "impulse-scaled",
+                    "Core Haptics scales a transient by the intensity control in force, so an impulse louder than the envelope around it plays quieter than on a Meta/Lofelt player"
+                )
+            }
         }
         return ledger.entries
     }

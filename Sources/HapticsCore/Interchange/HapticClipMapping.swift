@@ -5,80 +5,175 @@ extension HapticClip {
     /// The longest continuous event the mapping writes (Core Haptics stops one at 30 s); a longer
     /// carrier becomes consecutive events.
     public static let continuousLimit = 30.0
-    /// How much later than an opening emphasis the carrier and its intensity curve start, when the
-    /// clip opens on a breakpoint of amplitude 0 that carries it (a hit before the buzz).
-    public static let emphasisLeadIn = 0.0005
+    /// How long the intensity control is held up at an emphasis on a breakpoint quieter than
+    /// the emphasis (see ``pattern``): long enough for a transient's click to have died away.
+    public static let emphasisHold = 0.020
+    /// The ramps into and out of that hold.
+    public static let emphasisRamp = 0.001
 
-    /// The clip as a Core Haptics pattern (docs/formats.md):
+    /// The clip as a Core Haptics pattern (docs/formats.md), the one mapping every command uses
+    /// to play, draw and convert a clip:
     ///
-    /// - a carrier of `HapticContinuous` events from the first amplitude breakpoint to the end of
-    ///   the clip (split every ``continuousLimit`` seconds), intensity 1, sharpness
-    ///   sqrt(first frequency) (0.5 without a frequency envelope);
-    /// - `HapticIntensityControl` curves through sqrt(amplitude) at every amplitude breakpoint;
+    /// - a carrier of `HapticContinuous` events from 0 to the last amplitude breakpoint (split
+    ///   every ``continuousLimit`` seconds), intensity 1, sharpness sqrt(first frequency) (0.5
+    ///   without a frequency envelope);
+    /// - `HapticIntensityControl` curves through sqrt(amplitude) at every amplitude breakpoint,
+    ///   from 0 at time 0 when the first breakpoint comes later (Lofelt's player ramps up to it);
     /// - `HapticSharpnessControl` curves through sqrt(frequency) minus the carrier's sharpness at
-    ///   every frequency breakpoint (the control adds to the event's value);
-    /// - each impulse (`signals.impulses`, the beta data model's taps) a `HapticTransient` at its
-    ///   time, mapped as an emphasis is;
-    /// - each emphasis a `HapticTransient` at its breakpoint, intensity sqrt(emphasis amplitude)
-    ///   (as Meta's exporter writes it; Core Haptics' intensity control scales it by the envelope
-    ///   there) and sharpness sqrt(emphasis frequency) once the sharpness control there is added.
+    ///   every frequency breakpoint up to the clip's end (the control adds to the event's value);
+    /// - each emphasis a `HapticTransient` at its breakpoint that sounds at intensity
+    ///   sqrt(emphasis amplitude) and sharpness emphasis frequency, whatever the envelope there,
+    ///   as Meta's and Lofelt's players play it (a transient of its own, not scaled by the
+    ///   envelope). Core Haptics scales a transient by the intensity control in force, so the
+    ///   transient's intensity is divided by the control there; where the control is lower than
+    ///   the emphasis, the control is held at the emphasis's intensity from ``emphasisRamp``
+    ///   before it to ``emphasisHold`` after it (ramps of ``emphasisRamp`` from and back to the
+    ///   envelope), the carrier pauses over the hold (as Meta's and Lofelt's players duck it
+    ///   under an emphasis) and the transient is written at 1;
+    /// - each impulse (`signals.impulses`) a transient as an emphasis is.
     ///
-    /// Curves are chunked at ``curvePointLimit`` points. A clip whose amplitude is 0 throughout
-    /// is emphasis only: its transients alone, without carrier or curves.
+    /// A clip whose amplitude is 0 throughout keeps its length: a carrier of intensity 0 and no
+    /// curves, its transients as they are. Curves are chunked at ``curvePointLimit`` points.
     ///
-    /// - Complexity: O(n) in the number of breakpoints (O(n log n) for the emphasis look-ups).
+    /// - Complexity: O(n log n) in the number of breakpoints.
     public var pattern: HapticPattern {
+        let plan = playPlan
         var elements: [PatternElement] = []
-        // A clip whose envelope is silent throughout is emphasis only: transients as they are,
-        // with no carrier and no curves (an intensity control of 0 would silence them too).
-        let silent = amplitude.allSatisfy { $0.amplitude == 0 }
-        var envelope = amplitude.map { (time: $0.time, value: $0.amplitude.squareRoot()) }
-        // Core Haptics scales a transient by the intensity control in force, and at an opening
-        // breakpoint of amplitude 0 that is 0: the hit would be silent. So the carrier and its
-        // intensity curve start ``emphasisLeadIn`` later (on the envelope's own ramp), and the
-        // hit plays before the control is in force, at its own intensity.
-        if let first = amplitude.first, first.amplitude == 0, first.emphasis != nil, amplitude.count > 1 {
-            let t = first.time + min(Self.emphasisLeadIn, (amplitude[1].time - first.time) / 2)
-            if t > first.time { envelope[0] = (time: t, value: Self.interpolate(envelope, at: t)) }
+        // The carrier, from 0 to the end, except in the gaps around held emphases.
+        var segments: [(start: Double, end: Double)] = []
+        var from = 0.0
+        for gap in plan.gaps {
+            if gap.start > from + 1e-9 { segments.append((from, gap.start)) }
+            from = gap.end
         }
-        let start = envelope.first?.time ?? 0
-        let end = duration
-        let base: Float = frequency.first.map { $0.frequency.squareRoot() } ?? 0.5
-        var t = start
-        while !silent {
-            let length = min(Self.continuousLimit, end - t)
+        if duration > from + 1e-9 || segments.isEmpty { segments.append((from, max(from, duration))) }
+        for segment in segments where segment.end > segment.start {
+            var t = segment.start
+            while segment.end - t > 1e-9 {
+                let length = min(Self.continuousLimit, segment.end - t)
+                elements.append(
+                    .event(
+                        HapticEvent(
+                            time: t, type: .hapticContinuous, duration: length,
+                            parameters: [
+                                .init(.hapticIntensity, plan.silent ? 0 : 1), .init(.hapticSharpness, plan.base),
+                            ])))
+                t += length
+            }
+        }
+        for tap in plan.taps {
             elements.append(
                 .event(
                     HapticEvent(
-                        time: t, type: .hapticContinuous, duration: length,
-                        parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, base)])))
-            t += length
-            if end - t <= 1e-9 { break }
+                        time: tap.time, type: .hapticTransient,
+                        parameters: [.init(.hapticIntensity, tap.intensity), .init(.hapticSharpness, tap.sharpness)])))
         }
-        let sharpness = silent ? [] : frequency.map { (time: $0.time, value: $0.frequency.squareRoot()) }
-        // A tap (an emphasis on its breakpoint, or an impulse of the beta data model) is a
-        // transient at sqrt(amplitude), its sharpness net of the sharpness control in force there.
-        func tap(at time: Double, amplitude: Float, frequency: Float) -> PatternElement {
-            let offset = sharpness.isEmpty ? 0 : Self.interpolate(sharpness, at: time) - base
-            let sharp = min(1, max(0, frequency.squareRoot() - offset))
-            return .event(
-                HapticEvent(
-                    time: time, type: .hapticTransient,
-                    parameters: [.init(.hapticIntensity, amplitude.squareRoot()), .init(.hapticSharpness, sharp)]))
-        }
-        for point in amplitude {
-            guard let emphasis = point.emphasis else { continue }
-            elements.append(tap(at: point.time, amplitude: emphasis.amplitude, frequency: emphasis.frequency))
-        }
-        for impulse in impulses {
-            elements.append(tap(at: impulse.time, amplitude: impulse.amplitude, frequency: impulse.frequency))
-        }
-        if !silent {
-            elements += Self.curves(.hapticIntensityControl, envelope)
-            elements += Self.curves(
-                .hapticSharpnessControl, sharpness.map { (time: $0.time, value: $0.value - base) })
+        if !plan.silent {
+            elements += Self.curves(.hapticIntensityControl, plan.intensity)
+            elements += Self.curves(.hapticSharpnessControl, plan.sharpness)
         }
         return HapticPattern(version: 1, metadata: metadata, elements: elements)
+    }
+
+    /// What ``pattern`` writes, before it becomes elements.
+    struct PlayPlan {
+        var silent: Bool
+        var base: Float
+        /// Control points, absolute times.
+        var intensity: [(time: Double, value: Float)]
+        var sharpness: [(time: Double, value: Float)]
+        var taps: [(time: Double, intensity: Float, sharpness: Float)]
+        /// Where the carrier pauses: around each held emphasis, so that the held control raises
+        /// the transient only (Meta's and Lofelt's players duck the carrier there too).
+        var gaps: [(start: Double, end: Double)] = []
+    }
+
+    var playPlan: PlayPlan {
+        let silent = amplitude.allSatisfy { $0.amplitude == 0 }
+        let end = duration
+        let base: Float = frequency.first.map { $0.frequency.squareRoot() } ?? 0.5
+        var envelope = amplitude.map { (time: $0.time, value: $0.amplitude.squareRoot()) }
+        if let first = envelope.first, first.time > 0 { envelope.insert((time: 0, value: 0), at: 0) }
+        let sharpnessAbsolute = frequency.filter { $0.time <= end + 1e-9 }.map {
+            (time: $0.time, value: $0.frequency.squareRoot())
+        }
+        let offsetAt: (Double) -> Float = { time in
+            sharpnessAbsolute.isEmpty ? 0 : Self.interpolate(sharpnessAbsolute, at: time) - base
+        }
+        var taps: [(time: Double, intensity: Float, sharpness: Float)] = []
+        var intensity: [(time: Double, value: Float)] = []
+        intensity.reserveCapacity(envelope.count)
+        var gaps: [(start: Double, end: Double)] = []
+        // The control at `level` from the breakpoint `i` for ``emphasisHold``, with ramps of
+        // ``emphasisRamp`` from and back to the envelope, each at most a third of the way to the
+        // neighbouring breakpoint.
+        func hold(_ level: Float, at i: Int) {
+            let t = envelope[i].time
+            let previous = intensity.last?.time
+            let next = i + 1 < envelope.count ? envelope[i + 1].time : nil
+            let before = min(Self.emphasisRamp, previous.map { (t - $0) / 4 } ?? 0)
+            let after = min(Self.emphasisRamp, next.map { ($0 - t) / 3 } ?? 0)
+            let length = min(Self.emphasisHold, next.map { ($0 - t) / 3 } ?? 0)
+            // The control is at `level` a ramp before the breakpoint, so a transient starting
+            // there starts under it.
+            var gap = (start: t, end: t)
+            if before > 1e-6 {
+                gap.start = t - 2 * before
+                intensity.append((gap.start, Self.interpolate(envelope, at: gap.start)))
+                intensity.append((t - before, level))
+            }
+            intensity.append((t, level))
+            if after > 1e-6, length > 1e-6 {
+                gap.end = t + length + after
+                intensity.append((t + length, level))
+                intensity.append((gap.end, Self.interpolate(envelope, at: gap.end)))
+            }
+            gaps.append(gap)
+        }
+        // Walk the envelope, writing each point and, at an emphasis the control would quieten
+        // below its own intensity, the hold around it.
+        let shift = envelope.count - amplitude.count
+        for (i, point) in envelope.enumerated() {
+            let emphasis = i >= shift ? amplitude[i - shift].emphasis : nil
+            if silent {
+                if let emphasis { taps.append((point.time, emphasis.amplitude.squareRoot(), emphasis.frequency)) }
+                continue
+            }
+            guard let emphasis else {
+                intensity.append(point)
+                continue
+            }
+            let level = emphasis.amplitude.squareRoot()
+            let sharp = Self.unit(emphasis.frequency - offsetAt(point.time))
+            var last = i
+            while last + 1 < envelope.count, envelope[last + 1].time == point.time { last += 1 }
+            let control = envelope[last].value
+            if level <= control || level == 0 {
+                intensity.append(point)
+                taps.append((point.time, control > 0 ? Self.unit(level / control) : 0, sharp))
+            } else if last > i {
+                // On the first breakpoint of a step: scaled by the step's last value.
+                intensity.append(point)
+                taps.append((point.time, Self.unit(level / control), sharp))
+            } else {
+                hold(level, at: i)
+                taps.append((point.time, 1, sharp))
+            }
+        }
+        for impulse in impulses {
+            let control = silent ? 1 : Self.interpolate(intensity, at: impulse.time)
+            let level = impulse.amplitude.squareRoot()
+            taps.append(
+                (
+                    impulse.time, control > 0 ? Self.unit(level / control) : 0,
+                    Self.unit(impulse.frequency - offsetAt(impulse.time))
+                ))
+        }
+        taps.sort { $0.time < $1.time }
+        return PlayPlan(
+            silent: silent, base: base, intensity: intensity,
+            sharpness: silent ? [] : sharpnessAbsolute.map { (time: $0.time, value: $0.value - base) }, taps: taps,
+            gaps: gaps)
     }
 
     /// `points` (absolute times) as curves of at most ``curvePointLimit`` points; each curve after

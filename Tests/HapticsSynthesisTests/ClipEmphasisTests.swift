@@ -1,0 +1,98 @@
+import Foundation
+import HapticsCore
+import HapticsSynthesis
+import Testing
+
+/// An emphasis sounds as Meta's and Lofelt's players play it, whatever the envelope under it,
+/// and `convert --check` compares each format played by its own semantics.
+@Suite struct ClipEmphasisTests {
+    static let rate = 48_000
+
+    /// The largest absolute sample in `seconds` from `time`.
+    static func peak(_ samples: [Float], at time: Double, seconds: Double = 0.02) -> Float {
+        let first = Int(time * Double(rate))
+        let last = min(samples.count, first + Int(seconds * Double(rate)))
+        return samples[first..<last].map(abs).max() ?? 0
+    }
+
+    static func dB(_ x: Float) -> Double { 20 * log10(Double(max(x, 1e-9))) }
+
+    /// A buzz with an emphasis at 0.5 s on a breakpoint of `amplitude` (Meta's Drill has all 43
+    /// of its emphases on breakpoints of amplitude 0).
+    static func clip(under amplitude: Float) -> HapticClip {
+        HapticClip(amplitude: [
+            .init(time: 0, amplitude: 0), .init(time: 0.2, amplitude: amplitude),
+            .init(time: 0.5, amplitude: amplitude, emphasis: .init(amplitude: 0.81, frequency: 0.6)),
+            .init(time: 0.8, amplitude: amplitude), .init(time: 1, amplitude: 0),
+        ])
+    }
+
+    @Test func anEmphasisIsAsLoudOnASilentOrQuietBreakpointAsOnItsOwn() throws {
+        let format = AudioFormat(sampleRate: Self.rate, channels: 1)
+        // The emphasis alone, as a transient nothing scales: the level a Meta/Lofelt player gives it.
+        let alone = try PatternRenderer.render(
+            try #require(ClipPlayback.layers(Self.clip(under: 0)).emphases), format: format)
+        let reference = Self.peak(alone, at: 0.5)
+        #expect(Self.dB(reference) > -12, "\(Self.dB(reference))")
+        for amplitude: Float in [0, 0.01, 0.1] {
+            let samples = try PatternRenderer.render(Self.clip(under: amplitude).pattern, format: format)
+            // Nothing before the emphasis where the envelope is 0, and the click starts on its frame.
+            if amplitude == 0 {
+                let onset = samples.firstIndex { abs($0) > 1e-3 }
+                #expect(onset.map { abs($0 - Self.rate / 2) <= 48 } == true, "\(String(describing: onset))")
+            }
+            let level = Self.peak(samples, at: 0.5)
+            #expect(abs(Self.dB(level) - Self.dB(reference)) < 1.5, "amplitude \(amplitude): \(Self.dB(level)) dB")
+        }
+    }
+
+    @Test func theCheckPassesTheMappingAndFailsAConversionThatScalesEmphases() throws {
+        let clip = Self.clip(under: 0)
+        let good = try ConversionCheck(clip: clip, converted: clip.pattern)
+        #expect((good.envelopeCorrelation ?? 0) >= 0.9, "\(good.summary)")
+        #expect(good.emphases == 1 && good.emphasesKept == 1, "\(good.summary)")
+        // The mapping before: the emphasis a transient under the envelope, silent at 0.
+        var elements = clip.pattern.elements.filter {
+            if case .curve = $0 { return false }
+            if case .event(let e) = $0, e.type == .hapticTransient { return false }
+            return true
+        }
+        elements.append(
+            .curve(
+                ParameterCurve(
+                    .hapticIntensityControl,
+                    controlPoints: clip.amplitude.map { .init(time: $0.time, value: $0.amplitude.squareRoot()) })))
+        elements.append(
+            .event(
+                HapticEvent(
+                    time: 0.5, type: .hapticTransient,
+                    parameters: [.init(.hapticIntensity, 0.9), .init(.hapticSharpness, 0.6)])))
+        let lossy = try ConversionCheck(clip: clip, converted: HapticPattern(elements: elements))
+        #expect(lossy.emphasesKept == 0, "\(lossy.summary)")
+        #expect((lossy.envelopeCorrelation ?? 0) < 0.9, "\(lossy.summary)")
+    }
+
+    @Test func transientsUnderAnIntensityCurveGoToHapticAndBackAsTaps() throws {
+        // Apple's Gravel: transients only, under an intensity curve. The curve scales the taps;
+        // there is no carrier for it to shape.
+        var elements: [PatternElement] = (0..<13).map { i in
+            .event(
+                HapticEvent(
+                    time: 0.04 + Double(i) * 0.2, type: .hapticTransient,
+                    parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, 0.5)]))
+        }
+        elements.append(
+            .curve(
+                ParameterCurve(
+                    .hapticIntensityControl,
+                    controlPoints: [.init(time: 0, value: 0.3), .init(time: 1, value: 0.6), .init(time: 3, value: 0)])))
+        let pattern = HapticPattern(elements: elements)
+        var losses: [ConversionLoss] = []
+        let clip = HapticClip(pattern: pattern, losses: &losses)
+        #expect(clip.amplitude.allSatisfy { $0.amplitude == 0 })
+        let check = try ConversionCheck(original: pattern, clip: clip)
+        #expect(check.originalOnsets == 13 && check.convertedOnsets == 13, "\(check.summary)")
+        #expect(check.emphasesKept == 13, "\(check.summary)")
+        #expect((check.envelopeCorrelation ?? 0) >= 0.9 && abs(check.loudnessDifferenceDB) < 1, "\(check.summary)")
+    }
+}
