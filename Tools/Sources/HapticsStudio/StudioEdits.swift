@@ -380,7 +380,7 @@ extension Studio {
         let other: [UInt8]
         let otherPath: String
         if against == "git" {
-            other = try StudioGit.committed(try files.resolve(path))
+            other = try files.committed(path)
             otherPath = path
         } else {
             other = try files.read(against)

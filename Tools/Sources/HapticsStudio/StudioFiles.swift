@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 @_spi(Tooling) import HapticsEngine
 
 /// Why the studio refused a request, with the HTTP status the page gets.
