@@ -48,7 +48,9 @@ import _ToolTestSupport
                             name.textContent].join(); })()
                         """) == "true,true,rising-falling.ahap")
                 #expect(try await page.string("document.getElementById('timeline').dataset.eventsDrawn") == "20")
-                #expect(try await page.string("document.getElementById('finding-count').textContent") == "— none")
+                #expect(
+                    try await page.string("document.getElementById('finding-count').textContent") == "(1)",
+                    "the note on the tutorial's silent first tap")
                 #expect(
                     try await page.string("document.getElementById('metadata').textContent")?.contains("Cupcake Corner")
                         == true)
