@@ -136,17 +136,35 @@ extension Studio {
         do {
             return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
         } catch let error as DecodingError {
-            throw StudioError.badRequest("the request is not what \(T.self) expects: \(Self.describe(error))")
+            throw StudioError.badRequest(Self.describe(error, in: T.self))
         }
     }
 
-    static func describe(_ error: DecodingError) -> String {
+    /// A request member of the wrong JSON type is named as every other route names it
+    /// (`"baseVersion" must be a string`); any other mismatch says where in the request it is.
+    static func describe<T>(_ error: DecodingError, in request: T.Type) -> String {
+        func name(_ path: [any CodingKey]) -> String {
+            path.enumerated().map { index, key in
+                key.intValue.map { "[\($0)]" } ?? (index == 0 ? key.stringValue : "." + key.stringValue)
+            }.joined()
+        }
         switch error {
+        case .typeMismatch(let type, let c) where !c.codingPath.isEmpty:
+            let kind =
+                switch type {
+                case is String.Type: "a string"
+                case is Bool.Type: "a boolean"
+                case is Double.Type, is Float.Type, is Int.Type: "a number"
+                case is [Any].Type: "an array"
+                default: "an object"
+                }
+            return "\"\(name(c.codingPath))\" must be \(kind)"
         case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
-            let path = c.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
-            return (path.isEmpty ? "" : path + ": ") + c.debugDescription
+            let path = name(c.codingPath)
+            return "the request is not what \(T.self) expects: " + (path.isEmpty ? "" : path + ": ")
+                + c.debugDescription
         @unknown default:
-            return "\(error)"
+            return "the request is not what \(T.self) expects: \(error)"
         }
     }
 
