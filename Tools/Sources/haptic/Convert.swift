@@ -60,6 +60,28 @@ extension HapticCommand {
             }
         }
 
+        /// Writes a conversion to `output` (standard output for `-`), atomically: every input
+        /// kind (a pattern, MIDI, audio) ends here.
+        func write(_ conversion: PatternConversion) throws {
+            if output == "-" {
+                FileHandle.standardOutput.write(Data(conversion.bytes))
+                return
+            }
+            do {
+                try writeAtomically(conversion.bytes, to: output)
+            } catch {
+                throw Terminal.failure("cannot write '\(output)': \(error.errno)")
+            }
+        }
+
+        /// With `--check`: the original and the converted pattern rendered and compared.
+        func measure(_ file: PatternFile, _ conversion: PatternConversion) throws -> ConversionCheck? {
+            guard check else { return nil }
+            return try Terminal.frames(in: input) { () throws(FrameRangeError) in
+                try ConversionCheck(original: file.pattern, converted: conversion.converted)
+            }
+        }
+
         var target: Target? {
             if let to { return to }
             let ext = URL(filePath: output).pathExtension.lowercased()
@@ -72,20 +94,8 @@ extension HapticCommand {
             let file = try Terminal.load(input, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
             let conversion = PatternConversion(file, to: target ?? .ahap, kotlin: kotlin)
-            if output == "-" {
-                FileHandle.standardOutput.write(Data(conversion.bytes))
-            } else {
-                do {
-                    try writeAtomically(conversion.bytes, to: output)
-                } catch {
-                    throw Terminal.failure("cannot write '\(output)': \(error.errno)")
-                }
-            }
-            let measured =
-                check
-                ? try Terminal.frames(in: input) { () throws(FrameRangeError) in
-                    try ConversionCheck(original: file.pattern, converted: conversion.converted)
-                } : nil
+            try write(conversion)
+            let measured = try measure(file, conversion)
             if json {
                 print(conversion.json(check: measured))
             } else {

@@ -104,15 +104,7 @@ extension HapticCommand.Convert {
         }
         let file = PatternFile(path: input, pattern: result.pattern)
         let conversion = PatternConversion(file, to: target ?? .ahap, kotlin: kotlin)
-        if output == "-" {
-            FileHandle.standardOutput.write(Data(conversion.bytes))
-        } else {
-            do {
-                try writeAtomically(conversion.bytes, to: output)
-            } catch {
-                throw Terminal.failure("cannot write '\(output)': \(error.errno)")
-            }
-        }
+        try write(conversion)
         let events = result.pattern.events
         let transients = events.count { $0.type == .hapticTransient }
         let continuous = events.count { $0.type == .hapticContinuous }

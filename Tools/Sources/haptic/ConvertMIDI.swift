@@ -63,20 +63,8 @@ extension HapticCommand.Convert {
         let file = PatternFile(path: input, pattern: result.pattern)
         var conversion = PatternConversion(file, to: target ?? .ahap, kotlin: kotlin)
         conversion.from = "midi"
-        if output == "-" {
-            FileHandle.standardOutput.write(Data(conversion.bytes))
-        } else {
-            do {
-                try writeAtomically(conversion.bytes, to: output)
-            } catch {
-                throw Terminal.failure("cannot write '\(output)': \(error.errno)")
-            }
-        }
-        let measured =
-            check
-            ? try Terminal.frames(in: input) { () throws(FrameRangeError) in
-                try ConversionCheck(original: file.pattern, converted: conversion.converted)
-            } : nil
+        try write(conversion)
+        let measured = try measure(file, conversion)
         if json {
             print(conversion.json(check: measured))
             return
