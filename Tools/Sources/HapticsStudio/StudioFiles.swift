@@ -1,6 +1,13 @@
 import Foundation
 @_spi(Tooling) import HapticsEngine
 
+// `struct stat`'s members belong to whichever C module the compiler loaded first (Glibc through
+// Foundation, or CDispatch through Dispatch); with MemberImportVisibility a file must import
+// that module, so a file that reads stat's members imports both.
+#if canImport(CDispatch)
+    import CDispatch
+#endif
+
 /// Why the studio refused a request, with the HTTP status the page gets.
 package struct StudioError: Error, Hashable, Sendable, CustomStringConvertible {
     package var status: Int

@@ -4,6 +4,13 @@ import HapticsReview
 import OrderedCollections
 import Synchronization
 
+// `struct stat`'s members belong to whichever C module the compiler loaded first (Glibc through
+// Foundation, or CDispatch through Dispatch); with MemberImportVisibility a file must import
+// that module, so a file that reads stat's members imports both.
+#if canImport(CDispatch)
+    import CDispatch
+#endif
+
 /// Watches the files pages have opened and tells every page when one changes on disk (an editor
 /// saved it, `git checkout`, another tab): `{"type": "changed", "path": P, "version": V}`.
 ///
