@@ -1,0 +1,116 @@
+import Foundation
+import HapticsCore
+import HapticsSynthesis
+import Testing
+
+/// `haptic convert` with audio input, end to end through the real binary.
+@Suite("haptic convert: audio")
+struct ConvertAudioTests {
+    let scratch: ScratchFolder
+    init() throws { scratch = try ScratchFolder() }
+
+    static let clickTimes = [0.25, 0.61, 0.9, 1.333, 1.5, 2.07, 2.5]
+
+    /// 2 ms decaying clicks at `times`, 48 kHz stereo, as 16-bit WAV bytes.
+    static func clicks(_ times: [Double] = clickTimes, seconds: Double = 3) -> [UInt8] {
+        let rate = 48_000
+        var samples = [Float](repeating: 0, count: Int(seconds * Double(rate)) * 2)
+        var state: UInt64 = 5
+        for time in times {
+            let start = Int(time * Double(rate))
+            for i in 0..<480 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let noise = Float(Int64(bitPattern: state) >> 11) / Float(1 << 52)
+                let value = 0.8 * noise * Float(exp(-Double(i) / 96))
+                samples[(start + i) * 2] = value
+                samples[(start + i) * 2 + 1] = value
+            }
+        }
+        return WAV.encode(AudioClip(sampleRate: rate, channels: 2, samples: samples), sampleFormat: .s16)
+    }
+
+    @Test("A WAV becomes an AHAP with one transient per click, within 10 ms")
+    func wavToAHAP() throws {
+        let input = try scratch.write("clicks.wav", Self.clicks())
+        let result = try Haptic.run(["convert", input, "-o", scratch.path("clicks.ahap")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr == "\(input): 7 transients, 7 continuous events from 3.0 s of audio\n")
+        let pattern = try AHAP.decode(Array(try Data(contentsOf: URL(filePath: scratch.path("clicks.ahap")))))
+        let times = pattern.pattern.events.filter { $0.type == .hapticTransient }.map(\.time)
+        #expect(times.count == Self.clickTimes.count)
+        for (found, expected) in zip(times, Self.clickTimes) { #expect(abs(found - expected) <= 0.010) }
+    }
+
+    @Test("Audio input to .haptic and to Android, options and --with-audio")
+    func otherTargets() throws {
+        let input = try scratch.write("clicks.wav", Self.clicks())
+        var result = try Haptic.run(["convert", input, "-o", scratch.path("clicks.haptic"), "--transients-only"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let clip = String(decoding: try Data(contentsOf: URL(filePath: scratch.path("clicks.haptic"))), as: UTF8.self)
+        #expect(clip.contains("\"emphasis\""))
+        result = try Haptic.run(["convert", input, "-o", "-", "--to", "android", "--continuous-only"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.output.contains("\"timings\""), "\(result.output)")
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        result = try Haptic.run([
+            "convert", input, "-o", scratch.path("out/c.ahap"), "--with-audio", "--band", "40-2000",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let text = String(decoding: try Data(contentsOf: URL(filePath: scratch.path("out/c.ahap"))), as: UTF8.self)
+        #expect(
+            text.contains("\"EventWaveformPath\" : \"..\\/clicks.wav\"")
+                || text.contains("\"EventWaveformPath\": \"../clicks.wav\""), "\(text.prefix(400))")
+    }
+
+    @Test("Bad audio: one line naming the file, status 1, nothing written")
+    func badInput() throws {
+        let valid = Self.clicks([0.1, 0.3], seconds: 0.5)
+        var lying = valid
+        lying[32] = 5
+        let cases: [(String, [UInt8], String)] = [
+            (
+                "text.wav", Array("{\"Pattern\": []}".utf8),
+                "haptic: PATH: not audio: the file starts with \"{\"Pa\", not RIFF, fLaC, OggS, ID3 or an MPEG frame\n"
+            ),
+            ("empty.wav", [], "haptic: PATH: not audio: the file is empty (0 bytes)\n"),
+            (
+                "silent.wav", WAV.encode(AudioClip(sampleRate: 48_000, channels: 1, samples: []), sampleFormat: .s16),
+                "haptic: PATH: no audio: the file holds 0 samples\n"
+            ),
+            (
+                "truncated.wav", Array(valid.prefix(30)),
+                "haptic: PATH: truncated WAV file: chunk \"fmt \" declares 16 bytes but only 10 remain (at byte 12)\n"
+            ),
+            (
+                "lying.wav", lying,
+                "haptic: PATH: fmt chunk: block align 5 does not match 2 channel(s) of 16-bit samples (at byte 32)\n"
+            ),
+            (
+                "garbage.flac", Array("fLaC".utf8) + [UInt8](repeating: 0x55, count: 100),
+                "haptic: PATH: cannot decode this FLAC file: "
+            ),
+        ]
+        for (name, bytes, message) in cases {
+            let input = try scratch.write(name, bytes)
+            let result = try Haptic.run(["convert", input, "-o", scratch.path("out.ahap")], killAfter: 60)
+            #expect(result.status == 1, "\(name): \(result.stderr)")
+            let expected = message.replacingOccurrences(of: "PATH", with: input)
+            #expect(result.stderr.hasPrefix(expected), "\(name): \(result.stderr)")
+            #expect(result.stderr.filter { $0 == "\n" }.count == 1, "\(name): \(result.stderr)")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("out.ahap")))
+        }
+    }
+
+    @Test("Bad options: exit 64 with the rule")
+    func badOptions() throws {
+        let input = try scratch.write("clicks.wav", Self.clicks([0.1, 0.3], seconds: 0.5))
+        var result = try Haptic.run(["convert", input, "-o", scratch.path("o.ahap"), "--band", "200-40"])
+        #expect(result.status == 64)
+        #expect(result.stderr == "haptic: the band must be LOW-HIGH in Hz with 0 < LOW < HIGH\n")
+        result = try Haptic.run([
+            "convert", input, "-o", scratch.path("o.ahap"), "--transients-only", "--continuous-only",
+        ])
+        #expect(result.status == 64)
+        #expect(result.stderr == "haptic: --transients-only and --continuous-only exclude each other\n")
+    }
+}
