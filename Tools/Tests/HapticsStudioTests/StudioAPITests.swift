@@ -236,7 +236,9 @@ import _ToolTestSupport
             }
             let heads = messages.filter { $0["type"] as? String == "playhead" }
             let times = heads.compactMap { $0["time"] as? Double }
-            #expect(times.count > 60, "about every 16 ms over 1.9 s: \(times.count)")
+            // About every 16 ms over 1.9 s (about 120) alone; the whole suite in parallel (Chromium,
+            // the race tests) starves the publishing task to about every 35 ms (54 seen in CI).
+            #expect(times.count > 30, "about every 16 ms over 1.9 s: \(times.count)")
             #expect(zip(times, times.dropFirst()).allSatisfy { $0 <= $1 }, "the playhead only moves forward")
             #expect(times.last == 1.9)
             #expect(heads.last?["playing"] as? Bool == false)
@@ -244,7 +246,7 @@ import _ToolTestSupport
             // it has started: before that the head waits at 0).
             let moving = heads.filter { ($0["time"] as? Double ?? 0) > 0 && $0["playing"] as? Bool == true }
             let offsets = moving.map { ($0["engineTime"] as? Double ?? 0) - ($0["time"] as? Double ?? 0) }
-            #expect(offsets.count > 50)
+            #expect(offsets.count > 25)
             #expect((offsets.max() ?? 0) - (offsets.min() ?? 1) < 1e-5, "one start time for every message")
 
             studio.studio.playback.shutdown()
