@@ -47,9 +47,14 @@ public struct OutputSelection: Hashable, Sendable, CustomStringConvertible {
         self.channelMap = channelMap
     }
 
+    /// Why the environment names no output that can be opened (an alias naming no card present,
+    /// a `HAPTIC_CHANNEL_MAP` that is not a map): ``open()`` throws it, so a mistyped variable is
+    /// reported where the app first asks for sound instead of being ignored.
+    public var configurationError: AudioOutputError?
+
     /// Reads `HAPTIC_OUTPUT` (wins when non-empty), then `HAPTIC_DEVICE`, else ALSA `"default"`;
     /// a haptic device (`dualsense`, a haptic card's PCM) or `HAPTIC_CHANNEL_MAP` adds a channel
-    /// map. An alias naming no card present stays as it is, so opening it says the device is missing.
+    /// map. A value that cannot be used is kept in ``configurationError``.
     public init(environment: [String: String]) {
         if let path = environment["HAPTIC_OUTPUT"], !path.isEmpty {
             self.init(destination: .file(path))
@@ -57,15 +62,25 @@ public struct OutputSelection: Hashable, Sendable, CustomStringConvertible {
         }
         var device = environment["HAPTIC_DEVICE"].flatMap { $0.isEmpty ? nil : $0 } ?? "default"
         var map: ChannelMap?
-        let proc = SoundCards.procRoot(environment: environment)
-        if let resolved = try? SoundCards.resolve(device, proc: proc) {
-            device = resolved.device
-            map = resolved.map
+        var failure: AudioOutputError?
+        do {
+            (device, map) = try SoundCards.resolve(device, proc: SoundCards.procRoot(environment: environment))
+        } catch {
+            failure = error
         }
-        if let text = environment["HAPTIC_CHANNEL_MAP"], !text.isEmpty, let parsed = try? ChannelMap(parsing: text) {
-            map = parsed
+        if let text = environment["HAPTIC_CHANNEL_MAP"], !text.isEmpty {
+            do {
+                map = try ChannelMap(parsing: text)
+            } catch {
+                failure =
+                    failure
+                    ?? AudioOutputError(
+                        code: .unsupportedConfiguration, device: device,
+                        message: "HAPTIC_CHANNEL_MAP: \(error.message)")
+            }
         }
         self.init(destination: .device(device), channelMap: map)
+        configurationError = failure
     }
 
     public var description: String {
@@ -82,6 +97,7 @@ public struct OutputSelection: Hashable, Sendable, CustomStringConvertible {
 
     /// Opens the destination: an ``ALSAOutput``, or a ``WAVFileOutput`` paced to real time.
     public func open() throws(AudioOutputError) -> any AudioOutput {
+        if let configurationError { throw configurationError }
         switch destination {
         case .device(let name):
             return try ALSAOutput(alsaConfiguration(name))
@@ -96,6 +112,7 @@ public struct OutputSelection: Hashable, Sendable, CustomStringConvertible {
     ///
     /// Opens and closes the device once; the answer is not cached.
     public func canPlay() -> Bool {
+        if configurationError != nil { return false }
         switch destination {
         case .file: return true
         case .device(let name):
