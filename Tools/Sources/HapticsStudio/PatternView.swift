@@ -20,10 +20,13 @@ package enum PatternView {
     /// Decodes and lints `bytes` as the file at `path` would be (AHAP, or a `.haptic` clip by its
     /// name), collecting every finding instead of stopping at the first error.
     ///
-    /// With `waveformsBeside` (the file's real path), AudioCustom events' waveforms are loaded
-    /// from its folder as `render` loads them, and a missing or refused one is an error finding,
-    /// as `lint` reports it.
-    package static func analyze(_ bytes: [UInt8], path: String, waveformsBeside real: String? = nil) -> Analysis {
+    /// With `waveformsBeside` (where the file was found), AudioCustom events' waveforms are
+    /// loaded from its folder as `render` loads them, but through the studio's held folders
+    /// (``StudioFiles/read(_:beside:limit:)``), and a missing or refused one is an error finding,
+    /// with the code `lint` gives it.
+    package static func analyze(
+        _ bytes: [UInt8], path: String, waveformsBeside place: StudioFiles.Place? = nil
+    ) -> Analysis {
         var analysis: Analysis
         do {
             let document = try PatternFile.decode(bytes, path: path)
@@ -31,21 +34,53 @@ package enum PatternView {
         } catch {
             return Analysis(pattern: nil, findings: error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics)
         }
-        guard let real, let pattern = analysis.pattern else { return analysis }
-        var found: [Diagnostic] = []
-        do {
-            analysis.clips = try PatternFile.loadWaveforms(
-                of: pattern, file: real, missing: .skip, diagnostics: &found)
-            for var finding in found {
-                finding.severity = .error
-                finding.message = finding.message.replacingOccurrences(
-                    of: "; playing the rest without it (--waveforms DIR adds a folder to look in)", with: "")
-                analysis.findings.append(finding)
-            }
-        } catch {
-            analysis.findings.append(error.diagnostic)
-        }
+        guard let place, let pattern = analysis.pattern else { return analysis }
+        (analysis.clips, analysis.findings) = waveforms(of: pattern, at: place, findings: analysis.findings)
         return analysis
+    }
+
+    /// The waveforms `pattern`'s AudioCustom events name, read beside `place`; each one that
+    /// cannot be had adds an error finding at its event's `EventWaveformPath`.
+    package static func waveforms(
+        of pattern: HapticPattern, at place: StudioFiles.Place, findings: [Diagnostic] = []
+    ) -> (clips: [String: AudioClip], findings: [Diagnostic]) {
+        var clips: [String: AudioClip] = [:]
+        var findings = findings
+        var failed: Set<String> = []
+        let folder = PatternFile.folder(of: place.realPath)
+        for (index, element) in pattern.elements.enumerated() {
+            guard case .event(let event) = element, event.type == .audioCustom, let waveform = event.waveformPath,
+                clips[waveform] == nil, !failed.contains(waveform)
+            else { continue }
+            let at = JSONPath.root.key("Pattern").index(index).key("Event").key("EventWaveformPath")
+            func fail(_ code: Diagnostic.Code, _ message: String) {
+                failed.insert(waveform)
+                findings.append(Diagnostic(.error, code: code, message, at: at))
+            }
+            if waveform.hasPrefix("/") {
+                fail(
+                    .waveformPath,
+                    "EventWaveformPath '\(waveform)' is absolute; give a path relative to the AHAP file's folder")
+                continue
+            }
+            do {
+                let bytes = try place.files.read(waveform, beside: place, limit: PatternFile.maxWaveformBytes)
+                clips[waveform] = try WAV.decode(bytes)
+            } catch let failure as StudioFiles.ReferenceFailure {
+                switch failure {
+                case .notFound: fail(.waveformNotFound, "waveform '\(waveform)' not found (looked in \(folder))")
+                case .refused(let why): fail(.waveformPath, "EventWaveformPath '\(waveform)' \(why); refused")
+                case .tooLarge(let size):
+                    fail(
+                        .fileTooLarge,
+                        "waveform '\(waveform)' is \(size) bytes; the limit is \(PatternFile.maxWaveformBytes) bytes")
+                case .unreadable(let why): fail(.waveformUnreadable, "waveform '\(waveform)' \(why)")
+                }
+            } catch {
+                fail(.waveformUnreadable, "'\(waveform)' is not a usable WAV file: \(error)")
+            }
+        }
+        return (clips, findings)
     }
 
     /// The view of `analysis`. `ahap` is what the page edits: the writer's output of the decoded

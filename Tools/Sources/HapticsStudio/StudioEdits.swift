@@ -271,7 +271,7 @@ extension Studio {
     /// a few seconds, not ten minutes.
     func editedWaveform(
         path: String, disk: [UInt8], window: Window, request: EditRequest, edited: HapticPattern,
-        clips: [String: AudioClip], real: String?
+        clips: [String: AudioClip], real: StudioFiles.Place?
     ) throws(StudioError) -> PatternView.Columns {
         let version = StudioFiles.version(of: disk)
         let key = "\(path)\n\(version)\n\(window.start)\n\(window.end)\n\(window.columns ?? 0)"

@@ -246,14 +246,95 @@ package struct StudioFiles: Sendable {
         return .forbidden("\(path): not a regular file in the served folder")
     }
 
-    /// The path the file was found at (its served folder's real path, then the studio path's
-    /// components, none of them a link): where to look for what it refers to (waveforms).
+    /// A pattern file found in a served folder: where the files it refers to (AudioCustom
+    /// waveforms) are looked for, through the same held folders.
+    package struct Place: Sendable {
+        /// The studio that found it.
+        package var files: StudioFiles
+        /// Its studio path (`LABEL/relative/path.ahap`).
+        package var path: String
+        /// Where it is on disk (the served folder's real path, then the studio path's components,
+        /// none of them a link), for messages.
+        package var realPath: String
+    }
+
+    /// The file studio path `path` names, checked as ``open(_:)`` checks it.
     ///
     /// - Throws: as ``open(_:)``.
-    package func resolve(_ path: String) throws(StudioError) -> String {
+    package func resolve(_ path: String) throws(StudioError) -> Place {
         _ = try open(path)
         let (root, relative) = try split(path)
-        return root.realPath + "/" + relative
+        return Place(files: self, path: path, realPath: root.realPath + "/" + relative)
+    }
+
+    /// Why a file a pattern refers to cannot be read.
+    package enum ReferenceFailure: Error, Hashable, Sendable {
+        /// Nothing by that name (or a path a studio path cannot hold).
+        case notFound
+        /// The path leads outside the pattern's served folder, or through a symbolic link.
+        case refused(String)
+        /// Larger than the limit.
+        case tooLarge(Int)
+        /// Found, but not readable.
+        case unreadable(String)
+    }
+
+    /// The bytes of `reference`, a path relative to `place`'s folder (an AudioCustom event's
+    /// `EventWaveformPath`), reached through the held served folder as pattern files are: every
+    /// component opened with `O_NOFOLLOW` and checked, so neither a link nor a `..` that climbs
+    /// above the served folder reaches outside it, race or not. `.` and `..` inside the folder
+    /// are allowed, as `render` allows them.
+    package func read(_ reference: String, beside place: Place, limit: Int) throws(ReferenceFailure) -> [UInt8] {
+        guard let (root, relative) = try? split(place.path) else { throw .notFound }
+        var components = relative.split(separator: "/").dropLast().map(String.init)
+        guard !reference.isEmpty, !reference.hasPrefix("/"), !reference.contains("\0") else { throw .notFound }
+        for part in reference.split(separator: "/") {
+            switch part {
+            case ".": continue
+            case "..":
+                guard !components.isEmpty else { throw .refused("leads outside the served folder") }
+                components.removeLast()
+            default: components.append(String(part))
+            }
+        }
+        guard let name = components.popLast() else { throw .notFound }
+        var folder = root.folder
+        for component in components {
+            let fd = openat(folder.fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard fd >= 0 else { throw Self.referenceFailure(errno, folder, component) }
+            folder = Descriptor(fd)
+        }
+        var before = stat()
+        guard fstatat(folder.fd, name, &before, AT_SYMLINK_NOFOLLOW) == 0 else {
+            throw Self.referenceFailure(errno, folder, name)
+        }
+        guard (before.st_mode & S_IFMT) == S_IFREG else { throw Self.referenceFailure(ELOOP, folder, name) }
+        let fd = openat(folder.fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else { throw Self.referenceFailure(errno, folder, name) }
+        let file = Descriptor(fd)
+        var status = stat()
+        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, UInt64(status.st_dev) == root.device else {
+            throw .refused("is not a regular file in the served folder")
+        }
+        guard Int(status.st_size) <= limit else { throw .tooLarge(Int(status.st_size)) }
+        do {
+            return try Self.read(Opened(folder: folder, name: name, file: file, status: status), path: "", limit: limit)
+        } catch {
+            throw error.status == 413 ? .tooLarge(limit + 1) : .unreadable(error.message)
+        }
+    }
+
+    private static func referenceFailure(_ code: Int32, _ folder: Descriptor, _ name: String) -> ReferenceFailure {
+        var status = stat()
+        if fstatat(folder.fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
+            switch status.st_mode & S_IFMT {
+            case S_IFLNK: return .refused("goes through a symbolic link (\(name)); the studio follows none")
+            case S_IFDIR where code == ELOOP: return .unreadable("is a folder")
+            case S_IFREG: return .unreadable("cannot be opened (errno \(code))")
+            default: return .refused("is not a regular file")
+            }
+        }
+        return .notFound
     }
 
     /// The file's bytes, at most `limit` of them.

@@ -153,9 +153,9 @@ package final class Studio: Sendable {
         }
         router.get("/api/git") { [self] request, _ in
             let path = try Self.query(request, "path")
-            let real = try files.resolve(path)
+            let place = try files.resolve(path)
             let bytes = try files.committed(path)
-            let analysis = PatternView.analyze(bytes, path: real)
+            let analysis = PatternView.analyze(bytes, path: place.realPath)
             if let pattern = analysis.pattern { try Self.checkAnalysable(pattern) }
             var out = view(path: path, fileBytes: nil, edited: nil, analysis: analysis, locatesLines: true)
             if case .object(var members) = out {
@@ -231,10 +231,8 @@ package final class Studio: Sendable {
             throw StudioError.badRequest("give \"ahap\" or \"path\"")
         }
         var play = StudioPlayback.Request(pattern: pattern)
-        if let path, let real = try? files.resolve(path) {
-            var ignored: [Diagnostic] = []
-            play.clips =
-                (try? PatternFile.loadWaveforms(of: pattern, file: real, missing: .skip, diagnostics: &ignored)) ?? [:]
+        if let path, let place = try? files.resolve(path) {
+            play.clips = PatternView.waveforms(of: pattern, at: place).clips
         }
         if let name = try Self.optional(body, "voice", .string)?.string {
             guard let voice = VoicingProfile.named(name) else { throw StudioError.badRequest("no voice named \(name)") }

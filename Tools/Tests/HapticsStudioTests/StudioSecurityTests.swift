@@ -1,5 +1,6 @@
 import Foundation
 import HapticsStudio
+import HapticsSynthesis
 import Testing
 import _ToolTestSupport
 
@@ -231,6 +232,60 @@ import _ToolTestSupport
             let paths = (listed["files"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
             #expect(
                 paths == ["pats/rising-falling.ahap", "pats/sharp-tap.ahap"], "no link out, no text file: \(paths)")
+        }
+    }
+
+    /// An AudioCustom event's waveform is read through the held served folder: a link on its
+    /// path, or a `..` above the served folder, is an error finding and is neither heard nor
+    /// read, while `.` and `..` that stay inside are as `render` reads them.
+    @Test(.timeLimit(.minutes(1))) func waveformsAreReadOnlyInsideTheServedFolder() async throws {
+        let tone = (0..<4_800).map { Float(sin(Double($0) * 2 * .pi * 200 / 48_000) * 0.8) }
+        let wav = Data(WAV.encode(AudioClip(sampleRate: 48_000, channels: 1, samples: tone), sampleFormat: .s16))
+        let outside = FileManager.default.temporaryDirectory.appending(path: "outside-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: outside, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: outside) }
+        try wav.write(to: outside.appending(path: "tone.wav"))
+        let custom = { (name: String) in
+            """
+            {"Version": 1, "Pattern": [{"Event": {"Time": 0.5, "EventType": "AudioCustom",
+              "EventWaveformPath": "\(name)"}}]}
+            """
+        }
+        try await StudioHarness.with(files: [
+            "inside.ahap": custom("sounds/../sounds/./tone.wav"), "linked.ahap": custom("away/tone.wav"),
+            "above.ahap": custom("../\(outside.lastPathComponent)/tone.wav"), "file-link.ahap": custom("alias.wav"),
+        ]) { studio in
+            try FileManager.default.createDirectory(at: studio.url("sounds"), withIntermediateDirectories: true)
+            try wav.write(to: studio.url("sounds/tone.wav"))
+            try FileManager.default.createSymbolicLink(at: studio.url("away"), withDestinationURL: outside)
+            try FileManager.default.createSymbolicLink(
+                at: studio.url("alias.wav"), withDestinationURL: outside.appending(path: "tone.wav"))
+            // The served folder's parent holds the outside folder for `above.ahap` to climb to.
+            let parent = studio.folder.deletingLastPathComponent()
+            try FileManager.default.copyItem(at: outside, to: parent.appending(path: outside.lastPathComponent))
+            defer { try? FileManager.default.removeItem(at: parent.appending(path: outside.lastPathComponent)) }
+            func findings(_ name: String) async throws -> (codes: [String], messages: [String], loudest: Double) {
+                let view = try await studio.object("GET", "/api/pattern?path=pats/\(name)")
+                let list = view["diagnostics"] as? [[String: Any]] ?? []
+                let high = (view["waveform"] as? [String: Any])?["max"] as? [Double] ?? []
+                return (
+                    list.map { "\($0["severity"] ?? "")[\($0["code"] ?? "")]" },
+                    list.compactMap { $0["message"] as? String }, high.max() ?? 0
+                )
+            }
+            let inside = try await findings("inside.ahap")
+            #expect(!inside.codes.contains { $0.hasPrefix("error") }, "\(inside.messages)")
+            #expect(inside.loudest > 0.5, "the waveform inside is heard")
+            for (name, why) in [
+                ("linked.ahap", "EventWaveformPath 'away/tone.wav' goes through a symbolic link (away)"),
+                ("file-link.ahap", "EventWaveformPath 'alias.wav' goes through a symbolic link (alias.wav)"),
+                ("above.ahap", "leads outside the served folder; refused"),
+            ] {
+                let result = try await findings(name)
+                #expect(result.codes.contains("error[waveform-path]"), "\(name): \(result.codes)")
+                #expect(result.messages.contains { $0.contains(why) }, "\(name): \(result.messages)")
+                #expect(result.loudest < 0.01, "\(name): nothing from outside is heard (\(result.loudest))")
+            }
         }
     }
 }
