@@ -262,9 +262,13 @@ open class CHHapticPattern: NSObject {
 
 /// `CHHapticPattern.Key`'s constants and `RawRepresentable`-style accessors. The key is a `String`
 /// (see ``CHHapticPattern/Key``), so these are members of `String` for an importer of CoreHaptics:
-/// `CHHapticPattern.Key.pattern`, `CHHapticPattern.Key(rawValue: "Pattern")` and `key.rawValue`
-/// compile as they do against Apple's SDK.
+/// `CHHapticPattern.Key.pattern`, `CHHapticPattern.Key(rawValue: "Pattern")`, `key.rawValue` and
+/// `CHHapticPattern.Key.RawValue` compile as they do against Apple's SDK.
 extension String {
+    /// The type of a key's raw value, as Apple's `CHHapticPattern.Key.RawValue`. Apps name it as
+    /// the raw type of their own AHAP coding keys (`enum CodingKeys: CHHapticPattern.Key.RawValue,
+    /// CodingKey`).
+    public typealias RawValue = String
     /// A key with this raw value, as Apple's `CHHapticPattern.Key(rawValue:)`.
     public init(rawValue: String) { self = rawValue }
     /// The key's AHAP name, as Apple's `CHHapticPattern.Key.rawValue`.

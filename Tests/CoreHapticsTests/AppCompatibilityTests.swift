@@ -199,6 +199,36 @@ import Testing
         }
     }
 
+    /// Apps that read AHAP with `Codable` name Apple's key raw type for their coding keys
+    /// (`enum CodingKeys: CHHapticPattern.Key.RawValue, CodingKey`), so the keys match the
+    /// pattern dictionary's. Until 2026-11-26 `CHHapticPattern.Key.RawValue` did not exist here
+    /// and such a file did not compile.
+    @Test func codableAHAPModelsKeyedByTheKeysRawTypeDecode() throws {
+        struct Tap: Decodable {
+            enum CodingKeys: CHHapticPattern.Key.RawValue, CodingKey {
+                case time = "Time"
+                case eventType = "EventType"
+            }
+            let time: Double
+            let eventType: String
+        }
+        struct Element: Decodable {
+            enum CodingKeys: CHHapticPattern.Key.RawValue, CodingKey { case event = "Event" }
+            let event: Tap
+        }
+        struct Document: Decodable {
+            enum CodingKeys: CHHapticPattern.Key.RawValue, CodingKey { case pattern = "Pattern" }
+            let pattern: [Element]
+        }
+        let json = #"{"Pattern": [{"Event": {"Time": 0.25, "EventType": "HapticTransient"}}]}"#
+        let document = try JSONDecoder().decode(Document.self, from: Data(json.utf8))
+        #expect(document.pattern.map(\.event.time) == [0.25])
+        #expect(Document.CodingKeys.pattern.rawValue == CHHapticPattern.Key.pattern.rawValue)
+        #expect(Tap.CodingKeys.eventType.stringValue == CHHapticPattern.Key.eventType)
+        let raw: CHHapticPattern.Key.RawValue = CHHapticPattern.Key.time.rawValue
+        #expect(CHHapticPattern.Key(rawValue: raw) == .time)
+    }
+
     @Test func audioResourceOptionsLoopTheSound() throws {
         let folder = FileManager.default.temporaryDirectory.appending(path: "coreh-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
