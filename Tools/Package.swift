@@ -59,6 +59,7 @@ let package = Package(
                 .product(name: "HapticsEngine", package: "swift-haptics"),
                 .product(name: "HapticsSystem", package: "swift-haptics"),
                 .product(name: "HapticsReview", package: "swift-haptics"),
+                .product(name: "HapticsAudioAnalysis", package: "swift-haptics"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),

@@ -47,6 +47,21 @@ enum Fixture {
         "notes.txt": "not a pattern",
     ]
 
+    /// A sound for the audio routes: 0.2 s of 16-bit mono at 8 kHz, a 200 Hz burst at 0.05 s.
+    static let sound: [UInt8] = {
+        let frames = 1_600
+        var bytes = Array("RIFF".utf8) + le(UInt32(36 + frames * 2), 4) + Array("WAVEfmt ".utf8)
+        bytes += le(16, 4) + le(1, 2) + le(1, 2) + le(8_000, 4) + le(16_000, 4) + le(2, 2) + le(16, 2)
+        bytes += Array("data".utf8) + le(UInt32(frames * 2), 4)
+        for i in 0..<frames {
+            let burst = (400..<640).contains(i) ? sin(Double(i) * 2 * .pi * 200 / 8_000) * 20_000 : 0
+            bytes += le(UInt32(UInt16(bitPattern: Int16(burst))), 2)
+        }
+        return bytes
+    }()
+
+    static func le(_ value: UInt32, _ count: Int) -> [UInt8] { (0..<count).map { UInt8((value >> (8 * $0)) & 0xFF) } }
+
     static func write() {
         for (name, text) in files {
             let url = folder.appending(path: name)
@@ -54,6 +69,7 @@ enum Fixture {
                 at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
             try? Data(text.utf8).write(to: url)
         }
+        try? Data(sound).write(to: folder.appending(path: "sub/tone.wav"))
     }
 
     static let studio: InProcessStudio = {
@@ -122,7 +138,7 @@ let status = runFuzzer { data, count in
         require(headers[.contentType] == "application/json", "an error that is not JSON: \(what)")
         require(body.starts(with: Array("{\"error\": \"".utf8)), "an error without a message: \(what)")
     }
-    if method == .put {
+    if method == .put || route == "/api/audio/save" {
         let left =
             (try? FileManager.default.subpathsOfDirectory(atPath: Fixture.folder.path(percentEncoded: false))) ?? []
         require(!left.contains { $0.contains(".partial-") }, "a temporary file left: \(left)")

@@ -435,6 +435,8 @@ extension Studio {
 final class StudioCache: Sendable {
     let patches = Mutex<[(key: String, patch: SourcePatch)]>([])
     let waveforms = Mutex<[(key: String, columns: PatternView.Columns)]>([])
+    /// The last audio file converted (StudioAudio.swift).
+    let audio = Mutex<StudioAudioCache?>(nil)
 }
 
 /// Any JSON value, as a Codable member of a request (objects keep a fixed key order: AHAP's

@@ -32,7 +32,8 @@ package struct StudioError: Error, Hashable, Sendable, CustomStringConvertible {
 /// A studio path is `LABEL/relative/path.ahap`, where `LABEL` names one served folder (its last
 /// component, made unique). Paths are refused before the disk is touched when they are absolute or
 /// have `.`, `..` or empty components, backslashes or NUL; only pattern files (`.ahap`, `.haptic`,
-/// `.vij`) are read or written.
+/// `.vij`) are read or written, and audio files (`.wav`, `.flac`, `.ogg`, `.opus`, `.mp3`) are read
+/// by the audio routes only (StudioAudio.swift).
 ///
 /// Every served folder is opened once, at start, and held open. A file is reached from that
 /// descriptor one component at a time (`openat` with `O_NOFOLLOW`), so a symbolic link anywhere
@@ -82,6 +83,9 @@ package struct StudioFiles: Sendable {
     /// The extensions the studio reads and writes.
     package static let extensions: Set<String> = ["ahap", "haptic", "vij"]
 
+    /// The audio extensions listed and read by the audio routes (what `haptic convert` reads).
+    package static let audioExtensions: Set<String> = ["wav", "wave", "flac", "ogg", "oga", "opus", "mp3"]
+
     /// Most files listed; a larger tree is cut (the page says so).
     package static let maximumListed = 10_000
     /// Deepest folder nesting listed.
@@ -120,7 +124,7 @@ package struct StudioFiles: Sendable {
         self.roots = roots
     }
 
-    /// Every pattern file under the served folders, sorted by path; hidden folders and `.build*`
+    /// Every pattern and audio file under the served folders, sorted by path; hidden folders and `.build*`
     /// are skipped, symbolic links are not followed, and nothing on another file system is listed.
     package func list() -> (files: [Entry], truncated: Bool) {
         var out: [Entry] = []
@@ -165,7 +169,8 @@ package struct StudioFiles: Sendable {
                 else { continue }
                 if walk(child, prefix: path, device: device, depth: depth + 1, into: &out) { return true }
             case S_IFREG:
-                guard extensions.contains(URL(filePath: name).pathExtension.lowercased()) else { continue }
+                let ext = URL(filePath: name).pathExtension.lowercased()
+                guard extensions.contains(ext) || audioExtensions.contains(ext) else { continue }
                 out.append(Entry(path: path, format: format(of: path), bytes: Int(status.st_size)))
                 if out.count >= maximumListed { return true }
             default:
@@ -175,23 +180,37 @@ package struct StudioFiles: Sendable {
         return false
     }
 
-    /// `ahap`, `haptic` or `vij`, by extension.
+    /// `ahap`, `haptic` or `vij`, by extension; for an audio file `wav`, `flac`, `ogg`, `opus` or `mp3`.
     package static func format(of path: String) -> String {
         let ext = URL(filePath: path).pathExtension.lowercased()
+        if audioExtensions.contains(ext) { return ext == "wave" ? "wav" : ext == "oga" ? "ogg" : ext }
         return ext == "vij" ? "vij" : ext == "haptic" ? "haptic" : "ahap"
     }
 
-    /// Opens the existing pattern file that studio path `path` names, as the type says.
+    /// Whether `path` names an audio file (by extension).
+    package static func isAudio(_ path: String) -> Bool {
+        audioExtensions.contains(URL(filePath: path).pathExtension.lowercased())
+    }
+
+    /// Opens the existing pattern file that studio path `path` names, as the type says (with
+    /// `audio`, the existing audio file instead).
     ///
     /// - Throws: ``StudioError`` 403 for anything that could leave a served folder (a symbolic
     ///   link on the way, another file system) or is not a regular pattern file, 404 for a file
     ///   that does not exist.
-    func open(_ path: String) throws(StudioError) -> Opened {
+    func open(_ path: String, audio: Bool = false) throws(StudioError) -> Opened {
         let (root, relative) = try split(path)
         var components = relative.split(separator: "/").map(String.init)
         let name = components.removeLast()
-        guard Self.extensions.contains(URL(filePath: name).pathExtension.lowercased()) else {
-            throw .forbidden("\(path): the studio reads and writes only .ahap, .haptic and .vij files")
+        let ext = URL(filePath: name).pathExtension.lowercased()
+        if audio {
+            guard Self.audioExtensions.contains(ext) else {
+                throw .forbidden("\(path): audio is read from .wav, .flac, .ogg, .opus and .mp3 files only")
+            }
+        } else if !Self.extensions.contains(ext) {
+            throw .forbidden(
+                "\(path): the studio reads and writes only .ahap, .haptic and .vij files"
+                    + (Self.audioExtensions.contains(ext) ? " (audio opens through /api/audio)" : ""))
         }
         var folder = root.folder
         for component in components {

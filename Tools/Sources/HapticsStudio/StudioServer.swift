@@ -183,6 +183,7 @@ package final class Studio: Sendable {
             await hub.unsubscribe(id)
             sender.cancel()
         }
+        audioRoutes(router)
     }
 
     /// The view of the file at `path`, or of an edit of it (`edited`, the page's AHAP JSON).

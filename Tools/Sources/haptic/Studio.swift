@@ -70,7 +70,9 @@ extension HapticCommand {
                     "&open=" + (studio.files.roots[index].label + "/" + name).addingPercentEncoding(
                         withAllowedCharacters: Self.unreserved)!
                 } ?? ""
-            let count = studio.files.list().files.count
+            let listed = studio.files.list().files
+            let sounds = listed.count { StudioFiles.isAudio($0.path) }
+            let count = listed.count - sounds
             let labels = studio.files.roots.map(\.label).joined(separator: ", ")
             let open = open
             let failure = Failure()
@@ -79,7 +81,9 @@ extension HapticCommand {
                 do {
                     try await studio.run { address in
                         let url = address + fragment
-                        let files = "\(count) pattern\(count == 1 ? "" : "s")"
+                        let files =
+                            "\(count) pattern\(count == 1 ? "" : "s")"
+                            + (sounds > 0 ? " and \(sounds) audio file\(sounds == 1 ? "" : "s")" : "")
                         let text =
                             "haptic studio: serving \(files) under \(labels); plays through \(chosen)\n  \(url)\n"
                         FileHandle.standardOutput.write(Data(text.utf8))
@@ -114,6 +118,7 @@ extension HapticCommand {
                 let url = URL(filePath: path)
                 guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder), !isFolder.boolValue,
                     StudioFiles.extensions.contains(url.pathExtension.lowercased())
+                        || StudioFiles.isAudio(path)
                 else {
                     folders.append(path)
                     continue

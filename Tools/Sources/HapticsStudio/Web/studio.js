@@ -7,7 +7,13 @@
 
 const $ = (id) => document.getElementById(id);
 const LEFT = 44; // pixels for the lane labels
-const LANES = { intensity: [12, 130], sharpness: [142, 226], waveform: [238, 292], curves: [304, 340], axis: [356, 380] };
+// The lanes' vertical extents; an audio file (audio to haptics) adds the sound's lane on top.
+const PATTERN_LANES = { intensity: [12, 130], sharpness: [142, 226], waveform: [238, 292], curves: [304, 340], axis: [356, 380] };
+const AUDIO_LANES = { audio: [12, 88], intensity: [100, 170], sharpness: [182, 230], waveform: [242, 292], curves: [304, 340], axis: [356, 380] };
+const LANES = { ...PATTERN_LANES };
+function setLanes(layout) { for (const key of Object.keys(LANES)) delete LANES[key]; Object.assign(LANES, layout); }
+const AUDIO_EXTENSIONS = /\.(wav|wave|flac|ogg|oga|opus|mp3)$/i;
+const isAudio = (path) => AUDIO_EXTENSIONS.test(path || "");
 const MULTIPLICATIVE = new Set(["HapticIntensityControl", "AudioVolumeControl"]);
 const DEFAULTS = { HapticIntensity: 1, HapticSharpness: 0.5, AudioVolume: 0.75 };
 
@@ -17,6 +23,8 @@ const state = {
   viewport: { start: 0, spp: 0.01 }, range: null,
   compare: null, diff: null, which: "a",
   playhead: null, audio: null, drag: null,
+  // An open audio file: `mode` is "audio", `sound` the last conversion (docs/studio.md, "Audio").
+  mode: "pattern", sound: null, buffers: {},
   analysis: { inflight: false, pending: false, seq: 0, since: null },
 };
 const metrics = { ready: null, edits: [], draws: 0, analyses: 0, bytesSent: 0, bytesReceived: 0 };
@@ -97,7 +105,7 @@ async function loadFiles() {
   renderFileList();
   const compare = $("compare");
   while (compare.options.length > 2) compare.remove(2);
-  for (const file of list.files) compare.add(new Option(file.path, "file:" + file.path));
+  for (const file of list.files) if (!isAudio(file.path)) compare.add(new Option(file.path, "file:" + file.path));
   return list;
 }
 
@@ -110,7 +118,7 @@ function renderFileList() {
     const li = document.createElement("li");
     li.className = "empty";
     li.textContent = state.files.length ? `No file matches “${$("filter").value}”.`
-      : `No .ahap, .haptic or .vij files under ${(state.roots || []).join(", ") || "the served folders"}.`;
+      : `No pattern or audio files under ${(state.roots || []).join(", ") || "the served folders"}.`;
     ul.append(li);
   }
   for (const file of shown) {
@@ -127,6 +135,7 @@ function renderFileList() {
     li.title = `${file.path} (${file.format}, ${file.bytes} bytes)`;
     li.dataset.path = file.path;
     if (file.path === state.path) li.classList.add("current");
+    if (isAudio(file.path)) li.classList.add("audio");
     li.onclick = () => openFile(file.path);
     ul.append(li);
   }
@@ -134,6 +143,7 @@ function renderFileList() {
 
 async function openFile(path, keepViewport) {
   if (state.dirty && path !== state.path && !window.confirm(`Discard unsaved changes to ${state.path}?`)) return;
+  if (isAudio(path)) return openAudio(path);
   let view;
   try {
     view = await api("GET", "/api/pattern?path=" + encodeURIComponent(path));
@@ -152,6 +162,7 @@ async function openFile(path, keepViewport) {
     state.hover = null;
     delete canvas.dataset.playhead;
   }
+  leaveAudio();
   state.path = path;
   takeOver(view.ahap, view.version);
   state.undo = []; state.redo = [];
@@ -221,13 +232,14 @@ function setDirty(dirty) {
 }
 
 function updateButtons() {
-  const editable = !!state.ahap && !!state.path;
+  const editable = !!state.ahap && !!state.path && state.mode !== "audio";
   $("undo").disabled = state.undo.length === 0;
   $("redo").disabled = state.redo.length === 0;
   $("save").disabled = !state.dirty || !editable || state.view?.format === "vij";
   $("delete").disabled = !state.selection;
   for (const id of ["add-transient", "add-continuous"]) $(id).disabled = !editable;
-  for (const id of ["play-engine", "play-browser", "zoom-in", "zoom-out", "zoom-fit", "compare"]) $(id).disabled = !state.path;
+  for (const id of ["play-engine", "play-browser", "zoom-in", "zoom-out", "zoom-fit"]) $(id).disabled = !state.path;
+  $("compare").disabled = !editable;
 }
 
 // ---------------------------------------------------------------- the model, from the AHAP JSON
@@ -273,7 +285,7 @@ function duration() {
   for (const e of m.events) end = Math.max(end, e.time + e.duration);
   for (const c of m.curves) for (const p of c.points) end = Math.max(end, p.time);
   for (const p of m.parameters) end = Math.max(end, p.time);
-  return Math.max(end, state.view?.duration || 0);
+  return Math.max(end, state.view?.duration || 0, state.mode === "audio" ? state.sound?.audio.seconds || 0 : 0);
 }
 
 // ---------------------------------------------------------------- editing
@@ -293,7 +305,8 @@ function remember() {
 // `change` edits a new version of the pattern in which the Pattern entries `touch` are copies
 // (the others are shared with the previous version and must not be changed).
 function edit(change, touch = [], rememberIt = true) {
-  if (!state.ahap) return;
+  // A pattern made from audio is changed through its options; save it to edit it.
+  if (!state.ahap || state.mode === "audio") return;
   if (rememberIt) remember();
   const next = { ...state.ahap, Pattern: (state.ahap.Pattern || []).slice() };
   for (const i of touch) {
@@ -362,6 +375,7 @@ function deleteSelection() {
 // Each edit is analysed by the server; while one request is out, later edits wait and only the
 // newest is sent, so a drag never queues a backlog.
 function analyze() {
+  if (state.mode === "audio") return convertAudio();
   const a = state.analysis;
   if (a.since === null) a.since = performance.now();
   if (a.inflight) { a.pending = true; return; }
@@ -418,6 +432,7 @@ async function overwrite(theirs) {
 }
 
 async function save() {
+  if (state.mode === "audio") return saveAudio(false);
   if (!state.ahap || !state.path) return;
   try {
     const sent = state.ahap;
@@ -620,6 +635,7 @@ async function refreshDiff() {
 
 // What to play: the compared pattern (B), else this file with the page's edits.
 function playSource() {
+  if (state.mode === "audio") return { path: null, ahap: state.ahap };
   if (state.which === "b" && state.compare) return { ahap: state.compare.view.ahap };
   return { path: state.path, baseVersion: state.base, edits: edits() };
 }
@@ -696,6 +712,8 @@ async function playBrowser(fromTime) {
 
 function stopBrowser() {
   if (state.audio) { try { state.audio.stop(); } catch (e) { /* already stopped */ } state.audio = null; }
+  for (const source of state.alongside || []) { try { source.stop(); } catch (e) { /* already stopped */ } }
+  state.alongside = [];
 }
 
 async function stopAll() {
@@ -769,6 +787,235 @@ function connectSocket() {
     }
   };
   socket.onclose = () => { document.body.dataset.socket = "closed"; status("disconnected from the studio; retrying…"); setTimeout(connectSocket, 1000); };
+}
+
+// ---------------------------------------------------------------- audio to haptics
+
+// An audio file opens as its sound beside the pattern the server makes of it with the options
+// in the audio bar; every change of an option makes and draws it again. The pattern is not
+// edited here: it is saved as an .ahap beside the sound, and that file is edited like any other.
+async function openAudio(path) {
+  if (path !== state.path) {
+    stopBrowser();
+    if (state.playhead) api("POST", "/api/stop", {}).catch(() => {});
+    state.playhead = null;
+    state.range = null;
+    state.hover = null;
+    state.compare = null;
+    state.diff = null;
+    $("compare").value = "";
+    $("diff-panel").hidden = true;
+    $("play-which-label").hidden = true;
+    delete canvas.dataset.playhead;
+    delete canvas.dataset.audioColumns;
+  }
+  const entering = state.mode !== "audio" || path !== state.path;
+  state.mode = "audio";
+  setLanes(AUDIO_LANES);
+  state.path = path;
+  state.sound = null;
+  state.view = null;
+  state.ahap = null;
+  state.undo = []; state.redo = [];
+  state.selection = null;
+  if (entering) setAudioOptions({});
+  $("audio-bar").hidden = false;
+  const base = path.slice(path.lastIndexOf("/") + 1);
+  $("save-name").value = base.replace(/\.[^.]*$/, "") + ".ahap";
+  setFileName(path);
+  renderFileList();
+  renderInspector();
+  setDirty(false);
+  history.replaceState(null, "", "#" + encodeURIComponent(path));
+  const made = await convertAudio({ whole: true });
+  if (!made) { draw(); return; }
+  fit();
+  draw();
+  if (metrics.ready === null) {
+    metrics.ready = performance.now();
+    document.body.dataset.ready = "1";
+  }
+}
+
+// Back to a pattern file: the usual lanes, no audio bar.
+function leaveAudio() {
+  if (state.mode !== "audio") return;
+  state.mode = "pattern";
+  state.sound = null;
+  setLanes(PATTERN_LANES);
+  $("audio-bar").hidden = true;
+  delete canvas.dataset.audioColumns;
+}
+
+const AUDIO_DEFAULTS = { gain: 0, sensitivity: 0.5, resolution: 0.75, content: "both", minimumGap: 0.03, maxEventsPerSecond: 30 };
+
+function setAudioOptions(options) {
+  const o = { ...AUDIO_DEFAULTS, ...options };
+  $("o-gain").value = o.gain;
+  $("o-sensitivity").value = o.sensitivity;
+  $("o-resolution").value = o.resolution;
+  $("o-content").value = o.content;
+  $("o-gap").value = o.minimumGap;
+  $("o-cap").value = o.maxEventsPerSecond;
+  $("o-band-low").value = o.band ? o.band.low : "";
+  $("o-band-high").value = o.band ? o.band.high : "";
+  showOptionValues();
+}
+
+function showOptionValues() {
+  $("o-sensitivity-value").textContent = Number($("o-sensitivity").value).toFixed(2);
+  $("o-resolution-value").textContent = Number($("o-resolution").value).toFixed(2);
+}
+
+// The options as the server takes them; a field left empty (or not a number) is the default.
+function audioOptions() {
+  const number = (id) => { const v = parseFloat($(id).value); return Number.isFinite(v) ? v : undefined; };
+  const options = { gain: number("o-gain"), sensitivity: number("o-sensitivity"), resolution: number("o-resolution"),
+    content: $("o-content").value, minimumGap: number("o-gap"), maxEventsPerSecond: number("o-cap") };
+  if (options.maxEventsPerSecond !== undefined) options.maxEventsPerSecond = Math.round(options.maxEventsPerSecond);
+  const low = number("o-band-low"), high = number("o-band-high");
+  if (low !== undefined && high !== undefined) options.band = { low, high };
+  for (const key of Object.keys(options)) if (options[key] === undefined) delete options[key];
+  return options;
+}
+
+// Makes the pattern again (with the options and the stretch on screen); while one request is out,
+// later changes wait and only the newest is sent.
+async function convertAudio(how = {}) {
+  const a = state.analysis;
+  if (a.inflight) { a.pending = true; return null; }
+  a.inflight = true;
+  const path = state.path;
+  const body = { path, options: audioOptions() };
+  if (!how.whole && state.sound) {
+    const [t0, t1] = [timeAt(LEFT), timeAt(LEFT + width())];
+    body.window = { start: Math.max(0, t0), end: Math.max(0, t1), columns: Math.max(1, Math.round(width())) };
+  }
+  let made = null;
+  try {
+    made = await api("POST", "/api/audio/convert", body);
+    if (path === state.path && state.mode === "audio") {
+      banner(null);
+      state.sound = made;
+      state.ahap = made.pattern.ahap;
+      state.original = made.pattern.ahap;
+      state.base = made.pattern.version;
+      applyView(made.pattern);
+      $("audio-counts").textContent = `${made.transients} transient${made.transients === 1 ? "" : "s"}, ${made.continuous} continuous`
+        + (made.droppedForBudget ? ` (${made.droppedForBudget} over the cap left out)` : "");
+      document.body.dataset.audioEvents = String(made.transients + made.continuous);
+      metrics.analyses += 1;
+      document.body.dataset.analyses = String(metrics.analyses);
+      draw();
+      status(audioSummary());
+    }
+  } catch (error) {
+    banner(`Cannot make haptics from ${path}: ${error.message}`, null, null, true);
+    status(`cannot convert ${path}`);
+    made = null;
+  } finally {
+    a.inflight = false;
+    if (a.pending) { a.pending = false; convertAudio(); }
+  }
+  return made;
+}
+
+function audioSummary() {
+  const s = state.sound;
+  return `${state.path}: ${s.audio.seconds.toFixed(3)} s of ${s.audio.container}, ${s.audio.sampleRate} Hz, `
+    + `${s.audio.channels} channel${s.audio.channels === 1 ? "" : "s"}; ${s.transients} transient${s.transients === 1 ? "" : "s"}, `
+    + `${s.continuous} continuous events; made in ${s.analyzeMilliseconds} ms`;
+}
+
+// Saves the pattern the options make as the named .ahap beside the sound; an existing file is
+// replaced only after the user says so.
+async function saveAudio(overwrite) {
+  if (state.mode !== "audio" || !state.path) return;
+  const name = $("save-name").value.trim();
+  try {
+    const result = await api("POST", "/api/audio/save", { path: state.path, name, options: audioOptions(), overwrite, tab: TAB });
+    status(`saved ${result.path} (${result.events} events, ${result.bytes} bytes)${result.replaced ? ", replacing the old one" : ""}`);
+    await loadFiles().catch(() => {});
+    document.body.dataset.audioSaved = result.path;
+  } catch (error) {
+    if (error.status === 409) {
+      banner(`${error.body.path} exists. Replace it with the pattern made from ${state.path}?`,
+        ["Replace it", () => saveAudio(true)], ["Keep it", () => status("not saved")], true);
+      document.body.dataset.audioConflict = error.body.path;
+    } else {
+      banner("Save failed: " + error.message, null, null, true);
+    }
+  }
+}
+
+// Decoded sounds for the browser: the audio file itself, or the render of the pattern.
+async function decoded(key, fetchBytes) {
+  if (state.buffers[key]) return state.buffers[key];
+  const context = state.audioContext || (state.audioContext = new AudioContext());
+  const buffer = await context.decodeAudioData(await fetchBytes());
+  state.buffers = { [key]: buffer, ...Object.fromEntries(Object.entries(state.buffers).slice(0, 3)) };
+  return buffer;
+}
+
+// Plays the sound, the haptics (the pattern's render) or both at once, in the browser, so one
+// can A/B them; from the selection's start when there is one.
+async function playAudio(which) {
+  await api("POST", "/api/stop", {}).catch(() => {});
+  stopBrowser();
+  if (state.mode !== "audio" || !state.sound) return;
+  const path = state.path;
+  const options = playOptions();
+  let buffers;
+  try {
+    const sound = () => decoded(`audio:${path}:${state.sound.version}`,
+      () => api("GET", "/api/audio/file?path=" + encodeURIComponent(path), undefined, true));
+    const haptics = () => decoded(`haptics:${path}:${state.sound.pattern.version}`,
+      () => api("POST", "/api/render", { ahap: state.ahap, voice: options.voice }, true));
+    buffers = which === "audio" ? [await sound()] : which === "haptics" ? [await haptics()] : [await sound(), await haptics()];
+  } catch (error) {
+    banner("Cannot play in the browser: " + error.message, null, null, true);
+    return;
+  }
+  if (path !== state.path) return;
+  const context = state.audioContext;
+  const at = context.currentTime + 0.03;
+  const from = options.from;
+  const longest = Math.max(...buffers.map((b) => b.duration));
+  const to = options.to ?? longest;
+  const sources = buffers.map((buffer) => {
+    const source = context.createBufferSource();
+    source.buffer = buffer;
+    source.connect(context.destination);
+    if (options.loop) { source.loop = true; source.loopStart = from; source.loopEnd = Math.min(to, buffer.duration); source.start(at, from); }
+    else if (from < buffer.duration) source.start(at, from, Math.max(0, Math.min(to, buffer.duration) - from));
+    return source;
+  });
+  state.audio = sources[0];
+  state.alongside = sources.slice(1);
+  state.playhead = { mode: "browser", at, context, rate: 1, from, to, loop: options.loop, playing: true, path };
+  const longestSource = sources[buffers.findIndex((b) => b.duration === longest)];
+  longestSource.onended = () => {
+    if (!sources.includes(state.audio)) return;
+    state.audio = null;
+    state.alongside = [];
+    if (state.playhead) state.playhead.playing = false;
+    status(`played ${path} to the end`);
+    draw();
+  };
+  document.body.dataset.audioPlaying = which;
+  status(`playing ${which === "both" ? "the sound and its haptics" : which === "audio" ? "the sound" : "the haptics"} in the browser`);
+  animate();
+}
+
+function wireAudio() {
+  const changed = () => { showOptionValues(); if (state.mode === "audio") convertAudio(); };
+  for (const id of ["o-gain", "o-sensitivity", "o-resolution", "o-gap", "o-cap", "o-band-low", "o-band-high"]) $(id).oninput = changed;
+  $("o-content").onchange = changed;
+  $("o-defaults").onclick = () => { setAudioOptions({}); changed(); };
+  $("play-audio").onclick = () => playAudio("audio");
+  $("play-haptics").onclick = () => playAudio("haptics");
+  $("play-both").onclick = () => playAudio("both");
+  $("save-audio").onclick = () => saveAudio(false);
 }
 
 // ---------------------------------------------------------------- drawing
@@ -856,7 +1103,7 @@ function draw() {
   // Lanes with their value scales, and the time axis.
   g.font = "11px system-ui, sans-serif";
   g.lineWidth = 1;
-  const scales = { intensity: ["1", "0"], sharpness: ["1", "0"], waveform: ["+1", "−1"], curves: ["+1", "−1"] };
+  const scales = { audio: ["+1", "−1"], intensity: ["1", "0"], sharpness: ["1", "0"], waveform: ["+1", "−1"], curves: ["+1", "−1"] };
   for (const [name, [top, bottom]] of Object.entries(LANES)) {
     if (name === "axis") continue;
     g.strokeStyle = "#262a33";
@@ -874,7 +1121,7 @@ function draw() {
   if (empty) {
     g.fillStyle = color("--muted");
     g.textAlign = "center";
-    g.fillText(state.files.length ? "Open a file from the list." : "No pattern files in the served folders.", (LEFT + w) / 2, LANES.intensity[0] + 60);
+    g.fillText(state.files.length ? "Open a file from the list." : "No pattern or audio files in the served folders.", (LEFT + w) / 2, LANES.intensity[0] + 60);
     g.textAlign = "left";
     metrics.draws += 1;
     canvas.dataset.draws = String(metrics.draws);
@@ -885,7 +1132,7 @@ function draw() {
   g.strokeStyle = "#262a33";
   for (let t = Math.ceil(t0 / step) * step; t <= t1; t += step) {
     const px = Math.round(x(t)) + 0.5;
-    g.beginPath(); g.moveTo(px, LANES.intensity[0]); g.lineTo(px, LANES.curves[1]); g.stroke();
+    g.beginPath(); g.moveTo(px, (LANES.audio || LANES.intensity)[0]); g.lineTo(px, LANES.curves[1]); g.stroke();
     g.fillStyle = color("--muted");
     g.fillText(`${round(t, 4)} s`, px, LANES.axis[0] + 14);
   }
@@ -945,6 +1192,28 @@ function draw() {
     }
     g.stroke();
     if (wave.truncated) { g.fillStyle = color("--muted"); g.fillText(`waveform: first ${wave.seconds} s`, LEFT + 6, top + 12); }
+  });
+
+  // The sound (audio to haptics): min and max per column, as the server summarised it for the
+  // stretch on screen (it refines as one zooms in).
+  const sound = state.mode === "audio" ? state.sound?.waveform : null;
+  if (sound && sound.min.length) inLane("audio", w, () => {
+    const [top, bottom] = LANES.audio;
+    const mid = (top + bottom) / 2, half = (bottom - top) / 2 - 1;
+    const perColumn = sound.seconds / sound.min.length;
+    g.strokeStyle = color("--audio");
+    g.lineWidth = 1;
+    g.beginPath();
+    const first = Math.max(0, Math.floor((t0 - sound.start) / perColumn)), last = Math.min(sound.min.length - 1, Math.ceil((t1 - sound.start) / perColumn));
+    let drawnColumns = 0;
+    for (let i = first; i <= last; i += 1) {
+      const px = Math.round(x(sound.start + i * perColumn)) + 0.5;
+      g.moveTo(px, mid - clamp(sound.max[i], -1, 1) * half);
+      g.lineTo(px, mid - clamp(sound.min[i], -1, 1) * half + 0.5);
+      drawnColumns += 1;
+    }
+    g.stroke();
+    canvas.dataset.audioColumns = String(drawnColumns);
   });
 
   // Events from the local AHAP (so an edit shows before the server has answered): intensity in
@@ -1109,6 +1378,7 @@ function describe(hit) {
 }
 
 function summary() {
+  if (state.mode === "audio" && state.sound) return audioSummary();
   const m = model(state.ahap);
   const v = state.view;
   const errors = (v?.diagnostics || []).filter((d) => d.severity === "error").length;
@@ -1332,6 +1602,7 @@ function wire() {
   $("filter").oninput = renderFileList;
   $("compare").onchange = () => loadCompare($("compare").value);
   $("play-which").onchange = () => { state.which = $("play-which").value; };
+  wireAudio();
   for (const id of ["f-time", "f-duration", "f-intensity", "f-sharpness", "f-value"]) $(id).onchange = () => inspectorChanged(id);
   window.addEventListener("resize", draw);
   window.addEventListener("beforeunload", (event) => { if (state.dirty) { event.preventDefault(); event.returnValue = ""; } });
@@ -1343,11 +1614,11 @@ async function start() {
   try {
     const list = await loadFiles();
     const wanted = launch.open;
-    const first = list.files.find((f) => f.path === wanted) || list.files[0];
+    const first = list.files.find((f) => f.path === wanted) || list.files.find((f) => !isAudio(f.path)) || list.files[0];
     if (first) await openFile(first.path);
     else {
-      status("no .ahap, .haptic or .vij files under " + list.roots.join(", "));
-      $("inspector-empty").textContent = "Nothing to edit: the served folders have no pattern files.";
+      status("no .ahap, .haptic, .vij or audio files under " + list.roots.join(", "));
+      $("inspector-empty").textContent = "Nothing to edit: the served folders have no pattern or audio files.";
       updateButtons();
       document.body.dataset.ready = "1";
     }
