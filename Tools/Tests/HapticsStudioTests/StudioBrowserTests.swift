@@ -37,14 +37,16 @@ import _ToolTestSupport
                 #expect(
                     try await page.string("document.querySelector('#file-list li.current').textContent")
                         == "pats/rising-falling.ahap")
-                // A narrow list cuts the folder, never the file's own name.
+                // A list too narrow for the folder and the name keeps the folder's first letters
+                // and ellipsizes the name inside the row (StudioAudioPageTests has deeper paths).
                 #expect(
                     try await page.string(
                         """
                         (() => { const li = document.querySelector('#file-list li.current');
-                          const name = li.querySelector('.name'), folder = li.querySelector('.folder');
+                          const name = li.querySelector('.name'), last = li.querySelector('.folder-last');
                           document.getElementById('files').style.width = (name.scrollWidth + 28) + 'px';
-                          return [name.scrollWidth <= name.clientWidth, folder.scrollWidth > folder.clientWidth,
+                          return [last.getBoundingClientRect().width > 20,
+                            name.getBoundingClientRect().right <= li.getBoundingClientRect().right - 9,
                             name.textContent].join(); })()
                         """) == "true,true,rising-falling.ahap")
                 #expect(try await page.string("document.getElementById('timeline').dataset.eventsDrawn") == "20")

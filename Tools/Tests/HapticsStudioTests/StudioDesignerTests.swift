@@ -196,4 +196,44 @@ import _ToolTestSupport
             #expect(loud.first.map { abs($0 - 0.5) < 0.01 } == true, "the clip sounds at 0.5 s: \(loud.prefix(3))")
         }
     }
+
+    @Test(.timeLimit(.minutes(1))) func aNarrowListKeepsTheFoldersLastComponentAndTheName() async throws {
+        let deep = "a-long-outer-folder/and-another-one/examples-of-taps/heartbeat-slow.ahap"
+        try await StudioHarness.with(files: [deep: StudioDesignerTests.neighbours]) { studio in
+            let seen = try await DevTools.withPage { page in
+                try await StudioBrowserTests.open(studio, page)
+                // One measure per width: the outer folders, the file's own folder, the name.
+                let measure = """
+                    (() => { const li = document.querySelector('#file-list li[data-path="pats/\(deep)"]');
+                      const w = (c) => Math.round(li.querySelector(c).getBoundingClientRect().width);
+                      const cut = (c) => { const e = li.querySelector(c); return e.scrollWidth > e.clientWidth; };
+                      return JSON.stringify({outer: w('.folder'), last: w('.folder-last'), name: w('.name'),
+                        lastCut: cut('.folder-last'), nameCut: cut('.name'),
+                        inside: li.querySelector('.name').getBoundingClientRect().right <= li.getBoundingClientRect().right - 9,
+                        text: li.querySelector('.folder-last').textContent}); })()
+                    """
+                var out: [String] = []
+                for width in [250, 200, 150, 100] {
+                    _ = try await page.evaluate("document.getElementById('files').style.width = '\(width)px'")
+                    out.append(try await page.string(measure) ?? "")
+                }
+                return out
+            }
+            let rows = seen.compactMap {
+                try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+            }
+            #expect(rows.count == 4, "\(seen)")
+            for (row, width) in zip(rows, [250, 200, 150, 100]) {
+                #expect(row["outer"] as? Int == 0, "\(width) px: the outer folders go first: \(row)")
+                #expect(
+                    (row["last"] as? Int ?? 0) >= 25, "\(width) px: the file's folder keeps its first letters: \(row)")
+                #expect(row["lastCut"] as? Bool == true, "\(width) px: ellipsized: \(row)")
+                #expect(row["inside"] as? Bool == true, "\(width) px: nothing spills out of the row: \(row)")
+                #expect(row["text"] as? String == "examples-of-taps/")
+            }
+            // The name keeps its whole width while the folder can give way, then is ellipsized.
+            #expect(rows.first?["nameCut"] as? Bool == false, "\(rows.first ?? [:])")
+            #expect(rows.last?["nameCut"] as? Bool == true, "\(rows.last ?? [:])")
+        }
+    }
 }

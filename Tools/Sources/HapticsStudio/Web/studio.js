@@ -123,15 +123,21 @@ function renderFileList() {
   }
   for (const file of shown) {
     const li = document.createElement("li");
-    // The folder gives way first (an ellipsis), so the file's own name always shows.
+    // The folders above the file's own give way first (an ellipsis), then the file's own folder
+    // down to its first letters (never to nothing), and only then the file's name.
     const cut = file.path.lastIndexOf("/") + 1;
+    const inner = file.path.lastIndexOf("/", cut - 2) + 1;
     const folder = document.createElement("span");
     folder.className = "folder";
-    folder.textContent = file.path.slice(0, cut);
+    folder.textContent = file.path.slice(0, inner);
+    const last = document.createElement("span");
+    last.className = "folder-last";
+    last.textContent = file.path.slice(inner, cut);
+    last.style.minWidth = Math.min(last.textContent.length, 5) + "ch";
     const name = document.createElement("span");
     name.className = "name";
     name.textContent = file.path.slice(cut);
-    li.append(folder, name);
+    li.append(folder, last, name);
     li.title = `${file.path} (${file.format}, ${file.bytes} bytes)`;
     li.dataset.path = file.path;
     if (file.path === state.path) li.classList.add("current");
