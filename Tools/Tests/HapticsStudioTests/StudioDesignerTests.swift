@@ -236,4 +236,37 @@ import _ToolTestSupport
             #expect(rows.last?["nameCut"] as? Bool == true, "\(rows.last ?? [:])")
         }
     }
+
+    @Test(.timeLimit(.minutes(1))) func anEmptyFolderSaysSoAndDisablesWhatCannotWork() async throws {
+        try await StudioHarness.with { studio in
+            for name in ["rising-falling.ahap", "sharp-tap.ahap"] {
+                try FileManager.default.removeItem(at: studio.url(name))
+            }
+            let seen = try await DevTools.withPage { page in
+                try await StudioBrowserTests.open(studio, page)
+                let disabled = try await page.string(
+                    """
+                    ["play-engine", "play-browser", "stop", "undo", "redo", "add-transient", "add-continuous", "delete",
+                     "save", "compare", "zoom-in", "zoom-out", "zoom-fit", "filter"]
+                      .filter(id => !document.getElementById(id).disabled).join(",")
+                    """)
+                return [
+                    try await page.string("document.getElementById('file-list').textContent") ?? "",
+                    try await page.string("document.getElementById('inspector-empty').textContent") ?? "",
+                    try await page.string("document.getElementById('status').textContent") ?? "",
+                    try await page.string("document.getElementById('file-base').textContent") ?? "",
+                    disabled ?? "?",
+                    try await page.string("String(studio.state.path)") ?? "",
+                    try await page.string("String(document.getElementById('audio-bar').hidden)") ?? "",
+                ]
+            }
+            #expect(seen[0] == "No pattern or audio files under pats.")
+            #expect(seen[1] == "Nothing to edit: the served folders have no pattern or audio files.")
+            #expect(seen[2] == "no .ahap, .haptic, .vij or audio files under pats")
+            #expect(seen[3] == "no file open")
+            #expect(seen[4] == "", "enabled with nothing to act on: \(seen[4])")
+            #expect(seen[5] == "null")
+            #expect(seen[6] == "true", "no audio bar")
+        }
+    }
 }

@@ -244,8 +244,9 @@ function updateButtons() {
   $("save").disabled = !state.dirty || !editable || state.view?.format === "vij";
   $("delete").disabled = !state.selection;
   for (const id of ["add-transient", "add-continuous"]) $(id).disabled = !editable;
-  for (const id of ["play-engine", "play-browser", "zoom-in", "zoom-out", "zoom-fit"]) $(id).disabled = !state.path;
+  for (const id of ["play-engine", "play-browser", "stop", "zoom-in", "zoom-out", "zoom-fit"]) $(id).disabled = !state.path;
   $("compare").disabled = !editable;
+  $("filter").disabled = !state.files.length;
 }
 
 // ---------------------------------------------------------------- the model, from the AHAP JSON
