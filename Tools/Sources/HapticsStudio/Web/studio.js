@@ -411,7 +411,11 @@ async function runAnalysis() {
     else banner("The studio could not analyse the edit: " + error.message, null, null, true);
   } finally {
     a.inflight = false;
-    if (a.pending) { a.pending = false; a.since = a.since ?? started; runAnalysis(); }
+    if (a.pending) {
+      a.pending = false;
+      if (state.mode === "audio") convertAudio();
+      else { a.since = a.since ?? started; runAnalysis(); }
+    }
   }
 }
 
@@ -834,14 +838,10 @@ async function openAudio(path) {
   renderInspector();
   setDirty(false);
   history.replaceState(null, "", "#" + encodeURIComponent(path));
-  const made = await convertAudio({ whole: true });
-  if (!made) { draw(); return; }
-  fit();
+  // The first pattern made (now, or after a request still on its way) fits the view.
+  state.fitOnSound = true;
   draw();
-  if (metrics.ready === null) {
-    metrics.ready = performance.now();
-    document.body.dataset.ready = "1";
-  }
+  await convertAudio();
 }
 
 // Back to a pattern file: the usual lanes, no audio bar.
@@ -888,13 +888,13 @@ function audioOptions() {
 
 // Makes the pattern again (with the options and the stretch on screen); while one request is out,
 // later changes wait and only the newest is sent.
-async function convertAudio(how = {}) {
+async function convertAudio() {
   const a = state.analysis;
   if (a.inflight) { a.pending = true; return null; }
   a.inflight = true;
   const path = state.path;
   const body = { path, options: audioOptions() };
-  if (!how.whole && state.sound) {
+  if (state.sound && state.sound.path === path) {
     const [t0, t1] = [timeAt(LEFT), timeAt(LEFT + width())];
     body.window = { start: Math.max(0, t0), end: Math.max(0, t1), columns: Math.max(1, Math.round(width())) };
   }
@@ -913,8 +913,13 @@ async function convertAudio(how = {}) {
       document.body.dataset.audioEvents = String(made.transients + made.continuous);
       metrics.analyses += 1;
       document.body.dataset.analyses = String(metrics.analyses);
+      if (state.fitOnSound) { state.fitOnSound = false; fit(); }
       draw();
       status(audioSummary());
+      if (metrics.ready === null) {
+        metrics.ready = performance.now();
+        document.body.dataset.ready = "1";
+      }
     }
   } catch (error) {
     banner(`Cannot make haptics from ${path}: ${error.message}`, null, null, true);
@@ -922,7 +927,8 @@ async function convertAudio(how = {}) {
     made = null;
   } finally {
     a.inflight = false;
-    if (a.pending) { a.pending = false; convertAudio(); }
+    // What waited is sent for whatever is open now (a pattern file may have been opened meanwhile).
+    if (a.pending) { a.pending = false; if (state.mode === "audio") convertAudio(); else analyze(); }
   }
   return made;
 }
