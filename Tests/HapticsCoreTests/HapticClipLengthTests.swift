@@ -17,7 +17,7 @@ import Testing
                 frequency: #"[{"time": 0, "frequency": 0.2}, {"time": 5, "frequency": 0.8}]"#), file: "f.haptic")
         #expect(document.clip.duration == 2)
         #expect(document.clip.pattern.duration == 2)
-        // Meta's strict validator refuses it, Haptics Studio loads it: a warning naming both ends.
+        // Meta's strict validator refuses it, Haptics Studio loads it: a note naming both ends.
         #expect(document.diagnostics.map(\.code) == [.frequencyPastEnd])
         #expect(
             document.diagnostics.first?.description.contains(
@@ -26,6 +26,27 @@ import Testing
         // Its sharpness curve stops at the end too.
         let sharpness = try #require(document.clip.pattern.parameterCurves.first { $0.id == .hapticSharpnessControl })
         #expect(sharpness.time + (sharpness.controlPoints.last?.time ?? 0) <= 2)
+    }
+
+    /// Meta Haptics Studio writes the frequency envelope's last breakpoint a few milliseconds after
+    /// the amplitude envelope's (Meta's own SDK sample pack ships such clips), and every player
+    /// plays the clip: lint mentions it as a note, not a warning, so the export lints clean.
+    @Test func aHapticsStudioExportWhoseFrequencyEndsLaterLintsWithANoteOnly() throws {
+        let bytes = Array(
+            #"""
+            {"version": {"major": 1, "minor": 0, "patch": 0},
+             "metadata": {"editor": "Meta XR Haptics Studio", "source": "bushes.wav", "project": "", "tags": [], "description": ""},
+             "signals": {"continuous": {"envelopes": {
+               "amplitude": [{"time": 0, "amplitude": 0.2}, {"time": 6.2967, "amplitude": 0.0023}, {"time": 6.3817, "amplitude": 0.0001}],
+               "frequency": [{"time": 0, "frequency": 0.4}, {"time": 5.8267, "frequency": 0.55}, {"time": 6.3951, "frequency": 0}]}}}}
+            """#.utf8)
+        let findings = HapticClip.lint(bytes)
+        #expect(findings.map(\.code) == [.frequencyPastEnd])
+        #expect(findings.map(\.severity) == [.note], "\(findings)")
+        #expect(findings.filter { $0.severity != .note }.isEmpty)
+        let document = try HapticClip.decode(bytes, file: "bushes.haptic")
+        #expect(document.diagnostics.map(\.severity) == [.note])
+        #expect(document.clip.duration == 6.3817)
     }
 
     @Test func aFirstBreakpointAfterZeroIsRampedUpToFromSilence() throws {

@@ -138,8 +138,8 @@ extension Diagnostic {
         public static let tooFewBreakpoints = Code(
             "too-few-breakpoints", .error, "a .haptic amplitude envelope of a single breakpoint")
         public static let frequencyPastEnd = Code(
-            "frequency-past-end", .warning,
-            "a .haptic frequency breakpoint outside the amplitude envelope (players ignore it)")
+            "frequency-past-end", .note,
+            "a .haptic frequency breakpoint outside the amplitude envelope (players ignore it; exporters write it)")
         public static let valueOutOfRange = Code(
             "value-out-of-range", .error, "a .haptic amplitude or frequency outside 0...1")
 

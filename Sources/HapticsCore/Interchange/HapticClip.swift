@@ -339,7 +339,8 @@ struct HapticClipDecoder {
     /// two amplitude breakpoints, a first and a last at different times; each is reported
     /// whatever else is wrong, so one run lists every error. A frequency breakpoint outside the
     /// amplitude envelope is refused by Meta's strict validator but loaded by Haptics Studio
-    /// (its legacy mode) and ignored by the players, so it is a warning.
+    /// (its legacy mode), written by Lofelt Studio and Meta Haptics Studio and ignored by the
+    /// players, so it is a note: normal exporter output a strict reader would still mention.
     mutating func checkLength(_ clip: HapticClip, envelopes: JSONNode, written: Int) {
         let amplitude = clip.amplitude
         if written == 1 {
