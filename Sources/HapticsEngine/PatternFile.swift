@@ -88,9 +88,15 @@ public struct PatternFile: Sendable {
         }
         var diagnostics = document.diagnostics
         do {
+            // Every waveform found nowhere is one finding (an error when missing ones fail), not
+            // the first only, so lint lists them all as the studio does.
             let clips = try loadWaveforms(
-                of: document.pattern, file: path, folders: waveformFolders, missing: missingWaveforms,
-                diagnostics: &diagnostics)
+                of: document.pattern, source: path, searched: [folder(of: path)] + waveformFolders,
+                absolutePaths: false, hint: "--waveforms DIR adds a folder to look in", missing: missingWaveforms,
+                skip: { _ in false }, diagnostics: &diagnostics, reportEach: true)
+            guard !diagnostics.contains(where: { $0.severity == .error && $0.code == .waveformNotFound }) else {
+                return (diagnostics, nil)
+            }
             let file = PatternFile(
                 path: path, pattern: document.pattern, diagnostics: diagnostics, clips: clips, clip: clip)
             return (diagnostics, file)
@@ -166,7 +172,7 @@ public struct PatternFile: Sendable {
 
     private static func loadWaveforms(
         of pattern: HapticPattern, source file: String, searched: [String], absolutePaths: Bool, hint: String,
-        missing: MissingWaveforms, skip: (String) -> Bool, diagnostics: inout [Diagnostic]
+        missing: MissingWaveforms, skip: (String) -> Bool, diagnostics: inout [Diagnostic], reportEach: Bool = false
     ) throws(AHAPError) -> [String: AudioClip] {
         var clips: [String: AudioClip] = [:]
         var absent: Set<String> = []
@@ -184,6 +190,11 @@ public struct PatternFile: Sendable {
             guard let resolved = found else {
                 let places = waveform.hasPrefix("/") ? "its absolute path" : searched.joined(separator: ", ")
                 let message = "waveform '\(waveform)' not found (looked in \(places))"
+                if missing == .fail && reportEach {
+                    absent.insert(waveform)
+                    diagnostics.append(Diagnostic(.error, code: .waveformNotFound, message + "; " + hint, at: at))
+                    continue
+                }
                 if missing == .fail {
                     throw AHAPError(
                         file: file, path: at, location: nil, code: .waveformNotFound,
