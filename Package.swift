@@ -78,7 +78,10 @@ let package = Package(
         // A stand-in for AVFAudio's AVAudioSession (Linux only), so `import AVFAudio` or
         // `import AVFoundation` and session set-up in app code compile (docs/corehaptics.md). Apple's
         // platforms have the real ones. AVFoundation re-exports AVFAudio, as Apple's does.
-        .target(name: "AVFAudio"),
+        // Its AVAudioPlayer plays on a haptic engine, on the output CHHapticEngine uses.
+        .target(
+            name: "AVFAudio",
+            dependencies: ["HapticsCore", "HapticsEngine", "HapticsSynthesis", "HapticsSystem"]),
         .target(name: "AVFoundation", dependencies: ["AVFAudio"]),
         // Apple's Core Haptics API on the engine: app code compiles unchanged.
         .target(
