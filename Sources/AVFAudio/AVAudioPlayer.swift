@@ -315,15 +315,12 @@ final class PlayerBox: Sendable {
         } catch {
             return false
         }
-        let now = engine.currentTime
+        let now = time == HapticEngine.timeImmediate ? engine.immediateTime : engine.currentTime
         state.withLock { state in
             state.player = player
             state.startPosition = start
-            // An immediate start is heard about a buffer after "now" (what is heard): count
-            // `currentTime` from then.
-            state.startedAt =
-                time == HapticEngine.timeImmediate
-                ? now + Double(engine.output.bufferFrames) / Double(engine.format.sampleRate) : max(now, time)
+            // An immediate start is heard from the frame the next tick renders.
+            state.startedAt = max(now, time)
             state.loopsAtStart = loops
         }
         return true

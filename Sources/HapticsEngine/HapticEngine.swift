@@ -395,6 +395,11 @@ public final class HapticEngine: Sendable {
     /// The first frame the next tick will render: where an immediate command lands.
     var nextFrame: Int64 { anchor.withLock { $0.writtenFrame } }
 
+    /// The engine time, in seconds, at which a command sent now for `timeImmediate` is heard: the
+    /// first frame the next tick renders (a buffer ahead of ``currentTime`` while the output is
+    /// full, at it just after a start). What a player that reports its position counts from.
+    public var immediateTime: Double { Double(nextFrame) / Double(format.sampleRate) }
+
     func enqueue(_ command: Command, at time: CommandTime) {
         control.withLock { state in
             state.commands.insert(command, deadline: time)
