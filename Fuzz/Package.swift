@@ -57,6 +57,7 @@ func library(_ name: String) -> Target.Dependency { .product(name: name, package
 for (name, dependencies): (String, [Target.Dependency]) in [
     ("fuzz-ahap", [library("HapticsCore"), library("HapticsSynthesis")]),
     ("fuzz-wav", [library("HapticsSynthesis")]),
+    ("fuzz-audio", [library("HapticsAudioAnalysis"), library("HapticsCore")]),
     ("fuzz-order-script", ["CupcakeCorner", library("SensoryFeedback")]),
     ("fuzz-event-log", ["CupcakeCorner"]),
     ("fuzz-midi", [library("HapticsCore")]),

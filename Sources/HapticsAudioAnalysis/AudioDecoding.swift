@@ -152,6 +152,7 @@ public final class AudioFileReader {
             var io = VirtualFile.callbacks
             guard let file = sf_open_virtual(&io, Int32(SFM_READ), &info, Unmanaged.passUnretained(virtual).toOpaque())
             else {
+                copy.deallocate()
                 throw AudioDecodeError(file: name, Self.sndfileMessage(container, nil))
             }
             source = .sndfile(file, virtual)

@@ -261,6 +261,22 @@ struct AudioBadInputTests {
         }
     }
 
+    @Test("A compressed file that does not open leaves no memory behind (fuzz-audio's first find)")
+    func failedOpenReleasesItsCopy() throws {
+        // "fLaC" and garbage: libsndfile refuses it; each refusal used to keep the reader's copy of
+        // the bytes (64 KB here), so a studio opening such files one after another grew without end
+        // (2,000 refusals kept 128 MB; the suites running beside this one stay well under 48 MB).
+        let bytes = Array("fLaC".utf8) + [UInt8](repeating: 0x5A, count: 65_532)
+        func attempt() {
+            #expect(throws: AudioDecodeError.self) { _ = try AudioFileReader(bytes: bytes, name: "bad.flac") }
+        }
+        attempt()
+        let before = try anonymousResident()
+        for _ in 0..<2_000 { attempt() }
+        let grown = try anonymousResident() - before
+        #expect(grown < 48 << 20, "resident memory grew by \(grown) bytes over 2,000 failed opens")
+    }
+
     @Test("10 hours of silence: a bounded run, an empty pattern")
     func tenHoursOfSilence() throws {
         // 16-bit mono at 1 kHz (the lowest rate read): a 72 MB file, read through the memory map.
@@ -298,4 +314,12 @@ func correlation(_ a: [Double], _ b: [Double]) -> Double {
         sbb += (b[i] - mb) * (b[i] - mb)
     }
     return sab / (saa * sbb).squareRoot()
+}
+
+/// The process's anonymous resident memory (RssAnon in /proc/self/status), in bytes.
+func anonymousResident() throws -> Int {
+    let status = try String(contentsOfFile: "/proc/self/status", encoding: .utf8)
+    let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("RssAnon:") })
+    let kilobytes = try #require(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
+    return kilobytes << 10
 }
