@@ -62,6 +62,10 @@ public final class HapticEngine: Sendable {
         /// Longest pattern a player accepts, in seconds (the AHAP reader's `maxDuration`, 3600);
         /// the CoreHaptics facade lifts it, as Core Haptics sets no such limit.
         public var maxPatternSeconds = AHAPLimits.default.maxDuration
+        /// On an output whose ``ChannelMap`` has preview channels: audio events play on the
+        /// preview only and haptic events on the actuators only, as a song beside its haptics
+        /// should (`haptic play song.wav --device dualsense`). Off: both carry every event.
+        public var audioOnPreviewOnly = false
 
         public init() {}
     }
@@ -141,6 +145,9 @@ public final class HapticEngine: Sendable {
                     voicing: voicing, maxVoices: configuration.maxVoices, maxLayers: configuration.maxPlayers),
                 preview: preview, maxPlayers: configuration.maxPlayers, channels: output.format.channels, map: map))
         anchor = Mutex(TimeAnchor())
+        if configuration.audioOnPreviewOnly, map?.previewChannels.isEmpty == false {
+            render.withLock { $0.audioOnPreviewOnly = true }
+        }
     }
 
     deinit {

@@ -31,6 +31,9 @@ public final class LivePlayback: Sendable {
         public var voicing: VoicingProfile = .standard
         /// Length of the fade when interrupted.
         public var fadeMilliseconds = 5.0
+        /// On a mapped output with preview channels: audio events there only, haptic events on
+        /// the actuators only (``HapticEngine/Configuration/audioOnPreviewOnly``).
+        public var audioOnPreviewOnly = false
 
         public init(loop: Bool = false, rate: Float = 1, fromSeconds: Double = 0, voicing: VoicingProfile = .standard) {
             self.loop = loop
@@ -82,6 +85,7 @@ public final class LivePlayback: Sendable {
         var configuration = HapticEngine.Configuration()
         configuration.voicing = options.voicing
         configuration.tickThreadNice = -11
+        configuration.audioOnPreviewOnly = options.audioOnPreviewOnly
         if let problem = file.pattern.rateProblem(Double(options.rate), maxSeconds: configuration.maxPatternSeconds) {
             throw HapticEngineError(.invalidParameterType, problem)
         }

@@ -76,6 +76,9 @@ struct RenderState: ~Copyable {
     /// The audible preview of a mapped output; used only when ``hasPreview``.
     var preview: Synthesizer
     let hasPreview: Bool
+    /// Audio events on the preview only, haptic events on the haptic channels only
+    /// (``HapticEngine/Configuration/audioOnPreviewOnly``; set only when there is a preview).
+    var audioOnPreviewOnly = false
     var running = false
     var lastHeard: Int64 = 0
     /// When (engine clock) and at which frame the current run first handed audio to the output.
@@ -152,8 +155,8 @@ struct RenderState: ~Copyable {
 
     /// Mutes haptic or audio events on the synthesizer and the preview.
     mutating func setMuted(haptics: Bool, audio: Bool) {
-        synthesizer.setMuted(haptics: haptics, audio: audio)
-        if hasPreview { preview.setMuted(haptics: haptics, audio: audio) }
+        synthesizer.setMuted(haptics: haptics, audio: audio || audioOnPreviewOnly)
+        if hasPreview { preview.setMuted(haptics: haptics || audioOnPreviewOnly, audio: audio) }
     }
 
     /// Fades every voice of both synthesizers out over `frames` from `frame`.

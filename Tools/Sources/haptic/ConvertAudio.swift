@@ -4,8 +4,9 @@ import HapticsAudioAnalysis
 import HapticsCore
 @_spi(Tooling) import HapticsEngine
 
-/// `haptic convert`'s options for audio input (docs/audio-to-haptics.md); ignored for patterns.
-struct AudioConvertOptions: ParsableArguments {
+/// The analysis options for audio input that `haptic convert` and `haptic play` share
+/// (docs/audio-to-haptics.md); ignored for patterns.
+struct AudioAnalysisOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Audio input: decibels added before loudness becomes intensity.", valueName: "dB"))
     var gain: Double = AudioHapticsOptions().gain
 
@@ -31,11 +32,8 @@ struct AudioConvertOptions: ParsableArguments {
     @Option(help: "Audio input: the most events in any one second.")
     var maxEventsPerSecond: Int = AudioHapticsOptions().maxEventsPerSecond
 
-    @Flag(help: "Audio input: add an AudioCustom event playing the source, so sound and haptics play together.")
-    var withAudio = false
-
     /// The library's options, or the message naming the bad one.
-    func options(input: String, output: String) throws(ValidationError) -> AudioHapticsOptions {
+    func options() throws(ValidationError) -> AudioHapticsOptions {
         var options = AudioHapticsOptions()
         options.gain = gain
         options.resolution = resolution
@@ -53,8 +51,22 @@ struct AudioConvertOptions: ParsableArguments {
             options.band = .init(low: low, high: high)
         }
         options.maxEventsPerSecond = maxEventsPerSecond
-        if withAudio { options.audioPath = Self.relativePath(of: input, from: output) }
         if let problem = options.problem { throw ValidationError(problem) }
+        return options
+    }
+}
+
+/// `haptic convert`'s options for audio input: the analysis, and `--with-audio`.
+struct AudioConvertOptions: ParsableArguments {
+    @OptionGroup var analysis: AudioAnalysisOptions
+
+    @Flag(help: "Audio input: add an AudioCustom event playing the source, so sound and haptics play together.")
+    var withAudio = false
+
+    /// The library's options, or the message naming the bad one.
+    func options(input: String, output: String) throws(ValidationError) -> AudioHapticsOptions {
+        var options = try analysis.options()
+        if withAudio { options.audioPath = Self.relativePath(of: input, from: output) }
         return options
     }
 

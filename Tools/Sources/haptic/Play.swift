@@ -16,10 +16,14 @@ extension HapticCommand {
                 server stopped or hung) is reported as stalled and ends playback with exit status 1. \
                 Without a usable audio device, play says why and writes the preview to a WAV file instead. \
                 With --watch, every save of the file plays it again (or rewrites the preview); \
-                errors are printed and watching goes on until Ctrl-C.
+                errors are printed and watching goes on until Ctrl-C. \
+                Audio (WAV, FLAC, Ogg Vorbis/Opus, MP3) plays beside the pattern `haptic convert` makes \
+                of it (the audio options below): both mixed on an ordinary output; on a haptic device \
+                (--device dualsense, or --channels with --haptic-channels) the sound on the channels the \
+                actuators leave free and the haptics on the actuators.
                 """)
 
-        @Argument(help: "The AHAP file.")
+        @Argument(help: "The AHAP file; or audio, played beside the haptics made from it.")
         var pattern: String
 
         @OptionGroup var device: DeviceOptions
@@ -43,11 +47,18 @@ extension HapticCommand {
 
         @OptionGroup var waveforms: WaveformOptions
 
+        @OptionGroup(title: "Audio input (WAV, FLAC, Ogg Vorbis/Opus, MP3)") var audio: AudioAnalysisOptions
+
         func validate() throws {
             guard !(loop && watch) else { throw ValidationError("--loop and --watch cannot be combined") }
             guard rate > 0, rate.isFinite else { throw ValidationError("--rate must be above 0 (got \(rate))") }
             guard from >= 0, from.isFinite else {
                 throw ValidationError("--from must be 0 or more seconds (got \(from))")
+            }
+            if AudioInput.isAudio(pattern) {
+                // The sound plays at its own speed: only the pattern's times would change.
+                guard rate == 1 else { throw ValidationError("--rate does not apply to audio input") }
+                guard !watch else { throw ValidationError("--watch does not apply to audio input") }
             }
         }
 
@@ -70,10 +81,14 @@ extension HapticCommand {
             Interrupts.install()
             if watch { try PlayWatch(play: self).run() }
             _ = Terminal.processStart
-            let file = try Terminal.load(pattern, waveforms: waveforms)
+            let isAudio = AudioInput.isAudio(pattern)
+            let file = isAudio ? try audioFile() : try Terminal.load(pattern, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
             if let problem = rateProblem(file) { throw Terminal.failure("\(file.path): \(problem)") }
             let voicing = voice.voicing
+            var device = self.device
+            // Audio input on a haptic device: the sound on the channels the actuators leave free.
+            if isAudio { device.previewAudio = true }
             let output: ALSAOutput
             do {
                 output = try device.open()
@@ -83,6 +98,8 @@ extension HapticCommand {
                 try Terminal.writePreview(of: file, voicing: voicing, because: error)
                 return
             }
+            var options = self.options
+            options.audioOnPreviewOnly = isAudio
             let playback = try LivePlayback(file: file, output: output, options: options)
             let outcome = Interrupts.run(playback)
             Terminal.reportStatistics(playback.statistics, verbose: stats)

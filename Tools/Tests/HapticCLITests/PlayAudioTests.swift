@@ -1,0 +1,147 @@
+import Foundation
+import HapticsSynthesis
+import Testing
+import _ToolTestSupport
+
+/// `haptic play SOUND`: the sound and the haptics made from it, through ALSA's `file` PCM.
+@Suite("haptic play: audio")
+struct PlayAudioTests {
+    let scratch: ScratchFolder
+    init() throws { scratch = try ScratchFolder() }
+
+    /// Where the clicks start, in frames at 48 kHz.
+    static let clickFrames = [9_600, 24_000, 38_400]
+
+    /// 10 ms decaying noise clicks at ``clickFrames`` in 1.2 s, 48 kHz mono, 16-bit WAV bytes; each
+    /// click's first sample is its loudest (0.8), so the sound starts on that very frame.
+    static func clicks() -> [UInt8] {
+        var samples = [Float](repeating: 0, count: 57_600)
+        var state: UInt64 = 11
+        for start in clickFrames {
+            for i in 0..<480 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let noise = i == 0 ? 1 : Float(Int64(bitPattern: state) >> 11) / Float(1 << 52)
+                samples[start + i] = 0.8 * noise * Float(exp(-Double(i) / 96))
+            }
+        }
+        return WAV.encode(AudioClip(sampleRate: 48_000, channels: 1, samples: samples), sampleFormat: .s16)
+    }
+
+    /// Raw little-endian FLOAT_LE samples.
+    func floats(_ path: String) throws -> [Float] {
+        let bytes = try [UInt8](Data(contentsOf: URL(filePath: path)))
+        return stride(from: 0, to: bytes.count - 3, by: 4).map { at in
+            Float(
+                bitPattern: UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16
+                    | UInt32(bytes[at + 3]) << 24)
+        }
+    }
+
+    /// `haptic render PATTERN -o - --format f32 EXTRA…` as interleaved samples.
+    func render(_ pattern: String, _ extra: [String] = []) throws -> [Float] {
+        let result = try Haptic.run(["render", pattern, "-o", "-", "--format", "f32"] + extra)
+        try #require(result.status == 0, "\(result.stderr)")
+        return try WAV.decode(result.stdout).samples
+    }
+
+    /// Frames (of `channels`-channel `samples`, channel `channel`) where sound starts: above 0.01 after
+    /// at least 50 ms at or below it.
+    func onsets(_ samples: [Float], channel: Int, channels: Int) -> [Int] {
+        var found: [Int] = []
+        var quiet = 2_400
+        for frame in 0..<(samples.count / channels) {
+            if abs(samples[frame * channels + channel]) > 0.01 {
+                if quiet >= 2_400 { found.append(frame) }
+                quiet = 0
+            } else {
+                quiet += 1
+            }
+        }
+        return found
+    }
+
+    @Test("On an ordinary output: the sound and its haptics mixed, as convert --with-audio and render make them")
+    func mixed() throws {
+        let sound = try scratch.write("clicks.wav", Self.clicks())
+        let capture = scratch.path("capture.raw")
+        let result = try Haptic.run(["play", sound, "--device", "file:FILE=\(capture),FORMAT=raw"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let converted = try Haptic.run(["convert", sound, "-o", scratch.path("clicks.ahap"), "--with-audio"])
+        try #require(converted.status == 0, "\(converted.stderr)")
+        try expectCapture(capture, equalsTheOfflineRenderOf: scratch.path("clicks.ahap"))
+    }
+
+    @Test("On four channels with actuators on 3-4: the sound alone on 1-2, the haptics alone on 3-4, in step")
+    func split() throws {
+        let sound = try scratch.write("clicks.wav", Self.clicks())
+        let capture = scratch.path("quad.raw")
+        let conf = try scratch.write(
+            "asound.conf", "pcm.quad { type file; slave.pcm \"null\"; file \"\(capture)\"; format \"raw\" }")
+        let base = ProcessInfo.processInfo.environment["ALSA_CONFIG_PATH"] ?? "/usr/share/alsa/alsa.conf"
+        let environment = ProcessInfo.processInfo.environment.merging(["ALSA_CONFIG_PATH": base + ":" + conf]) { $1 }
+        let result = try Haptic.run(
+            ["play", sound, "--device", "quad", "--channels", "4", "--haptic-channels", "3,4"],
+            environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let played = try floats(capture)
+        let frames = played.count / 4
+
+        // The sound: each click starts on its own frame, counted from where playback started.
+        let heard = onsets(played, channel: 0, channels: 4)
+        try #require(heard.count == Self.clickFrames.count, "sound onsets on channel 1: \(heard)")
+        let start = heard[0] - Self.clickFrames[0]
+        #expect(heard == Self.clickFrames.map { start + $0 }, "sound onsets \(heard), playback from frame \(start)")
+        #expect(onsets(played, channel: 1, channels: 4) == heard)
+
+        // The haptics: each onset within 10 ms (480 frames) of its click.
+        let felt = onsets(played, channel: 2, channels: 4)
+        #expect(felt.count == Self.clickFrames.count, "haptic onsets on channel 3: \(felt)")
+        for (onset, click) in zip(felt, Self.clickFrames) {
+            #expect(abs(onset - (start + click)) <= 480, "haptic onset at \(onset - start), click at \(click)")
+        }
+
+        // Exactly: 1-2 hold the sound alone, 3-4 the actuator render of the haptics alone.
+        _ = try scratch.write(
+            "sound.ahap",
+            #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"AudioCustom","EventWaveformPath":"clicks.wav","#
+                + #""EventParameters":[{"ParameterID":"AudioVolume","ParameterValue":1}]}}]}"#)
+        let converted = try Haptic.run(["convert", sound, "-o", scratch.path("haptics.ahap")])
+        try #require(converted.status == 0, "\(converted.stderr)")
+        let soundAlone = try render(scratch.path("sound.ahap"), ["--channels", "2"])
+        let hapticsAlone = try render(scratch.path("haptics.ahap"), ["--channels", "2", "--voice", "actuator"])
+        let checks: [(first: Int, reference: [Float], what: String)] = [
+            (0, soundAlone, "channels 1-2"), (2, hapticsAlone, "channels 3-4"),
+        ]
+        for (first, reference, what) in checks {
+            var pair: [Float] = []
+            for frame in 0..<frames { pair += [played[frame * 4 + first], played[frame * 4 + first + 1]] }
+            let at = 2 * start
+            guard at + reference.count <= pair.count else {
+                Issue.record("\(what): capture too short")
+                continue
+            }
+            let differing = (0..<reference.count).filter { pair[at + $0] != reference[$0] }
+            let firstDiffering = differing.first ?? -1
+            #expect(differing.count == 0, "\(what): \(differing.count) samples differ, first at \(firstDiffering)")
+            #expect(pair[(at + reference.count)...].allSatisfy { $0 == 0 }, "\(what): sound after the end")
+        }
+    }
+
+    @Test("Options that do not apply, and a file that is not audio: one line, no playback")
+    func refusals() throws {
+        let sound = try scratch.write("clicks.wav", Self.clicks())
+        var result = try Haptic.run(["play", sound, "--rate", "2", "--device", "null"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--rate does not apply to audio input"), "\(result.stderr)")
+        result = try Haptic.run(["play", sound, "--sensitivity", "2", "--device", "null"])
+        #expect(result.status == 64)
+        #expect(result.stderr == "haptic: sensitivity must be within 0...1\n", "\(result.stderr)")
+        let fake = try scratch.write("fake.wav", Array("not a sound".utf8))
+        result = try Haptic.run(["play", fake, "--device", "null"])
+        #expect(result.status == 1)
+        #expect(
+            result.stderr
+                == "haptic: \(fake): not audio: the file starts with \"not \", not RIFF, fLaC, OggS, ID3 or an MPEG frame\n"
+        )
+    }
+}
