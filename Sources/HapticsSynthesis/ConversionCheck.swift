@@ -81,6 +81,16 @@ public struct ConversionCheck: Hashable, Sendable {
             emphasisTimes: Self.transientTimes(original), sampleRate: sampleRate)
     }
 
+    /// A Meta/Lofelt clip against the clip it was converted to (`.haptic` to `.haptic`), both
+    /// played as Meta's and Lofelt's players play them.
+    public init(clip: HapticClip, converted: HapticClip, sampleRate: Int = 48_000) throws(FrameRangeError) {
+        let (a, b) = (ClipPlayback.layers(clip), ClipPlayback.layers(converted))
+        try self.init(
+            original: [a.continuous, a.emphases].compactMap { $0 },
+            converted: [b.continuous, b.emphases].compactMap { $0 },
+            emphasisTimes: ClipPlayback.emphasisTimes(clip), sampleRate: sampleRate)
+    }
+
     static func transientTimes(_ pattern: HapticPattern) -> [Double] {
         pattern.events.filter { $0.type == .hapticTransient }.map(\.time).sorted()
     }

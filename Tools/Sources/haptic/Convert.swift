@@ -35,7 +35,7 @@ extension HapticCommand {
 
         @Flag(
             help:
-                "Render the original and the converted pattern and print how close they are: envelope correlation, onsets, loudness."
+                "Render the original and the written file, each as its own format plays it, and print how close they are: envelope correlation, onsets, emphases, loudness."
         )
         var check = false
 
@@ -74,11 +74,19 @@ extension HapticCommand {
             }
         }
 
-        /// With `--check`: the original and the converted pattern rendered and compared.
+        /// With `--check`: the original as its format plays it against the file written, read
+        /// back from disk (standard output: from the bytes written) and played as its own format
+        /// plays it, so what the user gets is what is measured.
         func measure(_ file: PatternFile, _ conversion: PatternConversion) throws -> ConversionCheck? {
             guard check else { return nil }
+            let written: PatternConversion.Converted
+            do {
+                written = try conversion.readBack(from: output == "-" ? nil : output)
+            } catch {
+                throw Terminal.failure("cannot check '\(output)': \(error.description)")
+            }
             return try Terminal.frames(in: input) { () throws(FrameRangeError) in
-                try ConversionCheck(original: file.pattern, converted: conversion.converted)
+                try conversion.check(file, against: written)
             }
         }
 
@@ -109,8 +117,9 @@ extension HapticCommand {
 /// One conversion: the bytes written and what they lose.
 struct PatternConversion {
     var bytes: [UInt8]
-    /// The written pattern as it plays (for --check).
-    var converted: HapticPattern
+    /// Android's waveform as the pattern it plays (for --check): Android's JSON and Kotlin have
+    /// no reader here, so the effect written is played as it was built.
+    var android: HapticPattern?
     var losses: [ConversionLoss]
     var from: String
     var to: String
@@ -123,18 +132,50 @@ struct PatternConversion {
         case .ahap:
             if let clip = file.clip { losses = clip.ahapLosses }
             bytes = AHAP.encode(file.pattern)
-            converted = file.pattern
         case .haptic:
             let clip = file.clip ?? HapticClip(pattern: file.pattern, losses: &losses)
             bytes = HapticClip.encode(clip)
-            converted = clip.pattern
         case .android:
             let effect = AndroidVibration(file.pattern)
             losses = AndroidVibration.losses(of: file.pattern, as: effect)
             bytes = Array((kotlin ? effect.kotlin : effect.json).utf8)
-            converted = effect.pattern
+            android = effect.pattern
         }
         self.losses = losses
+    }
+
+    /// What was written, to be played by its own format's semantics.
+    enum Converted {
+        /// An AHAP, or Android's waveform as the pattern it plays: Core Haptics' semantics.
+        case pattern(HapticPattern)
+        /// A Meta/Lofelt clip: Meta's and Lofelt's players' semantics.
+        case clip(HapticClip)
+    }
+
+    /// The file written, read back from `path` (nil: from `bytes`) by its own format's reader.
+    ///
+    /// - Throws: `AHAPError` naming `path` when it cannot be read or no longer decodes.
+    func readBack(from path: String?) throws(AHAPError) -> Converted {
+        if let android { return .pattern(android) }
+        let name = path ?? "standard output"
+        let written =
+            try path.map { (path) throws(AHAPError) in
+                try PatternFile.readFile(
+                    path, limit: AHAPLimits.default.maxFileBytes, what: "\(to) file", file: path, at: .root)
+            } ?? bytes
+        if to == "haptic" { return .clip(try HapticClip.decode(written, file: name).clip) }
+        return .pattern(try AHAP.decode(written, file: name).pattern)
+    }
+
+    /// The original as its format plays it against the written file as its format plays it,
+    /// each rendered independently (docs/formats.md).
+    func check(_ file: PatternFile, against converted: Converted) throws(FrameRangeError) -> ConversionCheck {
+        switch (file.clip, converted) {
+        case (let clip?, .pattern(let pattern)): try ConversionCheck(clip: clip, converted: pattern)
+        case (let clip?, .clip(let back)): try ConversionCheck(clip: clip, converted: back)
+        case (nil, .pattern(let pattern)): try ConversionCheck(original: file.pattern, converted: pattern)
+        case (nil, .clip(let back)): try ConversionCheck(original: file.pattern, clip: back)
+        }
     }
 
     func json(check: ConversionCheck?) -> String {
@@ -145,6 +186,8 @@ struct PatternConversion {
             var maxOnsetShiftMilliseconds: Double?
             var loudnessDifferenceDB: Double?
             var lengthDifferenceMilliseconds: Double
+            var emphases: Int
+            var emphasesKept: Int
         }
         struct Report: Encodable {
             struct Loss: Encodable {
@@ -162,7 +205,8 @@ struct PatternConversion {
                 envelopeCorrelation: $0.envelopeCorrelation, originalOnsets: $0.originalOnsets,
                 convertedOnsets: $0.convertedOnsets, maxOnsetShiftMilliseconds: $0.maxOnsetShiftMilliseconds,
                 loudnessDifferenceDB: $0.loudnessDifferenceDB.isFinite ? $0.loudnessDifferenceDB : nil,
-                lengthDifferenceMilliseconds: $0.lengthDifferenceMilliseconds)
+                lengthDifferenceMilliseconds: $0.lengthDifferenceMilliseconds, emphases: $0.emphases,
+                emphasesKept: $0.emphasesKept)
         }
         let report = Report(
             from: from, to: to, losses: losses.map { .init(kind: $0.kind, count: $0.count, message: $0.message) },
