@@ -61,6 +61,7 @@ for (name, dependencies): (String, [Target.Dependency]) in [
     ("fuzz-order-script", ["CupcakeCorner", library("SensoryFeedback")]),
     ("fuzz-event-log", ["CupcakeCorner"]),
     ("fuzz-midi", [library("HapticsCore")]),
+    ("fuzz-clip", [library("HapticsCore"), library("HapticsSynthesis")]),
     (
         "fuzz-studio",
         [
