@@ -158,13 +158,16 @@ struct PatternConversion {
     func readBack(from path: String?) throws(AHAPError) -> Converted {
         if let android { return .pattern(android) }
         let name = path ?? "standard output"
+        // The file just written may be larger than an input may be: a legal hour-long clip
+        // becomes about 50 MB of AHAP. The size limit guards against hostile input, not this.
+        var limits = AHAPLimits.default
+        limits.maxFileBytes = max(limits.maxFileBytes, bytes.count)
         let written =
             try path.map { (path) throws(AHAPError) in
-                try PatternFile.readFile(
-                    path, limit: AHAPLimits.default.maxFileBytes, what: "\(to) file", file: path, at: .root)
+                try PatternFile.readFile(path, limit: limits.maxFileBytes, what: "\(to) file", file: path, at: .root)
             } ?? bytes
-        if to == "haptic" { return .clip(try HapticClip.decode(written, file: name).clip) }
-        return .pattern(try AHAP.decode(written, file: name).pattern)
+        if to == "haptic" { return .clip(try HapticClip.decode(written, file: name, limits: limits).clip) }
+        return .pattern(try AHAP.decode(written, file: name, limits: limits).pattern)
     }
 
     /// The original as its format plays it against the written file as its format plays it,

@@ -107,6 +107,28 @@ import Testing
             ], "\(result.stderr)")
     }
 
+    /// A legal clip of 60,000 breakpoints (an emphasis on every tenth) writes about 21 MB of
+    /// AHAP, more than an input may be (16 MiB): the check still reads it back.
+    @Test func aClipWhoseAHAPIsLargerThanAnInputMayBeIsChecked() throws {
+        let count = 60_000
+        let points = (0..<count).map { i in
+            let emphasis = i % 10 == 5 ? #", "emphasis": {"amplitude": 1, "frequency": 0.5}"# : ""
+            return #"{"time": \#(Double(i) * 0.001), "amplitude": \#(i % 2 == 0 ? 0.3 : 0.6)\#(emphasis)}"#
+        }
+        let clip = """
+            {"version": {"major": 1, "minor": 0, "patch": 0}, "signals": {"continuous": {"envelopes": {
+              "amplitude": [\(points.joined(separator: ","))]}}}}
+            """
+        let input = try scratch.write("big.haptic", clip)
+        let output = scratch.path("big.ahap")
+        let result = try Haptic.run(["convert", input, "-o", output, "--check"], killAfter: 600)
+        #expect(result.status == 0, "\(result.stderr.prefix(500))")
+        let size = try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int ?? 0
+        #expect(size > 16 << 20, "\(size) bytes")
+        let line = try #require(Self.checkLines(result, input).first, "\(result.stderr.prefix(500))")
+        #expect(line.contains("emphases 6000 of 6000 kept"), "\(line)")
+    }
+
     @Test func aClipToAndroidIsCheckedAgainstTheClip() throws {
         let input = try scratch.write("buzz.haptic", Self.buzz)
         let result = try Haptic.run(["convert", input, "-o", scratch.path("buzz.json"), "--to", "android", "--check"])
