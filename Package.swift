@@ -139,7 +139,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CoreHapticsTests",
-            dependencies: ["CoreHaptics", "HapticsEngine", "HapticsSynthesis", "HapticsTesting"]
+            dependencies: ["CoreHaptics", "HapticsEngine", "HapticsSynthesis", "HapticsTesting", "_HapticsTestSupport"]
         ),
         .testTarget(
             name: "SensoryFeedbackTests",
@@ -148,7 +148,7 @@ let package = Package(
             ]
         ),
         // haptic-lint and the two plugins, end to end in a scratch package.
-        .testTarget(name: "HapticsLintPluginTests"),
+        .testTarget(name: "HapticsLintPluginTests", dependencies: ["_HapticsTestSupport"]),
         .testTarget(
             name: "HapticsReviewTests",
             dependencies: [

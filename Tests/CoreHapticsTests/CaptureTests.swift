@@ -4,6 +4,7 @@ import HapticsEngine
 import HapticsSynthesis
 import HapticsTesting
 import Testing
+import _HapticsTestSupport
 
 /// `HAPTIC_OUTPUT` captures as a user meets them: a process killed mid-capture, two engines in one
 /// process, a producer that stalls. The process cases run this test binary again as a child
@@ -12,19 +13,13 @@ import Testing
     static let rate = 48_000
 
     /// Runs this test binary as a child doing `scenario` (see ``CaptureChild``) with `HAPTIC_OUTPUT`.
-    static func child(_ scenario: String, output: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(
-            filePath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
-        process.arguments = ["--testing-library", "swift-testing", "--filter", "CaptureChild"]
+    static func child(_ scenario: String, output: String) throws -> TestProcess {
         var environment = ProcessInfo.processInfo.environment
         environment["HAPTIC_OUTPUT"] = output
         environment[CaptureChild.variable] = scenario
-        process.environment = environment
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        return process
+        return try TestProcess.start(
+            URL(filePath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")),
+            ["--testing-library", "swift-testing", "--filter", "CaptureChild"], environment: environment)
     }
 
     static func temporaryFolder() throws -> URL {
@@ -61,9 +56,9 @@ import Testing
             if let counts = try? Self.frameCounts(path), counts.header >= Self.rate * 47 / 10 { break }
             usleep(50_000)
         }
-        kill(process.processIdentifier, signal)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == signal)
+        process.signal(signal)
+        let ended = process.wait()
+        #expect(ended.signalled && ended.status == signal)
         let counts = try Self.frameCounts(path)
         #expect(counts.header >= Self.rate * 47 / 10, "frames \(counts)")
         // Killed between a write and its header update at worst: one write's frames behind.
@@ -87,8 +82,8 @@ import Testing
         let path = folder.appending(path: "out.wav").path(percentEncoded: false)
         try Data("an earlier run's file".utf8).write(to: URL(filePath: path))
         let process = try Self.child("two", output: path)
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        let ended = process.wait()
+        #expect(!ended.signalled && ended.status == 0)
         #expect(try Self.onsets(path).count == 1)
         let second = folder.appending(path: "out-2.wav").path(percentEncoded: false)
         #expect(try Self.onsets(second).count == 2)

@@ -1,6 +1,7 @@
 import Foundation
 import HapticsSynthesis
 import Testing
+import _HapticsTestSupport
 
 /// The day-50 tutorial code (Examples/Day50), built as its own package against this one and run
 /// with HAPTIC_OUTPUT: what it plays must be 19 audible taps 100 ms apart, rising then falling.
@@ -10,17 +11,10 @@ import Testing
 /// Examples/Day50 build folder, and two builds of a stale folder at once failed there.
 @Suite(.serialized) struct Day50Tests {
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let result = try TestProcess.run(
+            URL(filePath: "/usr/bin/env"), arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 }, mergingErrors: true)
+        return (result.status, result.output)
     }
 
     @Test func tutorialCodePlaysRisingThenFallingTaps() throws {

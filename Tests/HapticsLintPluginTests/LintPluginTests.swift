@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+import _HapticsTestSupport
 
 /// haptic-lint, the plugins' tool, run as the plugins and the pre-commit hook run it; then the two
 /// plugins end to end, in a scratch package that depends on this one by path.
@@ -48,18 +49,8 @@ import Testing
 
     /// Runs `executable arguments` in `directory`, standard output and error together.
     static func run(_ executable: URL, _ arguments: [String], in directory: URL? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let bytes = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, output: String(decoding: bytes, as: UTF8.self))
+        let result = try TestProcess.run(executable, arguments, in: directory, mergingErrors: true)
+        return Result(status: result.status, output: result.output)
     }
 
     static func scratch(_ name: String) throws -> URL {

@@ -75,31 +75,16 @@ package struct HeadlessChromium: Hashable, Sendable {
         let profile = FileManager.default.temporaryDirectory.appending(path: "haptics-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: profile) }
-        // Standard error goes to a file: Chromium logs a lot, and a second pipe could fill and block it.
-        let log = profile.appending(path: "stderr.log")
-        try Data().write(to: log)
-        let logHandle = try FileHandle(forWritingTo: log)
-        defer { try? logHandle.close() }
-
-        let process = Process()
-        process.executableURL = executable
-        process.arguments =
+        let fullArguments =
             [
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--user-data-dir=\(profile.path(percentEncoded: false))",
             ] + arguments + [url.absoluteString]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = logHandle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
+        let result = try TestProcess.run(executable, fullArguments)
+        guard result.status == 0 else {
             throw Failure.exited(
-                status: process.terminationStatus, arguments: process.arguments ?? [], log: String(text.suffix(2_000)))
+                status: result.status, arguments: fullArguments, log: String(result.stderr.suffix(2_000)))
         }
-        return data
+        return Data(result.stdout)
     }
 }

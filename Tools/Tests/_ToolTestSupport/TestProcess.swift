@@ -1,0 +1,1 @@
+../../../Tests/_HapticsTestSupport/TestProcess.swift
