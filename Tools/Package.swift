@@ -24,6 +24,7 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         // Issue 5: the Cupcake Corner order flow (model, session, store, log) behind `haptic order`.
@@ -68,6 +69,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ],
             resources: [.embedInCode("Web")]
         ),
@@ -85,6 +88,8 @@ let package = Package(
                 .product(name: "HapticsReview", package: "swift-haptics"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
         // Counts allocations per thread (interposes malloc); linked into haptic-bench only.
@@ -114,6 +119,7 @@ let package = Package(
                 .product(name: "HapticsSynthesis", package: "swift-haptics"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ],
             path: "Tests/_ToolTestSupport"),
         .testTarget(
@@ -128,7 +134,8 @@ let package = Package(
         .testTarget(
             name: "OrderEndpointTests",
             dependencies: [
-                "OrderEndpoint", "CupcakeCorner", .product(name: "SensoryFeedback", package: "swift-haptics"),
+                "OrderEndpoint", "CupcakeCorner", "_ToolTestSupport",
+                .product(name: "SensoryFeedback", package: "swift-haptics"),
             ],
             exclude: ["fault-server.py"]
         ),

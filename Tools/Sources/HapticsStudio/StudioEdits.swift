@@ -392,13 +392,13 @@ extension Studio {
 
     /// `POST /api/diff` with `against`: the edited text's changes against the last commit (or
     /// another file), as the pattern's changes and as the lines a save writes.
-    func diffEdits(path: String, request: EditRequest) throws(StudioError) -> JSONValue {
+    func diffEdits(path: String, request: EditRequest) async throws(StudioError) -> JSONValue {
         let (text, _) = try editedText(path: path, request: request)
         let against = request.against ?? "git"
         let other: [UInt8]
         let otherPath: String
         if against == "git" {
-            other = try files.committed(path)
+            other = try await files.committed(path)
             otherPath = path
         } else {
             other = try files.read(against)

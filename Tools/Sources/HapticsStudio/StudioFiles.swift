@@ -391,9 +391,9 @@ package struct StudioFiles: Sendable {
     /// The file's last committed content (`git show HEAD:./NAME` in its held folder).
     ///
     /// - Throws: as ``open(_:)``, and ``StudioError`` 404 when there is no committed version.
-    func committed(_ path: String) throws(StudioError) -> [UInt8] {
+    func committed(_ path: String) async throws(StudioError) -> [UInt8] {
         let opened = try open(path)
-        return try StudioGit.committed(folder: opened.folder, name: opened.name)
+        return try await StudioGit.committed(folder: opened.folder, name: opened.name)
     }
 
     /// The file's status now (for the watcher), nil when it cannot be opened.

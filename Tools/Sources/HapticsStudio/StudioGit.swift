@@ -1,8 +1,8 @@
 import Foundation
 import HapticsCore
 import HapticsReview
-import OrderedCollections
-import Synchronization
+import Subprocess
+import SystemPackage
 
 /// The last committed version of a file, for "compare with HEAD".
 enum StudioGit {
@@ -10,30 +10,30 @@ enum StudioGit {
     /// is that folder and it runs in `/proc/self/fd/0`, so it starts in the very folder the studio
     /// checked, whatever has been renamed or linked since.
     ///
+    /// Through swift-subprocess: the descriptor is handed over as standard input and closed once
+    /// git has started; the output is collected up to the size the studio opens.
+    ///
     /// - Throws: ``StudioError`` 404 when git is missing, the folder is not in a repository, or
-    ///   the file is not committed.
-    static func committed(folder: Descriptor, name: String) throws(StudioError) -> [UInt8] {
+    ///   the file is not committed; 413 when the committed version is larger than 16 MiB.
+    static func committed(folder: Descriptor, name: String) async throws(StudioError) -> [UInt8] {
         let copy = dup(folder.fd)
         guard copy >= 0 else { throw StudioError(500, "\(name): cannot run git (errno \(errno))") }
-        let input = FileHandle(fileDescriptor: copy, closeOnDealloc: true)
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["git", "-C", "/proc/self/fd/0", "show", "HEAD:./" + name]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = input
         do {
-            try process.run()
+            let result = try await Subprocess.run(
+                .name("git"), arguments: ["-C", "/proc/self/fd/0", "show", "HEAD:./" + name],
+                input: .fileDescriptor(FileDescriptor(rawValue: copy), closeAfterSpawningProcess: true),
+                output: .bytes(limit: 16 << 20), error: .discarded)
+            guard result.terminationStatus.isSuccess else {
+                throw StudioError.notFound(
+                    "\(name) has no committed version (not in a git repository, or never committed)")
+            }
+            return result.standardOutput
+        } catch let error as StudioError {
+            throw error
+        } catch let error as SubprocessError where error.code == .outputLimitExceeded {
+            throw StudioError(413, "\(name): its committed version is larger than 16 MiB")
         } catch {
             throw .notFound("git is not installed")
         }
-        try? input.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw .notFound("\(name) has no committed version (not in a git repository, or never committed)")
-        }
-        return [UInt8](data)
     }
 }

@@ -154,7 +154,7 @@ package final class Studio: Sendable {
         router.get("/api/git") { [self] request, _ in
             let path = try Self.query(request, "path")
             let place = try files.resolve(path)
-            let bytes = try files.committed(path)
+            let bytes = try await files.committed(path)
             let analysis = PatternView.analyze(bytes, path: place.realPath)
             if let pattern = analysis.pattern { try Self.checkAnalysable(pattern) }
             var out = view(path: path, fileBytes: nil, edited: nil, analysis: analysis, locatesLines: true)
@@ -167,7 +167,7 @@ package final class Studio: Sendable {
         router.post("/api/diff") { [self] request, _ in
             let raw = try await Self.bodyBytes(request)
             if let edited = Self.editRequest(raw), edited.against != nil {
-                return Self.json(try diffEdits(path: edited.path ?? "", request: edited))
+                return Self.json(try await diffEdits(path: edited.path ?? "", request: edited))
             }
             let body = try Self.jsonBody(raw)
             let a = try Self.pattern(Self.member(body, "a"), what: "a")

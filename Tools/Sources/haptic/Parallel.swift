@@ -36,3 +36,22 @@ private final class Slots<Result: Sendable>: Sendable {
 
     init(count: Int) { values = Mutex(Array(repeating: nil, count: count)) }
 }
+
+/// Runs `body` on Swift's concurrency pool and waits for it on this thread: for the synchronous
+/// commands (ArgumentParser's `run()` on the main thread, never a pool thread, so the pool stays
+/// free for `body`) that call an async API such as swift-subprocess.
+func waitOnThisThread<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) throws -> Result {
+    let outcome = Slots<Swift.Result<Result, any Error>>(count: 1)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do {
+            let value = try await body()
+            outcome.values.withLock { $0[0] = .success(value) }
+        } catch {
+            outcome.values.withLock { $0[0] = .failure(error) }
+        }
+        done.signal()
+    }
+    done.wait()
+    return try outcome.values.withLock { $0[0]! }.get()
+}

@@ -4,6 +4,8 @@ import HapticsCore
 @_spi(Tooling) import HapticsEngine
 import HapticsReview
 import HapticsSynthesis
+import Subprocess
+import SystemPackage
 
 extension HapticCommand {
     struct Plot: ParsableCommand {
@@ -107,37 +109,33 @@ enum Figure {
         let destination = URL(filePath: path)
         let temporary = destination.deletingLastPathComponent()
             .appending(path: ".\(destination.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp")
-        let process = Process()
-        process.executableURL = URL(filePath: converter)
-        process.arguments = [
-            "--format", "png", "--background-color", "white", "--output",
-            temporary.path(percentEncoded: false),
+        // swift-subprocess feeds the SVG and collects rsvg-convert's messages at once, so a
+        // converter that complains at length before reading all its input blocks neither side.
+        let arguments: Arguments = [
+            "--format", "png", "--background-color", "white", "--output", temporary.path(percentEncoded: false),
         ]
-        let input = Pipe(), errors = Pipe()
-        process.standardInput = input
-        process.standardError = errors
+        let input = Array(svg.utf8)
+        let ended: (status: TerminationStatus, message: String)
         do {
-            try process.run()
+            ended = try waitOnThisThread {
+                let result = try await Subprocess.run(
+                    .path(FilePath(converter)), arguments: arguments, input: .array(input), output: .discarded,
+                    error: .string(limit: 1 << 20))
+                return (result.terminationStatus, result.standardError)
+            }
         } catch {
-            throw failure("cannot run rsvg-convert: \(error.localizedDescription)")
-        }
-        // Feed the SVG from another thread while this one reads rsvg-convert's messages: a converter
-        // that complains at length before reading all its input cannot block either side.
-        let feeder = DispatchGroup()
-        let writer = input.fileHandleForWriting
-        let bytes = Data(svg.utf8)
-        DispatchQueue.global().async(group: feeder) {
-            try? writer.write(contentsOf: bytes)
-            try? writer.close()
-        }
-        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        feeder.wait()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
             try? FileManager.default.removeItem(at: temporary)
+            throw failure("cannot run rsvg-convert: \(error)")
+        }
+        guard ended.status.isSuccess else {
+            try? FileManager.default.removeItem(at: temporary)
+            let how =
+                switch ended.status {
+                case .exited(let code): "status \(code)"
+                case .signaled(let signal): "signal \(signal)"
+                }
             throw failure(
-                "rsvg-convert failed (status \(process.terminationStatus)): "
-                    + message.trimmingCharacters(in: .whitespacesAndNewlines))
+                "rsvg-convert failed (\(how)): " + ended.message.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         do {
             try systemCall("rename", path: path) { rename(temporary.path(percentEncoded: false), path) }

@@ -4,6 +4,7 @@ import Foundation
 import HapticsEngine
 import HapticsStudio
 import HapticsSystem
+import Subprocess
 import Synchronization
 
 extension HapticCommand {
@@ -132,16 +133,19 @@ extension HapticCommand {
         }
 
         /// Hands the address to the desktop; says so when there is no desktop to hand it to.
+        /// xdg-open runs beside the server (through swift-subprocess, which reaps it).
         static func openBrowser(_ url: String) {
-            let process = Process()
-            process.executableURL = URL(filePath: "/usr/bin/env")
-            process.arguments = ["xdg-open", url]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            do {
-                try process.run()
-            } catch {
-                Terminal.printError("haptic: cannot open a browser (xdg-open: \(error)); open the address above")
+            Task {
+                do {
+                    let result = try await Subprocess.run(
+                        .name("xdg-open"), arguments: [url], output: .discarded, error: .discarded)
+                    if case .exited(let code) = result.terminationStatus, code != 0 {
+                        Terminal.printError(
+                            "haptic: cannot open a browser (xdg-open exited \(code)); open the address above")
+                    }
+                } catch {
+                    Terminal.printError("haptic: cannot open a browser (xdg-open: \(error)); open the address above")
+                }
             }
         }
     }

@@ -26,8 +26,8 @@ private func floats(_ path: String) throws -> [Float] {
 }
 
 /// `haptic render PATTERN --channels 2 --format f32 EXTRA…` as interleaved stereo samples.
-private func offlineStereo(_ pattern: String, _ extra: [String] = []) throws -> [Float] {
-    let result = try Haptic.run(["render", pattern, "-o", "-", "--format", "f32", "--channels", "2"] + extra)
+private func offlineStereo(_ pattern: String, _ extra: [String] = []) async throws -> [Float] {
+    let result = try await Haptic.run(["render", pattern, "-o", "-", "--format", "f32", "--channels", "2"] + extra)
     try #require(result.status == 0, "\(result.stderr)")
     return try WAV.decode(result.stdout).samples
 }
@@ -54,16 +54,16 @@ private func expect(_ played: [Float], holds reference: [Float], at offset: Int,
 
 /// Checks a 4-channel capture: the actuator render on 3-4; on 1-2 silence, or with `preview` the
 /// ordinary render, starting on the same frame.
-private func expectActuatorCapture(_ samples: [Float], pattern: String, preview: Bool) throws {
+private func expectActuatorCapture(_ samples: [Float], pattern: String, preview: Bool) async throws {
     let haptic = pair(samples, 2)
-    let actuator = try offlineStereo(pattern, ["--voice", "actuator"])
+    let actuator = try await offlineStereo(pattern, ["--voice", "actuator"])
     let start = try #require(haptic.firstIndex { $0 != 0 }, "nothing on channels 3-4")
     let first = try #require(actuator.firstIndex { $0 != 0 })
     let offset = (start - first) & ~1
     expect(haptic, holds: actuator, at: offset, "channels 3-4")
     let front = pair(samples, 0)
     if preview {
-        expect(front, holds: try offlineStereo(pattern), at: offset, "channels 1-2")
+        expect(front, holds: try await offlineStereo(pattern), at: offset, "channels 1-2")
     } else {
         #expect(front.allSatisfy { $0 == 0 }, "channels 1-2 are not silent")
     }
@@ -80,38 +80,38 @@ private func alsaConfig(_ scratch: ScratchFolder, _ text: String) throws -> [Str
 /// `file` PCM with four channels, `plug` PCMs that refuse a channel count or a rate, and a fake
 /// `/proc/asound` with a DualSense in it.
 @Suite struct ActuatorCommandTests {
-    @Test func actuatorChannelsCarryTheActuatorRenderAndTheOthersStaySilent() throws {
+    @Test func actuatorChannelsCarryTheActuatorRenderAndTheOthersStaySilent() async throws {
         let scratch = try ScratchFolder()
         let pattern = try scratch.write("p.ahap", actuatorPattern)
         let capture = scratch.path("quad.raw")
         let environment = try alsaConfig(
             scratch, "pcm.quad { type file; slave.pcm \"null\"; file \"\(capture)\"; format \"raw\" }")
-        let result = try Haptic.run(
+        let result = try await Haptic.run(
             ["play", pattern, "--device", "quad", "--channels", "4", "--haptic-channels", "3,4"],
             environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
-        try expectActuatorCapture(try floats(capture), pattern: pattern, preview: false)
+        try await expectActuatorCapture(try floats(capture), pattern: pattern, preview: false)
     }
 
-    @Test func previewAudioPutsTheOrdinaryRenderOnChannelsOneAndTwo() throws {
+    @Test func previewAudioPutsTheOrdinaryRenderOnChannelsOneAndTwo() async throws {
         let scratch = try ScratchFolder()
         let pattern = try scratch.write("p.ahap", actuatorPattern)
         let capture = scratch.path("quad.raw")
         let environment = try alsaConfig(
             scratch, "pcm.quad { type file; slave.pcm \"null\"; file \"\(capture)\"; format \"raw\" }")
-        let result = try Haptic.run(
+        let result = try await Haptic.run(
             ["play", pattern, "--device", "quad", "--channels", "4", "--haptic-channels", "3,4", "--preview-audio"],
             environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
-        try expectActuatorCapture(try floats(capture), pattern: pattern, preview: true)
+        try await expectActuatorCapture(try floats(capture), pattern: pattern, preview: true)
     }
 
-    @Test func feedbackPlaysOnTheActuatorChannelsToo() throws {
+    @Test func feedbackPlaysOnTheActuatorChannelsToo() async throws {
         let scratch = try ScratchFolder()
         let capture = scratch.path("quad.raw")
         let environment = try alsaConfig(
             scratch, "pcm.quad { type file; slave.pcm \"null\"; file \"\(capture)\"; format \"raw\" }")
-        let result = try Haptic.run(
+        let result = try await Haptic.run(
             ["feedback", "impact", "--device", "quad", "--channels", "4", "--haptic-channels", "3,4"],
             environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
@@ -121,11 +121,11 @@ private func alsaConfig(_ scratch: ScratchFolder, _ text: String) throws -> [Str
         #expect(pair(samples, 0).allSatisfy { $0 == 0 }, "sound on channels 1-2")
     }
 
-    @Test func aDeviceWithFewerChannelsThanTheMapIsOneLineAndExitOne() throws {
+    @Test func aDeviceWithFewerChannelsThanTheMapIsOneLineAndExitOne() async throws {
         let scratch = try ScratchFolder()
         let pattern = try scratch.write("p.ahap", actuatorPattern)
         let environment = try alsaConfig(scratch, "pcm.two { type plug; slave { pcm \"null\"; channels 2 } }")
-        let result = try Haptic.run(
+        let result = try await Haptic.run(
             ["play", pattern, "--device", "two", "--channels", "4", "--haptic-channels", "3,4"],
             environment: environment)
         #expect(result.status == 1)
@@ -136,11 +136,11 @@ private func alsaConfig(_ scratch: ScratchFolder, _ text: String) throws -> [Str
         #expect(result.stdout.isEmpty, "a preview was written instead")
     }
 
-    @Test func aDeviceThatRefuses48kHzIsOneLineAndExitOne() throws {
+    @Test func aDeviceThatRefuses48kHzIsOneLineAndExitOne() async throws {
         let scratch = try ScratchFolder()
         let pattern = try scratch.write("p.ahap", actuatorPattern)
         let environment = try alsaConfig(scratch, "pcm.rate44 { type plug; slave { pcm \"null\"; rate 44100 } }")
-        let result = try Haptic.run(
+        let result = try await Haptic.run(
             ["play", pattern, "--device", "rate44", "--channels", "4", "--haptic-channels", "3,4"],
             environment: environment)
         #expect(result.status == 1)
@@ -154,7 +154,7 @@ private func alsaConfig(_ scratch: ScratchFolder, _ text: String) throws -> [Str
     /// may write no more (`ulimit -f` 2048 blocks of 512 bytes, 1 MiB, about 1.4 s of 4-channel
     /// float; SIGXFSZ ignored across `exec`), as a controller's do once it is unplugged. Playback
     /// stops there with one line and exit status 1 instead of playing on into nothing.
-    @Test func aDeviceThatFailsWhilePlayingStopsWithOneLineAndExitOne() throws {
+    @Test func aDeviceThatFailsWhilePlayingStopsWithOneLineAndExitOne() async throws {
         let scratch = try ScratchFolder()
         let pattern = try scratch.write(
             "long.ahap",
@@ -166,21 +166,15 @@ private func alsaConfig(_ scratch: ScratchFolder, _ text: String) throws -> [Str
         let environment = try alsaConfig(
             scratch, "pcm.quad { type file; slave.pcm \"null\"; file \"\(capture)\"; format \"raw\" }")
         let started = Date()
-        let process = Process()
-        process.executableURL = URL(filePath: "/bin/sh")
-        process.arguments = [
-            "-c", "trap '' XFSZ; ulimit -f 2048; exec \"$0\" \"$@\"", Haptic.executable.path(percentEncoded: false),
-            "play", pattern, "--device", "quad", "--channels", "4", "--haptic-channels", "3,4",
-        ]
-        process.environment = environment
-        let err = Pipe()
-        process.standardError = err
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        let result = try await ChildProcess.run(
+            "/bin/sh",
+            [
+                "-c", "trap '' XFSZ; ulimit -f 2048; exec \"$0\" \"$@\"", Haptic.executable.path(percentEncoded: false),
+                "play", pattern, "--device", "quad", "--channels", "4", "--haptic-channels", "3,4",
+            ], environment: environment)
+        let said = result.stderr
         let seconds = Date().timeIntervalSince(started)
-        #expect(process.terminationStatus == 1, "\(said)")
+        #expect(result.status == 1, "\(said)")
         // ALSA's file plugin itself prints "ftruncate() failed: File too large" (past its error
         // handler, as aplay shows too): the simulation's own line, not ours.
         let ours = said.split(separator: "\n").filter { !$0.hasPrefix("ftruncate() failed") }
@@ -192,11 +186,11 @@ private func alsaConfig(_ scratch: ScratchFolder, _ text: String) throws -> [Str
         #expect((try? Data(contentsOf: URL(filePath: capture)).count) == 1 << 20, "it failed at opening, not in play")
     }
 
-    @Test func orderOnADeviceThatCannotTakeTheMapTouchesNeitherStoreNorLog() throws {
+    @Test func orderOnADeviceThatCannotTakeTheMapTouchesNeitherStoreNorLog() async throws {
         let scratch = try ScratchFolder()
         let script = try scratch.write("order.txt", "quantity 4\nsubmit\n")
         let environment = try alsaConfig(scratch, "pcm.two { type plug; slave { pcm \"null\"; channels 2 } }")
-        let result = try Haptic.run(
+        let result = try await Haptic.run(
             [
                 "order", "--store", scratch.path("store"), "--script", script, "--device", "two", "--channels", "4",
                 "--haptic-channels", "3,4",
@@ -241,12 +235,12 @@ private func alsaConfig(_ scratch: ScratchFolder, _ text: String) throws -> [Str
         return scratch.path("proc")
     }
 
-    @Test func devicesNamesTheDualSenseByItsUSBIDs() throws {
+    @Test func devicesNamesTheDualSenseByItsUSBIDs() async throws {
         for usb in ["054c:0ce6", "054c:0df2"] {
             let scratch = try ScratchFolder()
             let proc = try fakeProc(scratch, usbID: usb)
             let environment = ProcessInfo.processInfo.environment.merging(["HAPTIC_PROC_ROOT": proc]) { $1 }
-            let result = try Haptic.run(["devices"], environment: environment)
+            let result = try await Haptic.run(["devices"], environment: environment)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(
                 result.output.contains(
@@ -257,26 +251,26 @@ private func alsaConfig(_ scratch: ScratchFolder, _ text: String) throws -> [Str
         // Another Sony product is no DualSense.
         let scratch = try ScratchFolder()
         let proc = try fakeProc(scratch, usbID: "054c:09cc")
-        let result = try Haptic.run(
+        let result = try await Haptic.run(
             ["devices"], environment: ProcessInfo.processInfo.environment.merging(["HAPTIC_PROC_ROOT": proc]) { $1 })
         #expect(!result.output.contains("haptic:"), "\(result.output)")
     }
 
-    @Test func devicesShowsEachDevicesChannels() throws {
+    @Test func devicesShowsEachDevicesChannels() async throws {
         let scratch = try ScratchFolder()
         let environment = try alsaConfig(
             scratch,
             """
             pcm.haptic_two { type plug; slave { pcm "null"; channels 2 } hint { show on; description "two" } }
             """)
-        let result = try Haptic.run(["devices"], environment: environment)
+        let result = try await Haptic.run(["devices"], environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         let line = try #require(result.output.split(separator: "\n").first { $0.hasPrefix("haptic_two ") })
         #expect(line.contains(" any "), "a converting plug takes any channel count: \(line)")
         #expect(result.stderr.isEmpty, "probing printed: \(result.stderr)")
     }
 
-    @Test func dualsenseOpensTheCardsOwnDeviceAndNeverFallsBackToAPreview() throws {
+    @Test func dualsenseOpensTheCardsOwnDeviceAndNeverFallsBackToAPreview() async throws {
         let scratch = try ScratchFolder()
         let pattern = try scratch.write("p.ahap", actuatorPattern)
         let proc = try fakeProc(scratch)
@@ -284,7 +278,7 @@ private func alsaConfig(_ scratch: ScratchFolder, _ text: String) throws -> [Str
             "HAPTIC_PROC_ROOT": proc, "TMPDIR": scratch.url.path(percentEncoded: false),
         ]) { $1 }
         // The fake card has no ALSA device behind it: opening hw:CARD=Controller fails, and says so.
-        let result = try Haptic.run(["play", pattern, "--device", "dualsense"], environment: environment)
+        let result = try await Haptic.run(["play", pattern, "--device", "dualsense"], environment: environment)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("haptic: device 'hw:CARD=Controller,DEV=0' not found"), "\(result.stderr)")
         #expect(result.stderr.split(separator: "\n").count == 1)
@@ -292,14 +286,14 @@ private func alsaConfig(_ scratch: ScratchFolder, _ text: String) throws -> [Str
         // No DualSense at all.
         let empty = try ScratchFolder()
         _ = try empty.write("proc/asound/cards", "--- no soundcards ---\n")
-        let none = try Haptic.run(
+        let none = try await Haptic.run(
             ["play", pattern, "--device", "dualsense"],
             environment: environment.merging(["HAPTIC_PROC_ROOT": empty.path("proc")]) { $1 })
         #expect(none.status == 1)
         #expect(none.stderr.hasPrefix("haptic: no DualSense found: no sound card with USB id 054c:0ce6 or 054c:0df2"))
     }
 
-    @Test func badChannelMapsAreRefusedBeforeAnythingOpens() throws {
+    @Test func badChannelMapsAreRefusedBeforeAnythingOpens() async throws {
         let scratch = try ScratchFolder()
         let pattern = try scratch.write("p.ahap", actuatorPattern)
         let cases: [([String], String)] = [
@@ -310,7 +304,7 @@ private func alsaConfig(_ scratch: ScratchFolder, _ text: String) throws -> [Str
             (["--channels", "4", "--haptic-channels", "1,2,3"], "one or two channels"),
         ]
         for (options, message) in cases {
-            let result = try Haptic.run(["play", pattern, "--device", "null"] + options)
+            let result = try await Haptic.run(["play", pattern, "--device", "null"] + options)
             #expect(result.status == 64, "\(options): \(result.stderr)")
             #expect(result.stderr.contains(message), "\(options): \(result.stderr)")
         }
@@ -322,12 +316,12 @@ private func alsaConfig(_ scratch: ScratchFolder, _ text: String) throws -> [Str
 /// the tap keeps the exact stream.
 @Suite(.serialized, .enabled(if: AudioRig.testsEnabled, "needs the audio rig: tools/audio-rig/with-rig swift test"))
 struct ActuatorRigTests {
-    @Test func liveOnAFourChannelSinkEqualsTheOfflineRenders() throws {
+    @Test func liveOnAFourChannelSinkEqualsTheOfflineRenders() async throws {
         try AudioRig.require()
         for preview in [false, true] {
             let scratch = try ScratchFolder()
             let pattern = try scratch.write("p.ahap", actuatorPattern)
-            let sink = try Rig.Sink(channels: 4)
+            let sink = try await Rig.Sink(channels: 4)
             let tap = scratch.path("tap.raw")
             let environment = try alsaConfig(
                 scratch,
@@ -340,13 +334,13 @@ struct ActuatorRigTests {
                 }
                 """)
             let started = Date()
-            let result = try Haptic.run(
+            let result = try await Haptic.run(
                 ["play", pattern, "--device", "haptic_quad", "--channels", "4", "--haptic-channels", "3,4", "--stats"]
                     + (preview ? ["--preview-audio"] : []), environment: environment)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(playStatistics(result.stderr)["underruns"] == 0, "\(result.stderr)")
             #expect(Date().timeIntervalSince(started) >= 0.45, "not paced by the device")
-            try expectActuatorCapture(try floats(tap), pattern: pattern, preview: preview)
+            try await expectActuatorCapture(try floats(tap), pattern: pattern, preview: preview)
         }
     }
 }

@@ -37,10 +37,10 @@ import Testing
     ]
 
     @Test(arguments: cases.map(\.name))
-    func renderRefusesWithAClearMessage(name: String) throws {
+    func renderRefusesWithAClearMessage(name: String) async throws {
         let entry = Self.cases.first { $0.name == name }!
         let file = try scratch.write("\(name).ahap", entry.bytes)
-        let result = try Haptic.run(["render", file, "-o", scratch.path("out.wav")])
+        let result = try await Haptic.run(["render", file, "-o", scratch.path("out.wav")])
         #expect(result.status == 1, "\(name): \(result.stderr)")
         #expect(result.stderr.contains("\(name).ahap"), "\(result.stderr)")
         #expect(result.stderr.contains("error"), "\(result.stderr)")
@@ -49,51 +49,51 @@ import Testing
     }
 
     @Test(arguments: cases.map(\.name))
-    func lintReportsEveryBadFileWithoutCrashing(name: String) throws {
+    func lintReportsEveryBadFileWithoutCrashing(name: String) async throws {
         let entry = Self.cases.first { $0.name == name }!
         let file = try scratch.write("\(name).ahap", entry.bytes)
-        let result = try Haptic.run(["lint", file])
+        let result = try await Haptic.run(["lint", file])
         #expect(result.status == 1, "\(name): \(result.stderr)")
         #expect(result.output.hasPrefix("\(file):"), "\(result.output)")
         #expect(result.output.contains(": error["))
     }
 
-    @Test func twoHundredThousandEventsHitTheDocumentedLimit() throws {
+    @Test func twoHundredThousandEventsHitTheDocumentedLimit() async throws {
         let event = #"{"Event":{"Time":0.5,"EventType":"HapticTransient"}}"#
         let text = #"{"Version":1,"Pattern":["# + Array(repeating: event, count: 200_000).joined(separator: ",") + "]}"
         let file = try scratch.write("many.ahap", text)
-        let result = try Haptic.run(["render", file, "-o", scratch.path("out.wav")])
+        let result = try await Haptic.run(["render", file, "-o", scratch.path("out.wav")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("many.ahap"))
         #expect(result.stderr.contains("100000"), "\(result.stderr)")
     }
 
-    @Test func aWaveformOutsideThePatternsFolderIsRefused() throws {
+    @Test func aWaveformOutsideThePatternsFolderIsRefused() async throws {
         try scratch.write("secret.wav", [UInt8](repeating: 0, count: 64))
         let file = try scratch.write(
             "inner/escape.ahap",
             #"{"Pattern":[{"Event":{"Time":0,"EventType":"AudioCustom","EventWaveformPath":"../secret.wav"}}]}"#)
-        let result = try Haptic.run(["render", file, "-o", scratch.path("out.wav")])
+        let result = try await Haptic.run(["render", file, "-o", scratch.path("out.wav")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("Pattern[0].Event.EventWaveformPath"), "\(result.stderr)")
         #expect(result.stderr.contains("outside"), "\(result.stderr)")
     }
 
-    @Test func anAbsoluteWaveformPathIsRefused() throws {
+    @Test func anAbsoluteWaveformPathIsRefused() async throws {
         let file = try scratch.write(
             "abs.ahap",
             #"{"Pattern":[{"Event":{"Time":0,"EventType":"AudioCustom","EventWaveformPath":"/etc/passwd"}}]}"#)
-        let result = try Haptic.run(["render", file, "-o", scratch.path("out.wav")])
+        let result = try await Haptic.run(["render", file, "-o", scratch.path("out.wav")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("absolute"), "\(result.stderr)")
     }
 
-    @Test func aWaveformThatIsNotAWAVIsRefused() throws {
+    @Test func aWaveformThatIsNotAWAVIsRefused() async throws {
         try scratch.write("sound/click.wav", Array("this is not audio".utf8))
         let file = try scratch.write(
             "notwav.ahap",
             #"{"Pattern":[{"Event":{"Time":0,"EventType":"AudioCustom","EventWaveformPath":"sound/click.wav"}}]}"#)
-        let result = try Haptic.run(["render", file, "-o", scratch.path("out.wav")])
+        let result = try await Haptic.run(["render", file, "-o", scratch.path("out.wav")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("Pattern[0].Event.EventWaveformPath"), "\(result.stderr)")
         #expect(result.stderr.contains("not a usable WAV"), "\(result.stderr)")

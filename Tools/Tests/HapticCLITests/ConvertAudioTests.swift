@@ -30,9 +30,9 @@ struct ConvertAudioTests {
     }
 
     @Test("A WAV becomes an AHAP with one transient per click, within 10 ms")
-    func wavToAHAP() throws {
+    func wavToAHAP() async throws {
         let input = try scratch.write("clicks.wav", Self.clicks())
-        let result = try Haptic.run(["convert", input, "-o", scratch.path("clicks.ahap")])
+        let result = try await Haptic.run(["convert", input, "-o", scratch.path("clicks.ahap")])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "\(input): 7 transients, 7 continuous events from 3.0 s of audio\n")
         let pattern = try AHAP.decode(Array(try Data(contentsOf: URL(filePath: scratch.path("clicks.ahap")))))
@@ -42,17 +42,17 @@ struct ConvertAudioTests {
     }
 
     @Test("Audio input to .haptic and to Android, options and --with-audio")
-    func otherTargets() throws {
+    func otherTargets() async throws {
         let input = try scratch.write("clicks.wav", Self.clicks())
-        var result = try Haptic.run(["convert", input, "-o", scratch.path("clicks.haptic"), "--transients-only"])
+        var result = try await Haptic.run(["convert", input, "-o", scratch.path("clicks.haptic"), "--transients-only"])
         #expect(result.status == 0, "\(result.stderr)")
         let clip = String(decoding: try Data(contentsOf: URL(filePath: scratch.path("clicks.haptic"))), as: UTF8.self)
         #expect(clip.contains("\"emphasis\""))
-        result = try Haptic.run(["convert", input, "-o", "-", "--to", "android", "--continuous-only"])
+        result = try await Haptic.run(["convert", input, "-o", "-", "--to", "android", "--continuous-only"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.output.contains("\"timings\""), "\(result.output)")
         try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
-        result = try Haptic.run([
+        result = try await Haptic.run([
             "convert", input, "-o", scratch.path("out/c.ahap"), "--with-audio", "--band", "40-2000",
         ])
         #expect(result.status == 0, "\(result.stderr)")
@@ -63,7 +63,7 @@ struct ConvertAudioTests {
     }
 
     @Test("Bad audio: one line naming the file, status 1, nothing written")
-    func badInput() throws {
+    func badInput() async throws {
         let valid = Self.clicks([0.1, 0.3], seconds: 0.5)
         var lying = valid
         lying[32] = 5
@@ -92,7 +92,7 @@ struct ConvertAudioTests {
         ]
         for (name, bytes, message) in cases {
             let input = try scratch.write(name, bytes)
-            let result = try Haptic.run(["convert", input, "-o", scratch.path("out.ahap")], killAfter: 60)
+            let result = try await Haptic.run(["convert", input, "-o", scratch.path("out.ahap")], killAfter: 60)
             #expect(result.status == 1, "\(name): \(result.stderr)")
             let expected = message.replacingOccurrences(of: "PATH", with: input)
             #expect(result.stderr.hasPrefix(expected), "\(name): \(result.stderr)")
@@ -102,12 +102,12 @@ struct ConvertAudioTests {
     }
 
     @Test("Bad options: exit 64 with the rule")
-    func badOptions() throws {
+    func badOptions() async throws {
         let input = try scratch.write("clicks.wav", Self.clicks([0.1, 0.3], seconds: 0.5))
-        var result = try Haptic.run(["convert", input, "-o", scratch.path("o.ahap"), "--band", "200-40"])
+        var result = try await Haptic.run(["convert", input, "-o", scratch.path("o.ahap"), "--band", "200-40"])
         #expect(result.status == 64)
         #expect(result.stderr == "haptic: the band must be LOW-HIGH in Hz with 0 < LOW < HIGH\n")
-        result = try Haptic.run([
+        result = try await Haptic.run([
             "convert", input, "-o", scratch.path("o.ahap"), "--transients-only", "--continuous-only",
         ])
         #expect(result.status == 64)

@@ -54,10 +54,10 @@ import Testing
             + (event["EventDuration"].map { " for \($0)" } ?? "")
     }
 
-    @Test func notesBecomeTransientsAtTheirTimesTempoChangesIncluded() throws {
+    @Test func notesBecomeTransientsAtTheirTimesTempoChangesIncluded() async throws {
         let input = try scratch.write("groove.mid", Self.groove)
         let output = scratch.path("groove.ahap")
-        let result = try Haptic.run(["convert", input, "-o", output])
+        let result = try await Haptic.run(["convert", input, "-o", output])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr == "\(input): 4 transients, 1 continuous events from 5 notes\n")
         #expect(
@@ -70,30 +70,32 @@ import Testing
             ])
     }
 
-    @Test func trackAndChannelChooseTheNotes() throws {
+    @Test func trackAndChannelChooseTheNotes() async throws {
         let input = try scratch.write("groove.mid", Self.groove)
         let output = scratch.path("drums.ahap")
-        let drums = try Haptic.run(["convert", input, "-o", output, "--channel", "10"])
+        let drums = try await Haptic.run(["convert", input, "-o", output, "--channel", "10"])
         #expect(drums.status == 0, "\(drums.stderr)")
         // Kick (0.1) and hi-hat (0.95) at full velocity add in power: sharpness is their mean.
         #expect(try events(output).map(summary) == ["1 HapticTransient HapticIntensity=1 HapticSharpness=0.525"])
-        let piano = try Haptic.run(["convert", input, "-o", output, "--track", "2", "--channel", "2"])
+        let piano = try await Haptic.run(["convert", input, "-o", output, "--track", "2", "--channel", "2"])
         #expect(piano.status == 0, "\(piano.stderr)")
         #expect(
             try events(output).map(summary) == ["0.5 HapticTransient HapticIntensity=0.5039 HapticSharpness=0.5119"])
     }
 
-    @Test func theOtherTargetsWork() throws {
+    @Test func theOtherTargetsWork() async throws {
         let input = try scratch.write("groove.mid", Self.groove)
-        let clip = try Haptic.run(["convert", input, "-o", scratch.path("groove.haptic")])
+        let clip = try await Haptic.run(["convert", input, "-o", scratch.path("groove.haptic")])
         #expect(clip.status == 0, "\(clip.stderr)")
-        #expect(try Haptic.run(["info", scratch.path("groove.haptic")]).status == 0)
-        let android = try Haptic.run(["convert", input, "-o", scratch.path("groove.json"), "--to", "android", "--json"])
+        #expect(try await Haptic.run(["info", scratch.path("groove.haptic")]).status == 0)
+        let android = try await Haptic.run([
+            "convert", input, "-o", scratch.path("groove.json"), "--to", "android", "--json",
+        ])
         #expect(android.status == 0, "\(android.stderr)")
         #expect(android.output.contains("\"from\" : \"midi\""), "\(android.output)")
         // Sniffed by its first bytes whatever its name.
         let unnamed = try scratch.write("groove.bin", Self.groove)
-        #expect(try Haptic.run(["convert", unnamed, "-o", scratch.path("x.ahap")]).status == 0)
+        #expect(try await Haptic.run(["convert", unnamed, "-o", scratch.path("x.ahap")]).status == 0)
     }
 
     @Test(
@@ -120,30 +122,30 @@ import Testing
                 "error[midi-invalid-event]: track 1: byte 0xF0 where a data byte (below 0x80) belongs (byte 25)"
             ),
         ] as [([UInt8], String)])
-    func badFilesAreOneLineAndStatusOne(bytes: [UInt8], message: String) throws {
+    func badFilesAreOneLineAndStatusOne(bytes: [UInt8], message: String) async throws {
         let input = try scratch.write("bad.mid", bytes)
-        let result = try Haptic.run(["convert", input, "-o", scratch.path("bad.ahap")], killAfter: 30)
+        let result = try await Haptic.run(["convert", input, "-o", scratch.path("bad.ahap")], killAfter: 30)
         #expect(result.status == 1)
         #expect(result.stderr == "\(input): \(message)\n")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("bad.ahap")))
     }
 
-    @Test func aSelectionWithoutNotesSaysWhereTheNotesAre() throws {
+    @Test func aSelectionWithoutNotesSaysWhereTheNotesAre() async throws {
         let input = try scratch.write("groove.mid", Self.groove)
         let output = scratch.path("x.ahap")
-        let none = try Haptic.run(["convert", input, "-o", output, "--channel", "3"])
+        let none = try await Haptic.run(["convert", input, "-o", output, "--channel", "3"])
         #expect(none.status == 1)
         #expect(
             none.stderr == "haptic: \(input): no notes on channel 3 (notes are on tracks 2, 3; channels 1, 2, 10)\n")
-        let noTrack = try Haptic.run(["convert", input, "-o", output, "--track", "4"])
+        let noTrack = try await Haptic.run(["convert", input, "-o", output, "--track", "4"])
         #expect(noTrack.status == 64)
         #expect(noTrack.stderr == "haptic: \(input) has 3 tracks; there is no track 4\n")
-        let badChannel = try Haptic.run(["convert", input, "-o", output, "--channel", "17"])
+        let badChannel = try await Haptic.run(["convert", input, "-o", output, "--channel", "17"])
         #expect(badChannel.status == 64)
         #expect(badChannel.stderr.contains("--channel is 1 to 16 (got 17)"))
         let ahap = try scratch.write(
             "tap.ahap", #"{"Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#)
-        let notMIDI = try Haptic.run(["convert", ahap, "-o", output, "--track", "1"])
+        let notMIDI = try await Haptic.run(["convert", ahap, "-o", output, "--track", "1"])
         #expect(notMIDI.status == 64)
         #expect(notMIDI.stderr.contains("--track and --channel are for MIDI input"))
     }

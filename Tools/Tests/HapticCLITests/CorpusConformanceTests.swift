@@ -23,10 +23,10 @@ struct CorpusConformanceTests {
     }
 
     @Test("Core Haptics plays it, so haptic renders it: exit 0 and audible", arguments: ahapFiles)
-    func everyFileRendersAudibly(file: String) throws {
+    func everyFileRendersAudibly(file: String) async throws {
         let scratch = try ScratchFolder()
         let out = scratch.path("out.wav")
-        let result = try Haptic.run([
+        let result = try await Haptic.run([
             "render", Self.corpus.appending(path: file).path(percentEncoded: false), "-o", out,
         ])
         #expect(result.status == 0, "\(file): \(result.stderr)")
@@ -38,31 +38,31 @@ struct CorpusConformanceTests {
     /// AudioCustom), the rendered envelope correlates at 0.9 or more and every onset lands within
     /// 1 ms; as an Android waveform or composition, the audible length is within 50 ms.
     @Test("AHAP -> .haptic -> AHAP and -> Android sound like the original", arguments: ahapFiles)
-    func conversionsKeepTheSound(file: String) throws {
+    func conversionsKeepTheSound(file: String) async throws {
         let scratch = try ScratchFolder()
         let input = Self.corpus.appending(path: file).path(percentEncoded: false)
         let audio = try String(contentsOfFile: input, encoding: .utf8).contains("AudioCustom")
-        func check(_ target: String) throws -> [String: Any] {
-            let result = try Haptic.run(
+        func check(_ target: String) async throws -> [String: Any] {
+            let result = try await Haptic.run(
                 ["convert", input, "-o", scratch.path("out.\(target)"), "--to", target, "--check", "--json"])
             #expect(result.status == 0, "\(file): \(result.stderr)")
             let json = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any]
             return try #require(json?["check"] as? [String: Any], "\(file): \(result.output)")
         }
-        let haptic = try check("haptic")
+        let haptic = try await check("haptic")
         if !audio {
             let correlation = try #require(haptic["envelopeCorrelation"] as? Double)
             #expect(correlation >= 0.9, "\(file): correlation \(correlation)")
             let shift = try #require(haptic["maxOnsetShiftMilliseconds"] as? Double)
             #expect(shift <= 1, "\(file): onset shift \(shift) ms")
         }
-        let android = try check("android")
+        let android = try await check("android")
         let length = try #require(android["lengthDifferenceMilliseconds"] as? Double)
         #expect(abs(length) <= 50, "\(file): Android length \(length) ms")
     }
 
-    @Test func lintFindsNoErrorAndFoldsRepeats() throws {
-        let result = try Haptic.run(["lint", Self.corpus.appending(path: "ahap").path(percentEncoded: false)])
+    @Test func lintFindsNoErrorAndFoldsRepeats() async throws {
+        let result = try await Haptic.run(["lint", Self.corpus.appending(path: "ahap").path(percentEncoded: false)])
         #expect(result.status == 0, "\(result.output)")
         #expect(!result.output.contains("error["))
         // No rule prints more than three full lines for one file.
@@ -75,10 +75,10 @@ struct CorpusConformanceTests {
         #expect(perFileRule.values.allSatisfy { $0 <= 3 }, "\(perFileRule)")
     }
 
-    @Test func applesDrumsPlaysItsAudioFromTheAHAPFolder() throws {
+    @Test func applesDrumsPlaysItsAudioFromTheAHAPFolder() async throws {
         let scratch = try ScratchFolder()
         let drums = Self.corpus.appending(path: "ahap/apple/Drums.ahap").path(percentEncoded: false)
-        let result = try Haptic.run(["render", drums, "-o", scratch.path("d.wav")])
+        let result = try await Haptic.run(["render", drums, "-o", scratch.path("d.wav")])
         #expect(result.status == 0)
         #expect(result.stderr == "")
         let clip = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: scratch.path("d.wav")))))
@@ -86,10 +86,10 @@ struct CorpusConformanceTests {
         #expect(Double(clip.frameCount) / Double(clip.sampleRate) > 4.3)
     }
 
-    @Test func applesSamplesLintClean() throws {
+    @Test func applesSamplesLintClean() async throws {
         for name in ["Boing", "Drums", "Heartbeats", "Inflate"] {
             let path = Self.corpus.appending(path: "ahap/apple/\(name).ahap").path(percentEncoded: false)
-            let result = try Haptic.run(["lint", "--strict", path])
+            let result = try await Haptic.run(["lint", "--strict", path])
             #expect(result.status == 0, "\(name): \(result.output)")
         }
     }
@@ -122,11 +122,11 @@ struct CorpusHapticClipTests {
     }
 
     @Test("a valid clip renders audibly for its length; an invalid one is refused at its place", arguments: clips)
-    func everyClip(file: String) throws {
+    func everyClip(file: String) async throws {
         let scratch = try ScratchFolder()
         let url = Self.corpus.appending(path: file)
         let out = scratch.path("out.wav")
-        let result = try Haptic.run(["render", url.path(percentEncoded: false), "-o", out])
+        let result = try await Haptic.run(["render", url.path(percentEncoded: false), "-o", out])
         if URL(filePath: file).lastPathComponent.hasPrefix("invalid") {
             #expect(result.status != 0)
             #expect(result.stderr.contains("error["), "\(file): \(result.stderr)")
@@ -144,13 +144,13 @@ struct CorpusHapticClipTests {
     @Test(
         "a valid clip comes back from AHAP with every breakpoint within 1e-3",
         arguments: clips.filter { !URL(filePath: $0).lastPathComponent.hasPrefix("invalid") })
-    func roundTripThroughAHAP(file: String) throws {
+    func roundTripThroughAHAP(file: String) async throws {
         let scratch = try ScratchFolder()
         let url = Self.corpus.appending(path: file)
         let ahap = scratch.path("clip.ahap")
         let back = scratch.path("back.haptic")
-        #expect(try Haptic.run(["convert", url.path(percentEncoded: false), "-o", ahap]).status == 0)
-        #expect(try Haptic.run(["convert", ahap, "-o", back]).status == 0)
+        #expect(try await Haptic.run(["convert", url.path(percentEncoded: false), "-o", ahap]).status == 0)
+        #expect(try await Haptic.run(["convert", ahap, "-o", back]).status == 0)
         func envelopes(_ url: URL) throws -> [String: [[String: Any]]] {
             let json = try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any]
             let signals = json?["signals"] as? [String: Any]
@@ -177,8 +177,8 @@ struct CorpusHapticClipTests {
         }
     }
 
-    @Test func lintReadsTheClipsAndRefusesOnlyTheInvalidOnes() throws {
-        let result = try Haptic.run(["lint", Self.corpus.appending(path: "haptic").path(percentEncoded: false)])
+    @Test func lintReadsTheClipsAndRefusesOnlyTheInvalidOnes() async throws {
+        let result = try await Haptic.run(["lint", Self.corpus.appending(path: "haptic").path(percentEncoded: false)])
         #expect(result.status == 1)
         let errors = result.output.split(separator: "\n").filter { $0.contains("error[") }
         #expect(!errors.isEmpty)

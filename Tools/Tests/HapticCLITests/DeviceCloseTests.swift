@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import _ToolTestSupport
 
 /// Every way `haptic play` ends leaves the device drained and closed before the process exits:
 /// through ALSA's `file` PCM, which completes its WAV header only when the device is closed, a
@@ -40,47 +41,45 @@ import Testing
         #expect(header.dataSize % UInt32(header.blockAlign) == 0)
     }
 
-    @Test func twentyPlaysThroughTheFilePCMEachLeaveACompleteWAVHeader() throws {
+    @Test func twentyPlaysThroughTheFilePCMEachLeaveACompleteWAVHeader() async throws {
         let scratch = try ScratchFolder()
         let pattern = try scratch.write(
             "tap.ahap", #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}}]}"#)
         for run in 1...20 {
             let capture = scratch.path("capture-\(run).wav")
-            let result = try Haptic.run(
+            let result = try await Haptic.run(
                 ["play", pattern, "--device", "file:FILE=\(capture),FORMAT=wav"], killAfter: 20)
             #expect(result.status == 0, "run \(run): \(result.stderr)")
             try expectComplete(capture, run: run)
         }
     }
 
-    @Test func ctrlCAlsoLeavesACompleteWAVHeader() throws {
+    @Test func ctrlCAlsoLeavesACompleteWAVHeader() async throws {
         let scratch = try ScratchFolder()
         let pattern = try scratch.write(
             "buzz.ahap", #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticContinuous","EventDuration":2}}]}"#)
         for run in 1...5 {
             let capture = scratch.path("interrupted-\(run).wav")
-            let process = Process()
-            process.executableURL = Haptic.executable
-            process.arguments = ["play", "--loop", pattern, "--device", "file:FILE=\(capture),FORMAT=wav"]
-            process.standardError = FileHandle.nullDevice
-            let exited = DispatchSemaphore(value: 0)
-            process.terminationHandler = { _ in exited.signal() }
-            try process.run()
+            let process = try await ChildProcess.start(
+                Haptic.executable.path(percentEncoded: false),
+                ["play", "--loop", pattern, "--device", "file:FILE=\(capture),FORMAT=wav"])
             // Interrupt once the device is playing (its file has grown past the header), not after a
             // fixed sleep that a loaded machine can outlast before `play` is even running.
             let deadline = Date.now + 10
             while Date.now < deadline,
                 ((try? FileManager.default.attributesOfItem(atPath: capture))?[.size] as? Int ?? 0) <= 44
             {
-                Thread.sleep(forTimeInterval: 0.01)
+                try await Task.sleep(for: .milliseconds(10))
             }
-            kill(process.processIdentifier, SIGINT)
-            if exited.wait(timeout: .now() + 10) == .timedOut {
-                kill(process.processIdentifier, SIGKILL)
+            process.signal(SIGINT)
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(10))
+                process.signal(SIGKILL)
                 Issue.record("run \(run): still playing 10 s after Ctrl-C")
             }
-            process.waitUntilExit()
-            #expect(process.terminationStatus == 130, "run \(run)")
+            let status = try await process.wait().status
+            watchdog.cancel()
+            #expect(status == 130, "run \(run)")
             try expectComplete(capture, run: run)
         }
     }

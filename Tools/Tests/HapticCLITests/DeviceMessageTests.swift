@@ -8,7 +8,7 @@ import Testing
             atPath: "/usr/lib/x86_64-linux-gnu/alsa-lib/libasound_module_pcm_pulse.so"),
         "needs ALSA's pulse plugin (libasound2-plugins)"))
 struct DeviceMessageTests {
-    @Test func aSoundServerThatIsNotThereIsSaidInOneLine() throws {
+    @Test func aSoundServerThatIsNotThereIsSaidInOneLine() async throws {
         let scratch = try ScratchFolder()
         let pattern = try scratch.write(
             "tap.ahap", #"{"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}}]}"#)
@@ -17,7 +17,7 @@ struct DeviceMessageTests {
         var environment = ProcessInfo.processInfo.environment
         environment["ALSA_CONFIG_PATH"] = "/usr/share/alsa/alsa.conf:\(config)"
         environment["TMPDIR"] = scratch.url.path(percentEncoded: false)
-        let result = try Haptic.run(
+        let result = try await Haptic.run(
             ["play", pattern, "--device", "deadpulse"], killAfter: 20, environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
         // PulseAudio's message ends with a newline of its own; the user sees one line.

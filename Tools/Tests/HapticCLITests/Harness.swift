@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import _ToolTestSupport
 
@@ -34,49 +33,12 @@ struct Haptic {
     static func run(
         _ arguments: [String], input: [UInt8] = [], in directory: URL? = nil, killAfter: Double? = nil,
         environment: [String: String]? = nil
-    ) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        if let environment { process.environment = environment }
-        try process.run()
-        if let killAfter {
-            let pid = process.processIdentifier
-            DispatchQueue.global().asyncAfter(deadline: .now() + killAfter) {
-                if process.isRunning { kill(pid, SIGKILL) }
-            }
-        }
-        return try collect(process, stdout: stdout, stderr: stderr) {
-            if !input.isEmpty { stdin.fileHandleForWriting.write(Data(input)) }
-            try stdin.fileHandleForWriting.close()
-        }
-    }
-
-    /// Reads a started process's two streams to their ends and waits for it. Standard error is
-    /// drained on another thread, so a chatty child never blocks on a full pipe while standard
-    /// output is read; `feed` runs once the drain has started (to write standard input).
-    private static func collect(
-        _ process: Process, stdout: Pipe, stderr: Pipe, feed: () throws -> Void = {}
-    ) throws -> Result {
-        let errorHandle = stderr.fileHandleForReading
-        let errorBytes = Mutex(Data())
-        let drained = DispatchGroup()
-        DispatchQueue.global().async(group: drained) {
-            let bytes = errorHandle.readDataToEndOfFile()
-            errorBytes.withLock { $0 = bytes }
-        }
-        try feed()
-        let outBytes = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        drained.wait()
-        return Result(
-            status: process.terminationStatus, stdout: [UInt8](outBytes),
-            stderr: String(decoding: errorBytes.withLock { $0 }, as: UTF8.self))
+    ) async throws -> Result {
+        let result = try await ChildProcess.run(
+            executable.path(percentEncoded: false), arguments, input: input,
+            in: directory?.path(percentEncoded: false), environment: environment,
+            killAfter: killAfter.map { .milliseconds(Int($0 * 1000)) })
+        return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 }
 
@@ -111,15 +73,8 @@ final class ScratchFolder {
 
 extension Haptic {
     /// Runs a `/bin/sh -c` command line (for `ulimit` and signal dispositions a test needs).
-    static func runShell(_ command: String) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(filePath: "/bin/sh")
-        process.arguments = ["-c", command]
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        return try collect(process, stdout: stdout, stderr: stderr)
+    static func runShell(_ command: String) async throws -> Result {
+        let result = try await ChildProcess.run("/bin/sh", ["-c", command])
+        return Result(status: result.status, stdout: result.stdout, stderr: result.stderr)
     }
 }

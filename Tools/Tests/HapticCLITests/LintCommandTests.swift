@@ -15,9 +15,9 @@ import Testing
     static let clean =
         #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}}]}"#
 
-    @Test func everyFindingIsOneLineNamingFilePathAndLine() throws {
+    @Test func everyFindingIsOneLineNamingFilePathAndLine() async throws {
         let file = try scratch.write("typo.ahap", Self.typo)
-        let result = try Haptic.run(["lint", file])
+        let result = try await Haptic.run(["lint", file])
         #expect(result.status == 1)
         #expect(
             result.output == """
@@ -31,12 +31,12 @@ import Testing
 
     /// The files are checked on every core, but the report lists them in order, each file's
     /// findings together, exactly as a one-at-a-time lint would.
-    @Test func aFolderOfManyFilesIsReportedInOrder() throws {
+    @Test func aFolderOfManyFilesIsReportedInOrder() async throws {
         for index in 0..<24 {
             let name = String(format: "many/%02d.ahap", index)
             try scratch.write(name, index % 3 == 0 ? Self.typo : Self.clean)
         }
-        let result = try Haptic.run(["lint", scratch.path("many")])
+        let result = try await Haptic.run(["lint", scratch.path("many")])
         #expect(result.status == 1)
         let files = result.output.split(separator: "\n").map { $0.prefix { $0 != ":" } }
         let expected = stride(from: 0, to: 24, by: 3).flatMap { index in
@@ -46,20 +46,20 @@ import Testing
         #expect(result.stderr == "lint: 24 files: 16 errors, 8 warnings\n")
     }
 
-    @Test func warningsAloneExitZeroUnlessStrict() throws {
+    @Test func warningsAloneExitZeroUnlessStrict() async throws {
         let invalid = Haptic.fixtures.appending(path: "ahap/Typo.ahap").path(percentEncoded: false)
-        let relaxed = try Haptic.run(["lint", invalid])
+        let relaxed = try await Haptic.run(["lint", invalid])
         #expect(relaxed.status == 0)
         #expect(
             relaxed.output.contains(
                 #"unknown key "ParameterCurves" in a Pattern entry (did you mean "ParameterCurve"?)"#))
         #expect(relaxed.output.contains("Typo.ahap:Pattern[1].ParameterCurves: warning[unknown-key]:"))
-        let strict = try Haptic.run(["lint", "--strict", invalid])
+        let strict = try await Haptic.run(["lint", "--strict", invalid])
         #expect(strict.status == 1)
     }
 
-    @Test func foldersAreSearchedForAHAPFiles() throws {
-        let result = try Haptic.run(["lint", Haptic.fixtures.appending(path: "ahap").path(percentEncoded: false)])
+    @Test func foldersAreSearchedForAHAPFiles() async throws {
+        let result = try await Haptic.run(["lint", Haptic.fixtures.appending(path: "ahap").path(percentEncoded: false)])
         #expect(result.status == 0)
         // Curve17.ahap's 17-point curve is a note: Core Haptics plays it.
         #expect(result.stderr == "lint: 5 files: 0 errors, 5 warnings, 6 notes (--notes shows them)\n")
@@ -67,17 +67,19 @@ import Testing
         #expect(!result.output.contains("Heartbeat.ahap"))
     }
 
-    @Test func cleanFilesPrintNothing() throws {
-        let result = try Haptic.run(["lint", Haptic.patterns.appending(path: "examples").path(percentEncoded: false)])
+    @Test func cleanFilesPrintNothing() async throws {
+        let result = try await Haptic.run([
+            "lint", Haptic.patterns.appending(path: "examples").path(percentEncoded: false),
+        ])
         #expect(result.status == 0)
         #expect(result.output.isEmpty)
         // The tutorial's first tap has intensity 0: a note (inaudible-event), shown with --notes.
         #expect(result.stderr == "lint: 2 files: 0 errors, 0 warnings, 1 note (--notes shows them)\n")
     }
 
-    @Test func jsonIsExact() throws {
+    @Test func jsonIsExact() async throws {
         let file = try scratch.write("typo.ahap", Self.typo)
-        let result = try Haptic.run(["lint", "--json", file])
+        let result = try await Haptic.run(["lint", "--json", file])
         #expect(result.status == 1)
         #expect(
             result.output == """
@@ -122,9 +124,9 @@ import Testing
 
     /// `--format github`: GitHub's documented workflow commands, one per finding, at the file,
     /// line and column; the exit status and summary as in text.
-    @Test func githubFormatIsOneAnnotationPerFinding() throws {
+    @Test func githubFormatIsOneAnnotationPerFinding() async throws {
         let file = try scratch.write("typo, 1.ahap", Self.typo)
-        let result = try Haptic.run(["lint", "--format", "github", file])
+        let result = try await Haptic.run(["lint", "--format", "github", file])
         #expect(result.status == 1)
         let escaped = file.replacingOccurrences(of: ",", with: "%2C")
         #expect(
@@ -137,17 +139,17 @@ import Testing
         #expect(result.stderr == "lint: 1 file: 2 errors, 1 warning\n")
     }
 
-    @Test func jsonFlagIsFormatJSON() throws {
+    @Test func jsonFlagIsFormatJSON() async throws {
         let file = try scratch.write("typo.ahap", Self.typo)
-        let flag = try Haptic.run(["lint", "--json", file])
-        let option = try Haptic.run(["lint", "--format", "json", file])
+        let flag = try await Haptic.run(["lint", "--json", file])
+        let option = try await Haptic.run(["lint", "--format", "json", file])
         #expect(option.status == 1)
         #expect(option.output == flag.output)
         #expect(option.output.hasPrefix("{\n  \"errors\" : 2,"))
-        let both = try Haptic.run(["lint", "--json", "--format", "sarif", file])
+        let both = try await Haptic.run(["lint", "--json", "--format", "sarif", file])
         #expect(both.status == 64)
         #expect(both.stderr.contains("--json is --format json; give one format"))
-        let unknown = try Haptic.run(["lint", "--format", "xml", file])
+        let unknown = try await Haptic.run(["lint", "--format", "xml", file])
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("'xml'"))
     }
@@ -156,9 +158,9 @@ import Testing
     /// three trailing commas, Oscillate's missing value, Typo's unknown key; notes stay out). Checked
     /// against the official SARIF 2.1.0 schema when one is at hand (HAPTICS_SARIF_SCHEMA, or
     /// ../shared/schemas/sarif-schema-2.1.0.json) and python3 has jsonschema; else SKIPPED.
-    @Test func sarifFormatIsAValidLog() throws {
+    @Test func sarifFormatIsAValidLog() async throws {
         let folder = Haptic.fixtures.appending(path: "ahap").path(percentEncoded: false)
-        let result = try Haptic.run(["lint", "--format", "sarif", folder])
+        let result = try await Haptic.run(["lint", "--format", "sarif", folder])
         #expect(result.status == 0)
         let log = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
         let run = try #require((log["runs"] as? [[String: Any]])?.first)
@@ -177,7 +179,7 @@ import Testing
             return
         }
         let saved = try scratch.write("lint.sarif", result.stdout)
-        let check = try Haptic.runShell(
+        let check = try await Haptic.runShell(
             "python3 -c 'import json, sys, jsonschema; jsonschema.validate(json.load(open(sys.argv[1])), "
                 + "json.load(open(sys.argv[2]))); print(\"valid\")' '\(saved)' '\(schema)'")
         if check.stderr.contains("No module named 'jsonschema'") {
@@ -189,10 +191,10 @@ import Testing
     }
 
     /// `--format junit`: one suite per file; a file with warnings fails, a clean one passes.
-    @Test func junitFormatHasASuitePerFile() throws {
+    @Test func junitFormatHasASuitePerFile() async throws {
         let bad = try scratch.write("lint/a.ahap", Self.typo)
         let good = try scratch.write("lint/b.ahap", Self.clean)
-        let result = try Haptic.run(["lint", "--format", "junit", scratch.path("lint")])
+        let result = try await Haptic.run(["lint", "--format", "junit", scratch.path("lint")])
         #expect(result.status == 1)
         #expect(result.output.hasPrefix(#"<?xml version="1.0" encoding="UTF-8"?>"# + "\n"))
         #expect(result.output.contains(#"<testsuites name="haptic lint" tests="2" failures="1" errors="0">"#))
@@ -202,10 +204,10 @@ import Testing
         #expect(XMLParser(data: Data(result.stdout)).parse())
     }
 
-    @Test func aMissingFileIsAFindingNotACrash() throws {
+    @Test func aMissingFileIsAFindingNotACrash() async throws {
         let other = try scratch.write(
             "ok.ahap", #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}}]}"#)
-        let result = try Haptic.run(["lint", scratch.path("gone.ahap"), other])
+        let result = try await Haptic.run(["lint", scratch.path("gone.ahap"), other])
         #expect(result.status == 1)
         #expect(
             result.output
@@ -214,11 +216,11 @@ import Testing
         #expect(result.stderr == "lint: 2 files: 1 error, 0 warnings\n")
     }
 
-    @Test func aWaveformThatCannotBeFoundIsAnError() throws {
+    @Test func aWaveformThatCannotBeFoundIsAnError() async throws {
         let file = try scratch.write(
             "custom.ahap",
             #"{"Pattern":[{"Event":{"Time":0,"EventType":"AudioCustom","EventWaveformPath":"missing.wav"}}]}"#)
-        let result = try Haptic.run(["lint", file])
+        let result = try await Haptic.run(["lint", file])
         #expect(result.status == 1)
         #expect(
             result.output.contains(
@@ -228,8 +230,8 @@ import Testing
 }
 
 @Suite struct InfoCommandTests {
-    @Test func describesTheRisingFallingExample() throws {
-        let result = try Haptic.run([
+    @Test func describesTheRisingFallingExample() async throws {
+        let result = try await Haptic.run([
             "info", Haptic.patterns.appending(path: "examples/rising-falling.ahap").path(percentEncoded: false),
         ])
         #expect(result.status == 0)
@@ -244,9 +246,9 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("  rendered    1.9") && $0.contains("dBFS") && $0.contains("LUFS") })
     }
 
-    @Test func jsonCarriesTheNumbers() throws {
+    @Test func jsonCarriesTheNumbers() async throws {
         let kit = Haptic.fixtures.appending(path: "ahap/Kit.ahap").path(percentEncoded: false)
-        let result = try Haptic.run(["info", "--json", kit])
+        let result = try await Haptic.run(["info", "--json", kit])
         #expect(result.status == 0)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
         #expect(json["patternDurationSeconds"] as? Double == 0.4)

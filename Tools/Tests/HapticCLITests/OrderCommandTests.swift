@@ -2,15 +2,16 @@ import CupcakeCorner
 import Foundation
 import HapticsSynthesis
 import Testing
+import _ToolTestSupport
 
 @Suite(.serialized) struct OrderCommandTests {
     static let address = "name Ada\nstreet 1 Infinite Loop\ncity Cupertino\nzip 95014\n"
 
-    @Test func scriptChecksOutAndStoresTheOrder() throws {
+    @Test func scriptChecksOutAndStoresTheOrder() async throws {
         let scratch = try ScratchFolder()
         let script = try scratch.write(
             "order.txt", "quantity 6\ntype Strawberry\nspecial on\nsprinkles on\n" + Self.address + "submit\n")
-        let result = try Haptic.run([
+        let result = try await Haptic.run([
             "order", "--store", scratch.path("store"), "--log", scratch.path("log.jsonl"), "--device", "null",
             "--script", script,
         ])
@@ -24,18 +25,20 @@ import Testing
         #expect(log.events.compactMap(\.feedback) == ["increase", "selection", "selection", "selection", "success"])
     }
 
-    @Test func aBadLineStopsTheWholeScriptBeforeAnythingIsSubmitted() throws {
+    @Test func aBadLineStopsTheWholeScriptBeforeAnythingIsSubmitted() async throws {
         let scratch = try ScratchFolder()
         let script = try scratch.write("order.txt", Self.address + "submit\nquantity lots\n")
-        let result = try Haptic.run(["order", "--store", scratch.path("store"), "--device", "null", "--script", script])
+        let result = try await Haptic.run([
+            "order", "--store", scratch.path("store"), "--device", "null", "--script", script,
+        ])
         #expect(result.status == 1)
         #expect(result.stderr == "\(script):6: error: quantity needs +1, -1 or a number of cakes 3...20 (got 'lots')\n")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("store/orders.jsonl")))
     }
 
-    @Test func aRefusedCheckoutExitsWithStatusOne() throws {
+    @Test func aRefusedCheckoutExitsWithStatusOne() async throws {
         let scratch = try ScratchFolder()
-        let result = try Haptic.run(
+        let result = try await Haptic.run(
             ["order", "--store", scratch.path("store"), "--device", "null", "--script", "-", "--name", "Ada"],
             input: Array("submit\n".utf8))
         #expect(result.status == 1)
@@ -45,17 +48,17 @@ import Testing
     }
 
     /// Each feedback of the rendered replay starts where the log says, within 1 ms.
-    @Test func replayPlacesEveryFeedbackAtItsLoggedTime() throws {
+    @Test func replayPlacesEveryFeedbackAtItsLoggedTime() async throws {
         let scratch = try ScratchFolder()
         let script = try scratch.write(
             "order.txt",
             "quantity +1\nwait 0.3\ntype Chocolate\nwait 0.25\nquantity -1\nwait 0.4\n" + Self.address + "submit\n")
-        let run = try Haptic.run([
+        let run = try await Haptic.run([
             "order", "--store", scratch.path("store"), "--log", scratch.path("log.jsonl"), "--device", "null",
             "--script", script,
         ])
         #expect(run.status == 0, "\(run.stderr)")
-        let replay = try Haptic.run(["order", "replay", scratch.path("log.jsonl"), "-o", scratch.path("out.wav")])
+        let replay = try await Haptic.run(["order", "replay", scratch.path("log.jsonl"), "-o", scratch.path("out.wav")])
         #expect(replay.status == 0, "\(replay.stderr)")
         #expect(replay.output.split(separator: "\n").count == 4)
         let log = try EventLogReader.read(path: scratch.path("log.jsonl"))
@@ -71,7 +74,7 @@ import Testing
             #expect(nearest < 0.001, "no onset within 1 ms of the feedback logged at \(time) s")
         }
         // Twice as fast: every onset at half its time.
-        let fast = try Haptic.run([
+        let fast = try await Haptic.run([
             "order", "replay", scratch.path("log.jsonl"), "--speed", "2", "-o", scratch.path("fast.wav"),
         ])
         #expect(fast.status == 0)
@@ -84,14 +87,14 @@ import Testing
         #expect(fastClip.duration < clip.duration)
     }
 
-    @Test func replaySkipsACorruptedLineAndPlaysTheRest() throws {
+    @Test func replaySkipsACorruptedLineAndPlaysTheRest() async throws {
         let scratch = try ScratchFolder()
         let log = try scratch.write(
             "log.jsonl",
             #"{"change":"quantity","feedback":"increase","new":"4","old":"3","t":0.1}"# + "\n"
                 + #"{"change":"type","feedback":"selec"# + "\n"
                 + #"{"change":"checkout","feedback":"success","new":"order x","t":0.5}"# + "\n")
-        let result = try Haptic.run(["order", "replay", log, "--summary", "-o", scratch.path("out.wav")])
+        let result = try await Haptic.run(["order", "replay", log, "--summary", "-o", scratch.path("out.wav")])
         #expect(result.status == 0)
         #expect(result.stderr.hasPrefix("\(log):2: error: not an event"))
         #expect(result.output == "2 feedbacks over 0.500 s\n  increase     1\n  success      1\n")
@@ -105,31 +108,22 @@ import Testing
     /// A child appends orders in a loop and prints each id once it is durable; it is killed
     /// with SIGKILL at random moments. Every id it reported must read back; a torn tail is
     /// reported, never fatal.
-    @Test func everyReportedOrderSurvivesKillNine() throws {
+    @Test func everyReportedOrderSurvivesKillNine() async throws {
         let scratch = try ScratchFolder()
         let store = scratch.path("store")
         let script = try scratch.write("loop.txt", Self.address + String(repeating: "submit\n", count: 5_000))
         var reported: Set<String> = []
         for iteration in 0..<20 {
-            let process = Process()
-            process.executableURL = Haptic.executable
-            process.arguments = ["order", "--store", store, "--device", "null", "--script", script]
-            let out = Pipe()
-            process.standardOutput = out
-            process.standardError = FileHandle.nullDevice
-            try process.run()
+            let process = try await ChildProcess.start(
+                Haptic.executable.path(percentEncoded: false),
+                ["order", "--store", store, "--device", "null", "--script", script])
             // Let it save a random number of orders (at least one), then kill it mid-flight.
             let wanted = 1 + (iteration * 7919) % 23
-            var text = ""
-            let handle = out.fileHandleForReading
-            while text.split(separator: "\n").count < wanted {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                text += String(decoding: chunk, as: UTF8.self)
+            _ = await process.waitForOutput(timeout: .seconds(60)) {
+                String(decoding: process.stdout, as: UTF8.self).split(separator: "\n").count >= wanted
             }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            text += String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+            process.signal(SIGKILL)
+            let text = try await process.wait().output
             for line in text.split(separator: "\n") where line.hasSuffix("orders.jsonl") {
                 // "... Order ID saved in PATH"
                 let words = line.split(separator: " ")

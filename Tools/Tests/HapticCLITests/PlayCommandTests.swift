@@ -19,22 +19,22 @@ private func clicks(every spacing: Double, for seconds: Double) -> String {
 }
 
 /// The offline render of `path` as 48 kHz mono float samples (`haptic render --format f32`).
-private func offlineRender(_ path: String) throws -> [Float] {
-    let result = try Haptic.run(["render", path, "-o", "-", "--format", "f32"])
+private func offlineRender(_ path: String) async throws -> [Float] {
+    let result = try await Haptic.run(["render", path, "-o", "-", "--format", "f32"])
     #expect(result.status == 0, "\(result.stderr)")
     return try WAV.decode(result.stdout).samples
 }
 
 /// What a `file` PCM captured (raw FLOAT_LE mono) equals the offline render of `pattern`,
 /// sample for sample, after the leading silence, with nothing but silence after it.
-func expectCapture(_ capture: String, equalsTheOfflineRenderOf pattern: String) throws {
+func expectCapture(_ capture: String, equalsTheOfflineRenderOf pattern: String) async throws {
     let bytes = try [UInt8](Data(contentsOf: URL(filePath: capture)))
     let played = stride(from: 0, to: bytes.count - 3, by: 4).map { at in
         Float(
             bitPattern: UInt32(bytes[at]) | UInt32(bytes[at + 1]) << 8 | UInt32(bytes[at + 2]) << 16
                 | UInt32(bytes[at + 3]) << 24)
     }
-    let reference = try offlineRender(pattern)
+    let reference = try await offlineRender(pattern)
     let start = try #require(played.firstIndex { $0 != 0 })
     let first = try #require(reference.firstIndex { $0 != 0 })
     let offset = start - first
@@ -50,31 +50,25 @@ private func elapsedMilliseconds(since start: UInt64) -> Double {
 
 /// `haptic play` without a rig: ALSA's `file` PCM and a missing device.
 @Suite struct PlayCommandTests {
-    @Test func playThroughALSAsFilePCMWritesExactlyTheOfflineRender() throws {
+    @Test func playThroughALSAsFilePCMWritesExactlyTheOfflineRender() async throws {
         let scratch = try ScratchFolder()
         let pattern = try scratch.write("clicks.ahap", clicks(every: 0.1, for: 0.6))
         let capture = scratch.path("capture.raw")
-        let result = try Haptic.run(["play", pattern, "--device", "file:FILE=\(capture),FORMAT=raw"])
+        let result = try await Haptic.run(["play", pattern, "--device", "file:FILE=\(capture),FORMAT=raw"])
         #expect(result.status == 0, "\(result.stderr)")
         // The device negotiated FLOAT_LE mono at 48 kHz: the file holds our samples, raw.
-        try expectCapture(capture, equalsTheOfflineRenderOf: pattern)
+        try await expectCapture(capture, equalsTheOfflineRenderOf: pattern)
     }
 
-    @Test func withoutADeviceSaysWhyAndWritesTheOfflineRenderToAWAVFile() throws {
+    @Test func withoutADeviceSaysWhyAndWritesTheOfflineRenderToAWAVFile() async throws {
         let scratch = try ScratchFolder()
         let pattern = try scratch.write("knock.ahap", clicks(every: 0.2, for: 0.4))
-        let process = Process()
-        process.executableURL = Haptic.executable
-        process.arguments = ["play", pattern, "--device", "haptic-no-such-device"]
-        process.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.url.path]) { $1 }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let printed = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let result = try await Haptic.run(
+            ["play", pattern, "--device", "haptic-no-such-device"],
+            environment: ProcessInfo.processInfo.environment.merging(["TMPDIR": scratch.url.path]) { $1 })
+        let printed = result.output
+        let said = result.stderr
+        #expect(result.status == 0)
         let lines = said.split(separator: "\n")
         #expect(lines.count == 1)
         #expect(said.hasPrefix("haptic: no usable audio device (device 'haptic-no-such-device' not found: ALSA says"))
@@ -83,7 +77,7 @@ private func elapsedMilliseconds(since start: UInt64) -> Double {
         #expect(path == scratch.url.appending(path: "haptic-preview/knock.wav").path(percentEncoded: false))
         let reference = scratch.path("reference.wav")
         // The preview is what `haptic render` writes with default options but 32-bit float samples.
-        #expect(try Haptic.run(["render", pattern, "-o", reference, "--format", "f32"]).status == 0)
+        #expect(try await Haptic.run(["render", pattern, "-o", reference, "--format", "f32"]).status == 0)
         #expect(try Data(contentsOf: URL(filePath: path)) == Data(contentsOf: URL(filePath: reference)))
     }
 }
@@ -93,20 +87,20 @@ private func elapsedMilliseconds(since start: UInt64) -> Double {
 /// Serialized: the load test keeps both cores busy, which would skew the others.
 @Suite(.serialized, .enabled(if: AudioRig.testsEnabled, "needs the audio rig: tools/audio-rig/with-rig swift test"))
 struct PlayThroughRigTests {
-    @Test func everyClickKeepsItsSpacingWithinAMillisecondAndPlaybackTakesRealTime() throws {
+    @Test func everyClickKeepsItsSpacingWithinAMillisecondAndPlaybackTakesRealTime() async throws {
         try AudioRig.require()
         let scratch = try ScratchFolder()
         let pattern = try scratch.write("clicks.ahap", clicks(every: 0.125, for: 2))
-        let sink = try Rig.Sink()
+        let sink = try await Rig.Sink()
         let recording = try AudioRig.Recording(sink: sink.name)
         let started = DispatchTime.now().uptimeNanoseconds
-        let play = try RunningHaptic(["play", pattern, "--device", sink.device, "--stats"])
-        let (status, stderr) = play.wait()
+        let play = try await RunningHaptic(["play", pattern, "--device", sink.device, "--stats"])
+        let (status, stderr) = try await play.wait()
         let wall = elapsedMilliseconds(since: started) / 1000
         let recorded = try recording.stop()
         #expect(status == 0, "\(stderr)")
         #expect(playStatistics(stderr)["underruns"] == 0, "\(stderr)")
-        let expected = Rig.onsets(try offlineRender(pattern))
+        let expected = Rig.onsets(try await offlineRender(pattern))
         let heard = Rig.onsets(recorded)
         #expect(expected.count == 17)
         try #require(heard.count == expected.count, "heard \(heard.count) clicks: \(heard)")
@@ -120,11 +114,11 @@ struct PlayThroughRigTests {
     /// offline render to the sample. A tap (ALSA's `file` PCM in front of the rig's clocked
     /// PulseAudio sink) keeps that exact stream while it plays in real time; a recording of the
     /// sink would also measure PulseAudio and the recorder, which lose whole periods under load.
-    @Test func twentySecondsWithBothCoresBusyLoseAndMoveNothing() throws {
+    @Test func twentySecondsWithBothCoresBusyLoseAndMoveNothing() async throws {
         try AudioRig.require()
         let scratch = try ScratchFolder()
         let pattern = try scratch.write("long.ahap", clicks(every: 0.25, for: 20))
-        let sink = try Rig.Sink()
+        let sink = try await Rig.Sink()
         let tap = scratch.path("tap.raw")
         let conf = try scratch.write(
             "tap.conf",
@@ -140,21 +134,21 @@ struct PlayThroughRigTests {
             (ProcessInfo.processInfo.environment["ALSA_CONFIG_PATH"] ?? "/usr/share/alsa/alsa.conf") + ":" + conf
         let load = try BusyLoops(count: 2)
         let started = DispatchTime.now().uptimeNanoseconds
-        let play = try RunningHaptic(
+        let play = try await RunningHaptic(
             // 40 ms: the buffer docs/timing.md recommends on a loaded machine (20 ms, the interactive
             // default, runs dry about once in ten 20-second runs with both cores saturated).
             ["play", pattern, "--device", "haptic_tap", "--latency", "40", "--stats"],
             environment: ["ALSA_CONFIG_PATH": config])
-        let (status, stderr) = play.wait()
+        let (status, stderr) = try await play.wait()
         let wall = elapsedMilliseconds(since: started) / 1000
         load.stop()
         #expect(status == 0, "\(stderr)")
         #expect(playStatistics(stderr)["underruns"] == 0, "\(stderr)")
         #expect(wall >= 20, "20 s of clicks played in \(wall) s: not paced by the device")
-        try expectCapture(tap, equalsTheOfflineRenderOf: pattern)
+        try await expectCapture(tap, equalsTheOfflineRenderOf: pattern)
     }
 
-    @Test func ctrlCStopsWithinFiftyMillisecondsWithAFadeAndExitStatus130() throws {
+    @Test func ctrlCStopsWithinFiftyMillisecondsWithAFadeAndExitStatus130() async throws {
         try AudioRig.require()
         let scratch = try ScratchFolder()
         let pattern = try scratch.write(
@@ -164,9 +158,9 @@ struct PlayThroughRigTests {
             "EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1},\
             {"ParameterID":"HapticSharpness","ParameterValue":0.5}]}}]}
             """)
-        let sink = try Rig.Sink()
+        let sink = try await Rig.Sink()
         let recording = try AudioRig.Recording(sink: sink.name)
-        let play = try RunningHaptic(["play", pattern, "--device", sink.device, "--loop", "--stats"])
+        let play = try await RunningHaptic(["play", pattern, "--device", sink.device, "--loop", "--stats"])
         // Interrupt once half a second of sound has reached the sink (polling the growing recording).
         var polls = 0
         while true {
@@ -174,11 +168,11 @@ struct PlayThroughRigTests {
             if let first = soFar.firstIndex(where: { abs($0) > 1e-4 }), soFar.count - first > 24_000 { break }
             polls += 1
             try #require(polls < 500, "no sound reached the sink within 5 s")
-            Thread.sleep(forTimeInterval: 0.01)
+            try await Task.sleep(for: .milliseconds(10))
         }
         let signalled = DispatchTime.now().uptimeNanoseconds
-        play.process.interrupt()
-        let (status, stderr) = play.wait()
+        play.child.signal(SIGINT)
+        let (status, stderr) = try await play.wait()
         let exitMilliseconds = elapsedMilliseconds(since: signalled)
         let recorded = try recording.stop()
         #expect(status == 130, "\(stderr)")

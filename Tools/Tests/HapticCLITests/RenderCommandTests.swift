@@ -1,20 +1,21 @@
 import Foundation
 import HapticsSynthesis
 import Testing
+import _ToolTestSupport
 
 @Suite struct RenderCommandTests {
     let scratch: ScratchFolder
     init() throws { scratch = try ScratchFolder() }
 
-    func renderedSamples(_ pattern: String, _ extra: [String] = []) throws -> AudioClip {
+    func renderedSamples(_ pattern: String, _ extra: [String] = []) async throws -> AudioClip {
         let out = scratch.path("out.wav")
-        let result = try Haptic.run(["render", pattern, "-o", out] + extra)
+        let result = try await Haptic.run(["render", pattern, "-o", out] + extra)
         #expect(result.status == 0, "\(result.stderr)")
         return try WAV.decode([UInt8](Data(contentsOf: URL(filePath: out))))
     }
 
-    @Test func theSharpTapStartsOnTheFirstSample() throws {
-        let clip = try renderedSamples(Haptic.patterns.appending(path: "examples/sharp-tap.ahap").path)
+    @Test func theSharpTapStartsOnTheFirstSample() async throws {
+        let clip = try await renderedSamples(Haptic.patterns.appending(path: "examples/sharp-tap.ahap").path)
         #expect(clip.sampleRate == 48_000 && clip.channels == 1)
         let onsets = AudioAnalysis.onsets(clip.samples, channels: 1, minGapFrames: 2_400)
         #expect(onsets == [0])
@@ -24,8 +25,8 @@ import Testing
     /// The day-50 sequence: the first tap has intensity 0 and is silent, the other 19 land
     /// exactly on round(t × rate), 100 ms apart.
     @Test(arguments: [44_100, 48_000, 96_000])
-    func theRisingFallingTapsLandOnTheirSamples(rate: Int) throws {
-        let clip = try renderedSamples(
+    func theRisingFallingTapsLandOnTheirSamples(rate: Int) async throws {
+        let clip = try await renderedSamples(
             Haptic.patterns.appending(path: "examples/rising-falling.ahap").path, ["--sample-rate", "\(rate)"])
         #expect(clip.sampleRate == rate)
         let expected = (1..<20).map { Int((Double($0) / 10 * Double(rate)).rounded()) }
@@ -33,11 +34,11 @@ import Testing
         #expect(onsets == expected)
     }
 
-    @Test func standardOutputCarriesTheSameWAVAsAFile() throws {
+    @Test func standardOutputCarriesTheSameWAVAsAFile() async throws {
         let pattern = Haptic.patterns.appending(path: "examples/rising-falling.ahap").path
         let out = scratch.path("file.wav")
-        #expect(try Haptic.run(["render", pattern, "-o", out, "--format", "f32"]).status == 0)
-        let piped = try Haptic.run(["render", pattern, "-o", "-", "--format", "f32"])
+        #expect(try await Haptic.run(["render", pattern, "-o", out, "--format", "f32"]).status == 0)
+        let piped = try await Haptic.run(["render", pattern, "-o", "-", "--format", "f32"])
         #expect(piped.status == 0)
         #expect(piped.stderr.isEmpty)
         #expect(piped.stdout == [UInt8](try Data(contentsOf: URL(filePath: out))))
@@ -45,8 +46,8 @@ import Testing
     }
 
     @Test(arguments: [("s16", 1, 44_100), ("s24", 2, 48_000), ("f32", 2, 96_000)])
-    func theWAVHeaderSaysWhatWasAskedFor(format: String, channels: Int, rate: Int) throws {
-        let clip = try renderedSamples(
+    func theWAVHeaderSaysWhatWasAskedFor(format: String, channels: Int, rate: Int) async throws {
+        let clip = try await renderedSamples(
             Haptic.patterns.appending(path: "examples/sharp-tap.ahap").path,
             ["--format", format, "--channels", "\(channels)", "--sample-rate", "\(rate)"])
         #expect(clip.channels == channels)
@@ -56,30 +57,30 @@ import Testing
         #expect(bits == ["s16": 16, "s24": 24, "f32": 32][format])
     }
 
-    @Test func renderingTwiceGivesTheSameBytes() throws {
+    @Test func renderingTwiceGivesTheSameBytes() async throws {
         let pattern = Haptic.fixtures.appending(path: "ahap/Heartbeat.ahap").path
-        let a = try Haptic.run(["render", pattern, "-o", "-"])
-        let b = try Haptic.run(["render", pattern, "-o", "-"])
+        let a = try await Haptic.run(["render", pattern, "-o", "-"])
+        let b = try await Haptic.run(["render", pattern, "-o", "-"])
         #expect(a.status == 0 && a.stdout.count > 44)
         #expect(a.stdout == b.stdout)
     }
 
-    @Test func kitPlaysItsAudioFileFromTheAHAPFolder() throws {
-        let clip = try renderedSamples(Haptic.fixtures.appending(path: "ahap/Kit.ahap").path)
+    @Test func kitPlaysItsAudioFileFromTheAHAPFolder() async throws {
+        let clip = try await renderedSamples(Haptic.fixtures.appending(path: "ahap/Kit.ahap").path)
         #expect(AudioAnalysis.peak(clip.samples) > 0.1)
     }
 
-    @Test func aMissingPatternIsNamedAndExitsOne() throws {
-        let result = try Haptic.run(["render", "no-such.ahap", "-o", scratch.path("x.wav")])
+    @Test func aMissingPatternIsNamedAndExitsOne() async throws {
+        let result = try await Haptic.run(["render", "no-such.ahap", "-o", scratch.path("x.wav")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("no-such.ahap"))
         #expect(result.stderr.contains("does not exist"))
         #expect(!FileManager.default.fileExists(atPath: scratch.path("x.wav")))
     }
 
-    @Test func aFolderThatDoesNotExistLeavesNothingBehind() throws {
+    @Test func aFolderThatDoesNotExistLeavesNothingBehind() async throws {
         let pattern = Haptic.patterns.appending(path: "examples/sharp-tap.ahap").path
-        let result = try Haptic.run(["render", pattern, "-o", scratch.path("missing/out.wav")])
+        let result = try await Haptic.run(["render", pattern, "-o", scratch.path("missing/out.wav")])
         #expect(result.status == 1)
         #expect(result.stderr.contains("missing"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.url.path(percentEncoded: false)).isEmpty)
@@ -91,16 +92,16 @@ import Testing
         (["--voice", "kazoo"], "unknown --voice 'kazoo'; choose one of:"),
         (["--format", "u8"], "The value 'u8' is invalid for '--format <format>'"),
     ])
-    func badFlagsAreExplained(flags: [String], message: String) throws {
+    func badFlagsAreExplained(flags: [String], message: String) async throws {
         let pattern = Haptic.patterns.appending(path: "examples/sharp-tap.ahap").path
-        let result = try Haptic.run(["render", pattern, "-o", scratch.path("x.wav")] + flags)
+        let result = try await Haptic.run(["render", pattern, "-o", scratch.path("x.wav")] + flags)
         #expect(result.status == 64)
         #expect(result.stderr.contains(message), "\(result.stderr)")
     }
 
-    @Test func pipedRendersDrawNoProgressBar() throws {
+    @Test func pipedRendersDrawNoProgressBar() async throws {
         let long = try scratch.write("long.ahap", longPattern(seconds: 240))
-        let result = try Haptic.run(["render", long, "-o", scratch.path("long.wav")])
+        let result = try await Haptic.run(["render", long, "-o", scratch.path("long.wav")])
         #expect(result.status == 0)
         #expect(result.stderr.isEmpty, "\(result.stderr)")
     }
@@ -116,20 +117,13 @@ func longPattern(seconds: Int) -> String {
 
 /// The progress bar, as a person at a terminal sees it: `script` gives the command a real tty.
 @Suite struct ProgressBarTests {
-    @Test func aLongRenderShowsProgressOnATerminal() throws {
+    @Test func aLongRenderShowsProgressOnATerminal() async throws {
         let scratch = try ScratchFolder()
         let long = try scratch.write("long.ahap", longPattern(seconds: 600))
         let command = "\(Haptic.executable.path(percentEncoded: false)) render \(long) -o \(scratch.path("out.wav"))"
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/script")
-        process.arguments = ["-qec", command, "/dev/null"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let screen = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let result = try await ChildProcess.run("/usr/bin/script", ["-qec", command, "/dev/null"])
+        let screen = result.output
+        #expect(result.status == 0)
         #expect(screen.contains("rendering "), "\(screen.debugDescription)")
         #expect(screen.contains("100%"))
         #expect(screen.contains("100%  599.9 of 599.9 s"), "the last tap is at 599.9 s")
@@ -152,17 +146,17 @@ func longPattern(seconds: Int) -> String {
         """#
 
     @Test(arguments: ["clip.haptic", "clip.json"])
-    func aClipRendersAudiblyForItsOwnLengthByExtensionOrContent(name: String) throws {
+    func aClipRendersAudiblyForItsOwnLengthByExtensionOrContent(name: String) async throws {
         // The last breakpoint is at 1.25 s; the carrier's release adds at most 5 ms.
-        try renderAudibly(try scratch.write(name, Self.clip), lasting: 1.25)
+        try await renderAudibly(try scratch.write(name, Self.clip), lasting: 1.25)
     }
 
     /// Renders `input`, expects it audible and `seconds` long plus at most the carrier's 5 ms
     /// release; returns the audio.
     @discardableResult
-    func renderAudibly(_ input: String, lasting seconds: Double) throws -> AudioClip {
+    func renderAudibly(_ input: String, lasting seconds: Double) async throws -> AudioClip {
         let out = scratch.path("out.wav")
-        let result = try Haptic.run(["render", input, "-o", out])
+        let result = try await Haptic.run(["render", input, "-o", out])
         #expect(result.status == 0, "\(result.stderr)")
         let audio = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: out))))
         let rendered = Double(audio.frameCount) / Double(audio.sampleRate)
@@ -171,7 +165,7 @@ func longPattern(seconds: Int) -> String {
         return audio
     }
 
-    @Test func aV0VIJClipRendersForItsDurationAndLintsWithItsNotes() throws {
+    @Test func aV0VIJClipRendersForItsDurationAndLintsWithItsNotes() async throws {
         let input = try scratch.write(
             "old.vij",
             #"""
@@ -180,31 +174,31 @@ func longPattern(seconds: Int) -> String {
                         "transients": [[{"time": 0.5, "amplitude": 1}, {"time": 0.65, "amplitude": 1}],
                                        [{"time": 0.5, "amplitude": 0.5}, {"time": 0.65, "amplitude": 0.5}]]}}
             """#)
-        let audio = try renderAudibly(input, lasting: 0.8)
+        let audio = try await renderAudibly(input, lasting: 0.8)
         // The unmatched transient at 0.65 s is heard: a burst well above the carrier just before.
         func peak(_ from: Double, _ to: Double) -> Float {
             let rate = Double(audio.sampleRate)
             return AudioAnalysis.peak(Array(audio.samples[Int(from * rate)..<Int(to * rate)]))
         }
         #expect(peak(0.65, 0.67) > 1.5 * peak(0.6, 0.64), "\(peak(0.65, 0.67)) against \(peak(0.6, 0.64))")
-        let lint = try Haptic.run(["lint", input])
+        let lint = try await Haptic.run(["lint", input])
         #expect(lint.status == 0, "\(lint.output)")
         let finding = "\(input):voices.transients[0][1]: warning[transient-unmatched]"
         #expect(lint.output.contains(finding), "\(lint.output)")
     }
 
-    @Test func anInvalidClipIsRefusedWithItsPlaceByEveryReader() throws {
+    @Test func anInvalidClipIsRefusedWithItsPlaceByEveryReader() async throws {
         let input = try scratch.write(
             "bad.haptic", Self.clip.replacingOccurrences(of: #""amplitude": 0.5"#, with: #""amplitude": 5"#))
         let expected =
             "\(input):signals.continuous.envelopes.amplitude[2].amplitude: error[value-out-of-range]: amplitude is 5; it must be between 0 and 1 (line 5, column 46)"
-        let render = try Haptic.run(["render", input, "-o", scratch.path("x.wav")])
+        let render = try await Haptic.run(["render", input, "-o", scratch.path("x.wav")])
         #expect(render.status != 0)
         #expect(render.stderr.contains(expected), "\(render.stderr)")
-        let lint = try Haptic.run(["lint", scratch.path("")])
+        let lint = try await Haptic.run(["lint", scratch.path("")])
         #expect(lint.status == 1)
         #expect(lint.output.contains(expected), "\(lint.output)")
-        let info = try Haptic.run(["info", input])
+        let info = try await Haptic.run(["info", input])
         #expect(info.status != 0 && info.stderr.contains("error[value-out-of-range]"))
     }
 }
@@ -213,16 +207,16 @@ func longPattern(seconds: Int) -> String {
     let scratch: ScratchFolder
     init() throws { scratch = try ScratchFolder() }
 
-    @Test func aClipBecomesAHAPAndComesBackWithItsLossReported() throws {
+    @Test func aClipBecomesAHAPAndComesBackWithItsLossReported() async throws {
         let input = try scratch.write("clip.haptic", HapticClipCommandTests.clip)
         let ahap = scratch.path("clip.ahap")
-        let forward = try Haptic.run(["convert", input, "-o", ahap])
+        let forward = try await Haptic.run(["convert", input, "-o", ahap])
         #expect(forward.status == 0)
         // The clip's emphasis is louder than its breakpoint: Meta's players play it unscaled, so the
         // intensity control is held at the emphasis's level for 20 ms (docs/formats.md).
         #expect(forward.stderr.hasPrefix("\(input): lost: emphasis-held (1x): Core Haptics scales a transient"))
         let back = scratch.path("back.haptic")
-        let reverse = try Haptic.run(["convert", ahap, "-o", back, "--json"])
+        let reverse = try await Haptic.run(["convert", ahap, "-o", back, "--json"])
         #expect(reverse.status == 0 && reverse.stderr == "")
         #expect(
             reverse.output == """
@@ -236,8 +230,8 @@ func longPattern(seconds: Int) -> String {
 
                 """)
         // The round trip renders the same audio as the original clip.
-        let a = try Haptic.run(["render", input, "-o", scratch.path("a.wav")])
-        let b = try Haptic.run(["render", back, "-o", scratch.path("b.wav")])
+        let a = try await Haptic.run(["render", input, "-o", scratch.path("a.wav")])
+        let b = try await Haptic.run(["render", back, "-o", scratch.path("b.wav")])
         #expect(a.status == 0 && b.status == 0)
         let first = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: scratch.path("a.wav")))))
         let second = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: scratch.path("b.wav")))))
@@ -245,9 +239,9 @@ func longPattern(seconds: Int) -> String {
         #expect(zip(first.samples, second.samples).allSatisfy { abs($0 - $1) < 1e-3 })
     }
 
-    @Test func anUnknownTargetIsRefused() throws {
+    @Test func anUnknownTargetIsRefused() async throws {
         let input = try scratch.write("clip.haptic", HapticClipCommandTests.clip)
-        let result = try Haptic.run(["convert", input, "-o", scratch.path("out.txt")])
+        let result = try await Haptic.run(["convert", input, "-o", scratch.path("out.txt")])
         #expect(result.status == 64)
         #expect(result.stderr.contains("give --to ahap, --to haptic or --to android"))
     }
@@ -257,9 +251,9 @@ func longPattern(seconds: Int) -> String {
     let scratch: ScratchFolder
     init() throws { scratch = try ScratchFolder() }
 
-    @Test func aClipBecomesAWaveformAsLongAsItsRender() throws {
+    @Test func aClipBecomesAWaveformAsLongAsItsRender() async throws {
         let input = try scratch.write("clip.haptic", HapticClipCommandTests.clip)
-        let result = try Haptic.run(["convert", input, "-o", scratch.path("a.json"), "--to", "android"])
+        let result = try await Haptic.run(["convert", input, "-o", scratch.path("a.json"), "--to", "android"])
         #expect(result.status == 0)
         #expect(result.stderr.contains("lost: sharpness"))
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(filePath: scratch.path("a.json"))))
@@ -273,13 +267,13 @@ func longPattern(seconds: Int) -> String {
         // where the intensity curve (linear in sqrt(amplitude)) is at 0.704: 255 x 0.704^2 = 126.
         #expect(amplitudes.first == 25 || amplitudes.first == 26)
         #expect(amplitudes.last == 126, "\(amplitudes)")
-        #expect(try Haptic.run(["render", input, "-o", scratch.path("a.wav")]).status == 0)
+        #expect(try await Haptic.run(["render", input, "-o", scratch.path("a.wav")]).status == 0)
         let audio = try WAV.decode([UInt8](Data(contentsOf: URL(filePath: scratch.path("a.wav")))))
         let rendered = Double(audio.frameCount) / Double(audio.sampleRate) * 1000
         #expect(abs(Double(timings.reduce(0, +)) - rendered) <= 50, "\(timings.reduce(0, +)) ms vs \(rendered) ms")
     }
 
-    @Test func aNonSustainedEventFadesInTheWaveformAndItEndsWithTheFade() throws {
+    @Test func aNonSustainedEventFadesInTheWaveformAndItEndsWithTheFade() async throws {
         // Sustained 0, DecayTime 0.5: the event fades out over 0.5 s of its 1 s.
         let ahap = try scratch.write(
             "fade.ahap",
@@ -289,7 +283,7 @@ func longPattern(seconds: Int) -> String {
                                   {"ParameterID": "DecayTime", "ParameterValue": 0.5},
                                   {"ParameterID": "Sustained", "ParameterValue": 0}]}}]}
             """#)
-        let result = try Haptic.run(["convert", ahap, "-o", scratch.path("f.json"), "--to", "android", "--check"])
+        let result = try await Haptic.run(["convert", ahap, "-o", scratch.path("f.json"), "--to", "android", "--check"])
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(filePath: scratch.path("f.json"))))
         let effect = try #require(json as? [String: Any])
@@ -306,7 +300,7 @@ func longPattern(seconds: Int) -> String {
         #expect(abs(Double(length.replacingOccurrences(of: "+", with: "")) ?? 99) < 50, "\(result.stderr)")
     }
 
-    @Test func transientsBecomeAComposition() throws {
+    @Test func transientsBecomeAComposition() async throws {
         let ahap = try scratch.write(
             "taps.ahap",
             #"""
@@ -315,7 +309,7 @@ func longPattern(seconds: Int) -> String {
               {"Event": {"Time": 0.25, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}, {"ParameterID": "HapticSharpness", "ParameterValue": 0.1}]}}
             ]}
             """#)
-        let result = try Haptic.run(["convert", ahap, "-o", "-", "--to", "android", "--kotlin"])
+        let result = try await Haptic.run(["convert", ahap, "-o", "-", "--to", "android", "--kotlin"])
         #expect(result.status == 0)
         #expect(
             result.output == """
@@ -325,7 +319,7 @@ func longPattern(seconds: Int) -> String {
                     .compose()
 
                 """)
-        let kotlinWithAHAP = try Haptic.run(["convert", ahap, "-o", "-", "--to", "ahap", "--kotlin"])
+        let kotlinWithAHAP = try await Haptic.run(["convert", ahap, "-o", "-", "--to", "ahap", "--kotlin"])
         #expect(kotlinWithAHAP.status == 64 && kotlinWithAHAP.stderr.contains("--kotlin goes with --to android"))
     }
 }
@@ -334,9 +328,9 @@ func longPattern(seconds: Int) -> String {
     let scratch: ScratchFolder
     init() throws { scratch = try ScratchFolder() }
 
-    @Test func theDay50TapsSurviveAHAPToHapticAndBackExactly() throws {
+    @Test func theDay50TapsSurviveAHAPToHapticAndBackExactly() async throws {
         let input = Haptic.patterns.appending(path: "examples/rising-falling.ahap").path
-        let result = try Haptic.run(["convert", input, "-o", scratch.path("rf.haptic"), "--check"])
+        let result = try await Haptic.run(["convert", input, "-o", scratch.path("rf.haptic"), "--check"])
         #expect(result.status == 0)
         #expect(
             result.stderr
@@ -344,9 +338,9 @@ func longPattern(seconds: Int) -> String {
         )
     }
 
-    @Test func androidCheckIsMeasuredAndInTheJSONReport() throws {
+    @Test func androidCheckIsMeasuredAndInTheJSONReport() async throws {
         let input = try scratch.write("clip.haptic", HapticClipCommandTests.clip)
-        let result = try Haptic.run([
+        let result = try await Haptic.run([
             "convert", input, "-o", scratch.path("a.json"), "--to", "android", "--check", "--json",
         ])
         #expect(result.status == 0)
@@ -366,10 +360,10 @@ func longPattern(seconds: Int) -> String {
 
     func bytes(_ path: String) throws -> Data { try Data(contentsOf: URL(filePath: path)) }
 
-    @Test func aFolderRendersEachPatternAsTheSingleRenderDoes() throws {
+    @Test func aFolderRendersEachPatternAsTheSingleRenderDoes() async throws {
         let examples = Haptic.patterns.appending(path: "examples").path
         let out = scratch.path("wavs")
-        let many = try Haptic.run(["render", examples, "-o", out, "--format", "s16"])
+        let many = try await Haptic.run(["render", examples, "-o", out, "--format", "s16"])
         #expect(many.status == 0, "\(many.stderr)")
         #expect(many.stderr.contains("render: 2 of 2 patterns written to \(out)"), "\(many.stderr)")
         #expect(
@@ -378,7 +372,7 @@ func longPattern(seconds: Int) -> String {
             ])
         for name in ["rising-falling", "sharp-tap"] {
             let single = scratch.path("\(name)-single.wav")
-            let one = try Haptic.run(["render", "\(examples)/\(name).ahap", "-o", single, "--format", "s16"])
+            let one = try await Haptic.run(["render", "\(examples)/\(name).ahap", "-o", single, "--format", "s16"])
             #expect(one.status == 0)
             #expect(try bytes("\(out)/\(name).wav") == bytes(single), "\(name)")
         }
@@ -387,12 +381,12 @@ func longPattern(seconds: Int) -> String {
         #expect(onsets == (1..<20).map { $0 * 4_800 })
     }
 
-    @Test func aBadPatternFailsAloneAndTheOthersAreWritten() throws {
+    @Test func aBadPatternFailsAloneAndTheOthersAreWritten() async throws {
         let good = Haptic.patterns.appending(path: "examples/sharp-tap.ahap").path
         let bad = try scratch.write(
             "broken.ahap", #"{"Pattern":[{"Event":{"Time":"soon","EventType":"HapticTransient"}}]}"#)
         let out = scratch.path("wavs")
-        let result = try Haptic.run(["render", bad, good, "-o", out])
+        let result = try await Haptic.run(["render", bad, good, "-o", out])
         #expect(result.status == 1)
         #expect(
             result.stderr.contains("broken.ahap") && result.stderr.contains("Pattern[0].Event.Time"), "\(result.stderr)"
@@ -402,18 +396,18 @@ func longPattern(seconds: Int) -> String {
         #expect(!FileManager.default.fileExists(atPath: "\(out)/broken.wav"))
     }
 
-    @Test func namesThatWouldCollideAndStandardOutputAreRefused() throws {
+    @Test func namesThatWouldCollideAndStandardOutputAreRefused() async throws {
         let a = try scratch.write(
             "a/tap.ahap",
             try String(contentsOf: Haptic.patterns.appending(path: "examples/sharp-tap.ahap"), encoding: .utf8))
         let b = try scratch.write(
             "b/tap.ahap",
             try String(contentsOf: Haptic.patterns.appending(path: "examples/sharp-tap.ahap"), encoding: .utf8))
-        let clash = try Haptic.run(["render", a, b, "-o", scratch.path("wavs")])
+        let clash = try await Haptic.run(["render", a, b, "-o", scratch.path("wavs")])
         #expect(clash.status == 1)
         #expect(clash.stderr.contains("'\(a)' and '\(b)' would both render to"), "\(clash.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("wavs")))
-        let piped = try Haptic.run(["render", a, b, "-o", "-"])
+        let piped = try await Haptic.run(["render", a, b, "-o", "-"])
         #expect(piped.status == 1)
         #expect(piped.stderr.contains("several patterns render into a folder: give -o FOLDER"), "\(piped.stderr)")
         #expect(piped.output.isEmpty)

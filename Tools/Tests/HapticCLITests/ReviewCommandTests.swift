@@ -6,9 +6,9 @@ import _ToolTestSupport
 struct PlotDiffReviewTests {
     static let heartbeat = Haptic.fixtures.appending(path: "ahap/Heartbeat.ahap").path(percentEncoded: false)
 
-    @Test func plotWritesAnSVGTimelineWithEffectiveLinesAndWaveform() throws {
+    @Test func plotWritesAnSVGTimelineWithEffectiveLinesAndWaveform() async throws {
         let scratch = try ScratchFolder()
-        let result = try Haptic.run(["plot", Self.heartbeat, "-o", scratch.path("heartbeat.svg")])
+        let result = try await Haptic.run(["plot", Self.heartbeat, "-o", scratch.path("heartbeat.svg")])
         #expect(result.status == 0)
         #expect(result.stderr == "")
         let svg = try String(contentsOfFile: scratch.path("heartbeat.svg"), encoding: .utf8)
@@ -20,9 +20,9 @@ struct PlotDiffReviewTests {
         #expect(svg.contains("time (s)"))
     }
 
-    @Test func plotToPNGConvertsWithRsvgOrSaysWhatToInstall() throws {
+    @Test func plotToPNGConvertsWithRsvgOrSaysWhatToInstall() async throws {
         let scratch = try ScratchFolder()
-        let result = try Haptic.run(["plot", Self.heartbeat, "-o", scratch.path("boing.png"), "--width", "800"])
+        let result = try await Haptic.run(["plot", Self.heartbeat, "-o", scratch.path("boing.png"), "--width", "800"])
         let installed = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":")
             .contains { FileManager.default.isExecutableFile(atPath: "\($0)/rsvg-convert") }
         if installed {
@@ -41,26 +41,26 @@ struct PlotDiffReviewTests {
             try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).allSatisfy { !$0.hasSuffix(".tmp") })
     }
 
-    @Test func plotRefusesOtherImageFormats() throws {
-        let result = try Haptic.run(["plot", Self.heartbeat, "-o", "/tmp/x.jpg"])
+    @Test func plotRefusesOtherImageFormats() async throws {
+        let result = try await Haptic.run(["plot", Self.heartbeat, "-o", "/tmp/x.jpg"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("-o must name a .svg or .png file (got '/tmp/x.jpg')"))
     }
 
-    @Test func diffOfIdenticalPatternsExitsZero() throws {
-        let result = try Haptic.run(["diff", Self.heartbeat, Self.heartbeat])
+    @Test func diffOfIdenticalPatternsExitsZero() async throws {
+        let result = try await Haptic.run(["diff", Self.heartbeat, Self.heartbeat])
         #expect(result.status == 0)
         #expect(result.output == "No differences.\n")
     }
 
-    @Test func diffOfChangedPatternsPrintsChangesExitsOneAndDrawsTheOverlay() throws {
+    @Test func diffOfChangedPatternsPrintsChangesExitsOneAndDrawsTheOverlay() async throws {
         let scratch = try ScratchFolder()
         let original = try String(contentsOfFile: Self.heartbeat, encoding: .utf8)
         // Move the transient at 0 to 0.1 s.
         let moved = original.replacingOccurrences(of: "\"Time\": 0,", with: "\"Time\": 0.1,")
         try #require(moved != original)
         let b = try scratch.write("Heartbeat-moved.ahap", moved)
-        let result = try Haptic.run(["diff", Self.heartbeat, b, "-o", scratch.path("diff.svg")])
+        let result = try await Haptic.run(["diff", Self.heartbeat, b, "-o", scratch.path("diff.svg")])
         #expect(result.status == 1)
         #expect(result.output.contains("Events: 1 moved"))
         #expect(result.output.contains("Unchanged elements: "))
@@ -69,8 +69,8 @@ struct PlotDiffReviewTests {
         #expect(svg.contains("class=\"change moved\""))
     }
 
-    @Test func diffWithAnUnreadableSideExitsTwo() throws {
-        let result = try Haptic.run(["diff", Self.heartbeat, "/nonexistent/b.ahap"])
+    @Test func diffWithAnUnreadableSideExitsTwo() async throws {
+        let result = try await Haptic.run(["diff", Self.heartbeat, "/nonexistent/b.ahap"])
         #expect(result.status == 2)
         #expect(result.output == "")
         #expect(result.stderr.contains("/nonexistent/b.ahap"))
@@ -83,14 +83,14 @@ struct PlotDiffReviewTests {
            {"ParameterID": "HapticIntensity", "ParameterValue": 0.9}]}}]}
         """
 
-    @Test func reviewListsGoodAndBadFilesEscapesTextAndExitsOneOnErrors() throws {
+    @Test func reviewListsGoodAndBadFilesEscapesTextAndExitsOneOnErrors() async throws {
         let scratch = try ScratchFolder()
         try scratch.write("in/nested/hostile.ahap", Self.hostile)
         try scratch.write("in/broken.ahap", "{\"Version\": 1.0, \"Pattern\": [")
         try scratch.write("in/notes.txt", "not a pattern")
         try scratch.write("in/run.jsonl", "{}\n")
         let page = scratch.path("review.html")
-        let result = try Haptic.run(["review", scratch.path("in"), Self.heartbeat, "-o", page])
+        let result = try await Haptic.run(["review", scratch.path("in"), Self.heartbeat, "-o", page])
         #expect(result.status == 1, "broken.ahap has an error")
         #expect(result.stderr.contains("skipping \(scratch.path("in/run.jsonl")): not a `haptic order` event log"))
         #expect(result.stderr.contains("review: 3 entries: 1 error, "))
@@ -110,9 +110,9 @@ struct PlotDiffReviewTests {
     }
 
     /// `--presets` lists every built-in preset, from any folder, with its plot and preview.
-    @Test func presetsAreListedFromAnyFolder() throws {
+    @Test func presetsAreListedFromAnyFolder() async throws {
         let scratch = try ScratchFolder()
-        let result = try Haptic.run(
+        let result = try await Haptic.run(
             ["review", Self.heartbeat, "--presets", "-o", scratch.path("r.html")], in: scratch.url)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stderr.contains("review: 18 entries: 0 errors, 0 warnings"), "\(result.stderr)")
@@ -125,9 +125,9 @@ struct PlotDiffReviewTests {
         #expect(html.components(separatedBy: "<audio controls=").count - 1 == 18)
     }
 
-    @Test func reviewWithNothingToReviewFails() throws {
+    @Test func reviewWithNothingToReviewFails() async throws {
         let scratch = try ScratchFolder()
-        let result = try Haptic.run(["review", scratch.url.path, "-o", scratch.path("r.html")])
+        let result = try await Haptic.run(["review", scratch.url.path, "-o", scratch.path("r.html")])
         #expect(result.status == 1)
         #expect(result.stderr == "haptic: no AHAP files found; nothing to review\n")
         #expect(!FileManager.default.fileExists(atPath: scratch.path("r.html")))
@@ -137,11 +137,13 @@ struct PlotDiffReviewTests {
 /// The page `haptic review` writes for every fixture and the bundled patterns, opened in headless
 /// Chromium (Debian package `chromium`; CI installs it). Fails, never skips, without Chromium.
 @Suite(.serialized) struct ReviewInChromiumTests {
-    @Test(.timeLimit(.minutes(2))) func reviewOfAllFixturesLoadsWithAnEntryAndAudioPerPattern() throws {
+    @Test(.timeLimit(.minutes(2))) func reviewOfAllFixturesLoadsWithAnEntryAndAudioPerPattern() async throws {
         let scratch = try ScratchFolder()
         let page = scratch.url.appending(path: "review.html")
         let fixtures = Haptic.fixtures.appending(path: "ahap").path(percentEncoded: false)
-        let result = try Haptic.run(["review", fixtures, Haptic.patterns.path(percentEncoded: false), "-o", page.path])
+        let result = try await Haptic.run([
+            "review", fixtures, Haptic.patterns.path(percentEncoded: false), "-o", page.path,
+        ])
         #expect(result.status == 0, "the fixtures have warnings, no errors")
         let expected = try [Haptic.fixtures.appending(path: "ahap"), Haptic.patterns].map { base in
             try FileManager.default.subpathsOfDirectory(atPath: base.path).count { $0.hasSuffix(".ahap") }
@@ -168,12 +170,12 @@ struct PlotDiffReviewTests {
     }
 
     /// A `haptic order` session's log joins the page: its feedback at the logged times, playable.
-    @Test func anOrderSessionsLogIsReviewedWithItsFeedback() throws {
+    @Test func anOrderSessionsLogIsReviewedWithItsFeedback() async throws {
         let scratch = try ScratchFolder()
         let script = try scratch.write(
             "order.txt",
             "quantity +1\nwait 0.2\ntype Chocolate\nname Ada\nstreet 1 Loop\ncity Cupertino\nzip 95014\nsubmit\n")
-        let run = try Haptic.run([
+        let run = try await Haptic.run([
             "order", "--store", scratch.path("store"), "--log", scratch.path("logs/session.jsonl"), "--device", "null",
             "--script", script,
         ])
@@ -184,7 +186,7 @@ struct PlotDiffReviewTests {
             try String(contentsOfFile: scratch.path("logs/session.jsonl"), encoding: .utf8) + "{\"t\": \"soon\"}\n"
         try scratch.write("logs/session.jsonl", corrupted)
         let page = scratch.path("review.html")
-        let result = try Haptic.run(["review", scratch.path("logs"), "-o", page])
+        let result = try await Haptic.run(["review", scratch.path("logs"), "-o", page])
         #expect(result.status == 1, "the corrupted line is an error finding: \(result.stderr)")
         let html = try String(contentsOfFile: page, encoding: .utf8)
         #expect(html.components(separatedBy: "<section class=\"entry\"").count - 1 == 1)

@@ -1,6 +1,5 @@
 import Foundation
 import HapticsSynthesis
-import Synchronization
 import Testing
 import _ToolTestSupport
 
@@ -8,19 +7,12 @@ import _ToolTestSupport
 enum Rig {
     /// Runs `pactl ARGS` against the rig's server; returns its standard output.
     @discardableResult
-    static func pactl(_ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(filePath: "/usr/bin/env")
-        process.arguments = ["pactl"] + arguments
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let bytes = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure("pactl \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+    static func pactl(_ arguments: [String]) async throws -> String {
+        let result = try await ChildProcess.run("pactl", arguments)
+        guard result.status == 0 else {
+            throw Failure("pactl \(arguments.joined(separator: " ")) exited with \(result.status)")
         }
-        return String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return result.output.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -34,14 +26,18 @@ enum Rig {
         private let module: String
 
         /// A sink of `channels` channels (4: a DualSense's layout).
-        init(channels: Int = 2) throws {
-            module = try Rig.pactl([
+        init(channels: Int = 2) async throws {
+            module = try await Rig.pactl([
                 "load-module", "module-null-sink", "sink_name=\(name)", "rate=48000", "format=float32le",
                 "channels=\(channels)", "norewinds=1",
             ])
         }
 
-        deinit { _ = try? Rig.pactl(["unload-module", module]) }
+        /// Unloads the sink's module (in the background: a deinit cannot wait).
+        deinit {
+            let module = module
+            Task { _ = try? await Rig.pactl(["unload-module", module]) }
+        }
 
         /// The ALSA device that plays into this sink.
         var device: String { "pulse:DEVICE=\(name)" }
@@ -54,32 +50,19 @@ enum Rig {
 }
 
 /// A `haptic` process running in the background (for real-time playback).
-final class RunningHaptic {
-    let process = Process()
-    private final class Bytes: Sendable { let data = Mutex(Data()) }
-    private let errors = Bytes()
-    private let drained = DispatchGroup()
+final class RunningHaptic: Sendable {
+    let child: ChildProcess
 
-    init(_ arguments: [String], environment: [String: String] = [:]) throws {
-        process.executableURL = Haptic.executable
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let stderr = Pipe()
-        process.standardError = stderr
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let handle = stderr.fileHandleForReading
-        DispatchQueue.global().async(group: drained) { [errors] in
-            let bytes = handle.readDataToEndOfFile()
-            errors.data.withLock { $0 = bytes }
-        }
+    init(_ arguments: [String], environment: [String: String] = [:]) async throws {
+        child = try await ChildProcess.start(
+            Haptic.executable.path(percentEncoded: false), arguments,
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 })
     }
 
     /// Waits for exit; returns the status and standard error.
-    func wait() -> (status: Int32, stderr: String) {
-        process.waitUntilExit()
-        drained.wait()
-        return (process.terminationStatus, String(decoding: errors.data.withLock { $0 }, as: UTF8.self))
+    func wait() async throws -> (status: Int32, stderr: String) {
+        let result = try await child.wait()
+        return (result.status, result.stderr)
     }
 }
 

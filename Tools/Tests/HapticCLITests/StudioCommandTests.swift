@@ -6,18 +6,15 @@ import _ToolTestSupport
 /// the token, Ctrl-C ends it with 130; a missing folder and a taken port are said in one line.
 @Suite(.serialized) struct StudioCommandTests {
     /// Starts `haptic studio arguments`, collecting what it prints.
-    static func studio(_ arguments: [String]) throws -> LiveHaptic {
-        try LiveHaptic(["studio"] + arguments, standardOutputToo: true)
+    static func studio(_ arguments: [String]) async throws -> LiveHaptic {
+        try await LiveHaptic(["studio"] + arguments, standardOutputToo: true)
     }
-
-    // The waits below block (a pipe, a child's exit), so they run off Swift's cooperative pool,
-    // which every other test in the process shares.
 
     @Test(.timeLimit(.minutes(1))) func printsOneAddressServesBehindTheTokenAndStopsOnCtrlC() async throws {
         let scratch = try ScratchFolder()
         _ = try scratch.write("tap.ahap", PlayWatchTests.valid)
-        let studio = try Self.studio([scratch.url.path(percentEncoded: false), "--device", "null"])
-        let found = try await offPool { studio.address() }
+        let studio = try await Self.studio([scratch.url.path(percentEncoded: false), "--device", "null"])
+        let found = await studio.address()
         let address = try #require(found, "no address in: \(studio.text)")
         #expect(
             studio.text.hasPrefix(
@@ -35,44 +32,44 @@ import _ToolTestSupport
             port: port, method: "GET", target: "/api/files", headers: [host, ("X-Studio-Token", token)])
         #expect(listed.status == 200)
         #expect(listed.text.contains("/tap.ahap\""))
-        #expect(try await offPool { studio.interrupt() } == 130)
+        #expect(try await studio.interrupt() == 130)
     }
 
     @Test(.timeLimit(.minutes(1))) func aFileServesItsFolderAndOpensFirst() async throws {
         let scratch = try ScratchFolder()
         _ = try scratch.write("a.ahap", PlayWatchTests.valid)
         let file = try scratch.write("tap.ahap", PlayWatchTests.valid)
-        let studio = try Self.studio([file, "--device", "null"])
-        let found = try await offPool { studio.address() }
+        let studio = try await Self.studio([file, "--device", "null"])
+        let found = await studio.address()
         let address = try #require(found, "no address in: \(studio.text)")
         let fragment = try #require(address.fragment(percentEncoded: false))
         #expect(fragment.hasPrefix("token="))
         #expect(fragment.hasSuffix("&open=\(scratch.url.lastPathComponent)/tap.ahap"), "\(fragment)")
         #expect(studio.text.contains("serving 2 patterns under \(scratch.url.lastPathComponent);"))
-        #expect(try await offPool { studio.interrupt() } == 130)
+        #expect(try await studio.interrupt() == 130)
     }
 
     @Test(.timeLimit(.minutes(1))) func aMissingFolderAndATakenPortAreSaidInOneLine() async throws {
-        let missing = try Self.studio(["/no/such/folder"])
-        try await offPool { missing.process.waitUntilExit() }
-        #expect(missing.process.terminationStatus == 1)
+        let missing = try await Self.studio(["/no/such/folder"])
+        #expect(try await missing.wait() == 1)
         #expect(missing.text.contains("/no/such/folder: no such folder"), "\(missing.text)")
 
         let scratch = try ScratchFolder()
-        let first = try Self.studio([scratch.url.path(percentEncoded: false), "--device", "null"])
-        let port = try #require(try await offPool { first.address()?.port })
-        let second = try Self.studio([scratch.url.path(percentEncoded: false), "--port", "\(port)", "--device", "null"])
-        try await offPool { second.process.waitUntilExit() }
-        #expect(second.process.terminationStatus == 1)
+        let first = try await Self.studio([scratch.url.path(percentEncoded: false), "--device", "null"])
+        let port = try #require(await first.address()?.port)
+        let second = try await Self.studio([
+            scratch.url.path(percentEncoded: false), "--port", "\(port)", "--device", "null",
+        ])
+        #expect(try await second.wait() == 1)
         #expect(second.text.contains("port \(port) is in use; try --port 0"), "\(second.text)")
-        #expect(try await offPool { first.send(SIGTERM) } == 143)
+        #expect(try await first.send(SIGTERM) == 143)
     }
 }
 
 extension LiveHaptic {
     /// The address `haptic studio` prints, once it has (nil if it exits or 30 s pass first).
-    func address() -> URL? {
-        guard waitFor("#token=", seconds: 30) else { return nil }
+    func address() async -> URL? {
+        guard await waitFor("#token=", seconds: 30) else { return nil }
         let line = text.split(separator: "\n").first { $0.contains("#token=") }
         return line.flatMap { URL(string: $0.trimmingCharacters(in: .whitespaces)) }
     }

@@ -185,7 +185,7 @@ import _ToolTestSupport
 
     @Test(.timeLimit(.minutes(1))) func gitAndDiffCompareWithTheLastCommit() async throws {
         try await StudioHarness.with { studio in
-            try studio.commit(["rising-falling.ahap"])
+            try await studio.commit(["rising-falling.ahap"])
             var text = try String(contentsOf: studio.url("rising-falling.ahap"), encoding: .utf8)
             text = text.replacingOccurrences(of: "\"Time\": 0.5,", with: "\"Time\": 0.52,")
             try Data(text.utf8).write(to: studio.url("rising-falling.ahap"))

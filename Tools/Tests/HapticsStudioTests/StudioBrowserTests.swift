@@ -196,7 +196,7 @@ import _ToolTestSupport
 
     @Test(.timeLimit(.minutes(2))) func hoverReadsValuesZoomKeepsThePointAndCompareShowsTheCommit() async throws {
         try await StudioHarness.with { studio in
-            try studio.commit(["rising-falling.ahap"])
+            try await studio.commit(["rising-falling.ahap"])
             let result = try await DevTools.withPage { page in
                 try await Self.open(studio, page)
                 // Hover the loudest tap: the readout gives its time and the effective values there.

@@ -63,19 +63,14 @@ final class StudioHarness: Sendable {
     var port: Int { studio.port }
 
     /// Makes the served folder a git repository with `files` committed.
-    func commit(_ files: [String]) throws {
+    func commit(_ files: [String]) async throws {
         let folder = self.folder.path(percentEncoded: false)
         for command in [
             ["init", "-q"], ["add"] + files, ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"],
         ] {
-            let git = Process()
-            git.executableURL = URL(filePath: "/usr/bin/env")
-            git.arguments = ["git", "-C", folder] + command
-            try git.run()
-            git.waitUntilExit()
-            guard git.terminationStatus == 0 else {
-                throw RawHTTP.Failure(
-                    description: "git \(command.joined(separator: " ")) exited \(git.terminationStatus)")
+            let git = try await ChildProcess.run("git", ["-C", folder] + command)
+            guard git.status == 0 else {
+                throw RawHTTP.Failure(description: "git \(command.joined(separator: " ")) exited \(git.status)")
             }
         }
     }

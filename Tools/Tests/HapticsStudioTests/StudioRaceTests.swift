@@ -39,9 +39,9 @@ import _ToolTestSupport
             let saved = try Data(contentsOf: studio.url("racedir/x.ahap"))
             // Outside, a repository whose committed x.ahap is the secret, its working copy the saved bytes.
             try Data(secret.utf8).write(to: URL(filePath: target + "/x.ahap"))
-            try Self.git(target, ["init", "-q"])
-            try Self.git(target, ["add", "x.ahap"])
-            try Self.git(target, ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"])
+            try await Self.git(target, ["init", "-q"])
+            try await Self.git(target, ["add", "x.ahap"])
+            try await Self.git(target, ["-c", "user.name=t", "-c", "user.email=t@e", "commit", "-qm", "x"])
             try saved.write(to: URL(filePath: target + "/x.ahap"))
             try Data(Self.pattern.utf8).write(to: URL(filePath: folder + "/.race-original"))
             let outsideInode = try Self.inode(target + "/x.ahap")
@@ -159,12 +159,8 @@ import _ToolTestSupport
         return UInt64(status.st_ino)
     }
 
-    static func git(_ folder: String, _ arguments: [String]) throws {
-        let git = Process()
-        git.executableURL = URL(filePath: "/usr/bin/env")
-        git.arguments = ["git", "-C", folder] + arguments
-        try git.run()
-        git.waitUntilExit()
-        guard git.terminationStatus == 0 else { throw RawHTTP.Failure(description: "git \(arguments) failed") }
+    static func git(_ folder: String, _ arguments: [String]) async throws {
+        let git = try await ChildProcess.run("git", ["-C", folder] + arguments)
+        guard git.status == 0 else { throw RawHTTP.Failure(description: "git \(arguments) failed: \(git.stderr)") }
     }
 }

@@ -58,9 +58,9 @@ struct Fault: CustomTestStringConvertible, Sendable {
 
     /// Every fault: the order is in the store exactly once, marked sent only when the server
     /// accepted it, else failed with the reason; the server saw it at most once, keyed by its ID.
-    @Test(arguments: faults) func noServerReplyLosesOrDuplicatesAnOrder(fault: Fault) throws {
+    @Test(arguments: faults) func noServerReplyLosesOrDuplicatesAnOrder(fault: Fault) async throws {
         let scratch = Scratch()
-        let server = try FaultServer(folder: scratch.url)
+        let server = try await FaultServer(folder: scratch.url)
         let store = try OrderStore(directory: scratch.url.appending(path: "store"))
         let url = server.url(fault.path)
         let checkout = try EndpointCheckout(url: url, store: store, options: EndpointOptions(timeoutSeconds: 1))
@@ -97,9 +97,9 @@ struct Fault: CustomTestStringConvertible, Sendable {
         }
     }
 
-    @Test func aRetryResendsWithTheSameKeyAndTheServerCountsItOnce() throws {
+    @Test func aRetryResendsWithTheSameKeyAndTheServerCountsItOnce() async throws {
         let scratch = Scratch()
-        let server = try FaultServer(folder: scratch.url)
+        let server = try await FaultServer(folder: scratch.url)
         let store = try OrderStore(directory: scratch.url.appending(path: "store"))
         // Checked out while the endpoint answered 500: failed, in the outbox.
         let (session, _) = filledSession(
@@ -122,10 +122,10 @@ struct Fault: CustomTestStringConvertible, Sendable {
         #expect(try store.outbox().map(\.state) == [.failed])
     }
 
-    @Test func httpsWorksWithTheServersCertificateAndFailsWithoutIt() throws {
+    @Test func httpsWorksWithTheServersCertificateAndFailsWithoutIt() async throws {
         let scratch = Scratch()
-        let certificate = try Certificate(in: scratch.url)
-        let server = try FaultServer(folder: scratch.url, tls: certificate)
+        let certificate = try await Certificate(in: scratch.url)
+        let server = try await FaultServer(folder: scratch.url, tls: certificate)
         let store = try OrderStore(directory: scratch.url.appending(path: "store"))
         // Trusted through --ca-file: sent.
         let trusted = try EndpointCheckout(
@@ -148,8 +148,8 @@ struct Fault: CustomTestStringConvertible, Sendable {
         #expect(reason.hasPrefix("the TLS handshake with 127.0.0.1:\(server.port) failed"), "\(reason)")
         #expect(reason.contains("CERTIFICATE_VERIFY_FAILED") || reason.contains("certificate"), "\(reason)")
         // A certificate for another name: refused though its authority is trusted.
-        let other = try Certificate(in: scratch.url, name: "cupcakes.invalid")
-        let misnamed = try FaultServer(folder: scratch.url, tls: other)
+        let other = try await Certificate(in: scratch.url, name: "cupcakes.invalid")
+        let misnamed = try await FaultServer(folder: scratch.url, tls: other)
         let wrongName = try EndpointCheckout(
             url: misnamed.url("ok"), store: store,
             options: EndpointOptions(timeoutSeconds: 5, caFile: other.certificate))
@@ -164,9 +164,9 @@ struct Fault: CustomTestStringConvertible, Sendable {
         #expect(states == [.sent, .failed, .failed])
     }
 
-    @Test func aPlainHTTPServerBehindHttpsFailsCleanly() throws {
+    @Test func aPlainHTTPServerBehindHttpsFailsCleanly() async throws {
         let scratch = Scratch()
-        let server = try FaultServer(folder: scratch.url)
+        let server = try await FaultServer(folder: scratch.url)
         let store = try OrderStore(directory: scratch.url.appending(path: "store"))
         let url = URL(string: "https://127.0.0.1:\(server.port)/ok")!
         let (session, _) = filledSession(

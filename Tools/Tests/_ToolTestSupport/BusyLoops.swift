@@ -12,36 +12,35 @@ import Foundation
 /// let load = try BusyLoops(count: 2)  // both cores of a two-core machine busy
 /// defer { load.stop() }
 /// ```
+///
+/// Synchronous (haptic-bench's commands run on the main thread), so they start through
+/// ``TestProcess``, not the async ``ChildProcess``.
 package final class BusyLoops {
-    private var processes: [Process] = []
+    private var processes: [TestProcess] = []
 
     /// The process IDs of the running loops (empty once stopped).
     package var processIdentifiers: [Int32] { processes.map(\.processIdentifier) }
 
     /// Starts `count` busy-loop processes; `count` 0 starts none.
     ///
-    /// - Throws: the error `Process.run()` reports if `/bin/sh` cannot be started; loops already
-    ///   started are stopped first.
+    /// - Throws: the error `Process.run()` reports if `/bin/sh` cannot be started (through
+    ///   ``TestProcess``); loops already started are stopped first.
     package init(count: Int = 2) throws {
         for _ in 0..<count {
-            let process = Process()
-            process.executableURL = URL(filePath: "/bin/sh")
-            process.arguments = ["-c", "while :; do :; done"]
             do {
-                try process.run()
+                processes.append(try TestProcess.start(URL(filePath: "/bin/sh"), ["-c", "while :; do :; done"]))
             } catch {
                 stop()
                 throw error
             }
-            processes.append(process)
         }
     }
 
     /// Kills every loop with SIGKILL and waits until each has exited. Calling it again does nothing.
     package func stop() {
         for process in processes {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            process.signal(SIGKILL)
+            _ = process.wait()
         }
         processes.removeAll()
     }

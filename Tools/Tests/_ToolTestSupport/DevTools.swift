@@ -258,22 +258,40 @@ package enum DevTools {
         let profile = FileManager.default.temporaryDirectory.appending(path: "haptics-devtools-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: profile) }
-        let process = Process()
-        process.executableURL = chromium.executable
-        process.arguments = [
+        let arguments = [
             "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
             "--remote-debugging-port=0", "--remote-allow-origins=*",
             "--user-data-dir=\(profile.path(percentEncoded: false))",
             "--window-size=\(size.width),\(size.height)", "--autoplay-policy=no-user-gesture-required", "about:blank",
         ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        defer {
-            process.terminate()
-            process.waitUntilExit()
+        let process = try await ChildProcess.start(
+            chromium.executable.path(percentEncoded: false), arguments, ownProcessGroup: true)
+        // SIGTERM, and SIGKILL to Chromium and its helpers if it is still there 10 s later; waited
+        // for either way.
+        func stop() async {
+            process.signal(SIGTERM)
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(10))
+                process.signal(SIGKILL, group: true)
+            }
+            _ = try? await process.wait()
+            watchdog.cancel()
         }
+        do {
+            let result = try await attach(process, arguments: arguments, profile: profile, size: size, body)
+            await stop()
+            return result
+        } catch {
+            await stop()
+            throw error
+        }
+    }
+
+    /// Connects to the Chromium `process` started with `arguments` once it listens, and runs `body`.
+    private static func attach<T: Sendable>(
+        _ process: ChildProcess, arguments: [String], profile: URL, size: (width: Int, height: Int),
+        _ body: @escaping @Sendable (DevToolsPage) async throws -> T
+    ) async throws -> T {
         // Chromium writes its port and the browser's WebSocket path here once it listens.
         let portFile = profile.appending(path: "DevToolsActivePort")
         var lines: [Substring] = []
@@ -287,8 +305,8 @@ package enum DevTools {
         }
         guard lines.count >= 2 else {
             throw HeadlessChromium.Failure.exited(
-                status: process.isRunning ? -1 : process.terminationStatus, arguments: process.arguments ?? [],
-                log: "no DevToolsActivePort within 10 s")
+                status: process.isRunning ? -1 : 0, arguments: arguments,
+                log: "no DevToolsActivePort within 10 s\n" + process.stderr.suffix(4000))
         }
         let url = "ws://127.0.0.1:\(lines[0])\(lines[1])"
         let outcome = Outcome<T>()
