@@ -4,6 +4,7 @@ import Foundation
 import HapticsCore
 import HapticsEngine
 import Synchronization
+import _ToolTestSupport
 
 // MARK: - Timer wake-ups while idle
 
@@ -67,4 +68,97 @@ final class CountingTicks: TickSource {
     func kick() { inner.kick() }
     func suspend() { inner.suspend() }
     func resume() { inner.resume() }
+}
+
+// MARK: - The studio's wake-ups while idle
+
+extension Bench {
+    /// Wake-ups and CPU of an idle `haptic studio` with a file open (issue 26): a real `haptic
+    /// studio` process serving a folder, one pattern fetched as the page does (so the studio
+    /// watches it), then its threads' context switches and CPU time counted from /proc while
+    /// nothing happens. A watcher that polls wakes the process at its polling rate.
+    struct StudioIdle: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "studio-idle",
+            abstract: "Wake-ups per second and CPU of an idle `haptic studio` watching an open file.")
+
+        @Option(help: "The haptic executable to run.") var haptic = "Tools/.build/release/haptic"
+        @Option(help: "How long to count once the studio is idle.") var seconds = 10.0
+
+        func run() throws {
+            let (haptic, seconds) = (haptic, seconds)
+            let figures = try waitForTask { try await Self.measure(haptic: haptic, seconds: seconds) }
+            print(
+                String(
+                    format: "studio idle: %d wake-ups in %.1f s (%.2f/s), %.2f ms CPU (%.3f%% of a core)",
+                    figures.wakeups, seconds, Double(figures.wakeups) / seconds, figures.cpuMilliseconds,
+                    figures.cpuMilliseconds / (seconds * 10)))
+        }
+
+        static func measure(haptic: String, seconds: Double) async throws -> (wakeups: Int, cpuMilliseconds: Double) {
+            let folder = FileManager.default.temporaryDirectory.appending(path: "studio-idle-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try Data(#"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"HapticTransient"}}]}"#.utf8)
+                .write(to: folder.appending(path: "tap.ahap"))
+            let studio = try await ChildProcess.start(
+                haptic, ["studio", folder.path(percentEncoded: false), "--device", "null", "--port", "0"])
+            defer { studio.signal(SIGKILL) }
+            guard
+                await studio.waitForOutput(timeout: .seconds(30), { studio.interleaved.contains("#token=") }),
+                let line = studio.interleaved.split(separator: "\n").first(where: { $0.contains("#token=") }),
+                let address = URL(string: line.trimmingCharacters(in: .whitespaces)), let port = address.port,
+                let token = address.fragment()?.replacingOccurrences(of: "token=", with: "")
+            else { throw ValidationError("haptic studio printed no address: \(studio.interleaved)") }
+            let opened = try await RawHTTP.request(
+                port: port, method: "GET", target: "/api/pattern?path=\(folder.lastPathComponent)/tap.ahap",
+                headers: [("Host", "127.0.0.1:\(port)"), ("X-Studio-Token", token)])
+            guard opened.status == 200 else {
+                throw ValidationError("GET /api/pattern: \(opened.status) \(opened.text)")
+            }
+            try await Task.sleep(for: .seconds(1))
+            let pid = studio.processIdentifier
+            let before = try counters(pid)
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            let after = try counters(pid)
+            return (
+                after.switches - before.switches,
+                Double(after.ticks - before.ticks) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+            )
+        }
+
+        /// The process's context switches (every thread's, voluntary and not) and CPU ticks.
+        static func counters(_ pid: pid_t) throws -> (switches: Int, ticks: Int) {
+            var switches = 0
+            for task in try FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task") {
+                let status = try String(contentsOfFile: "/proc/\(pid)/task/\(task)/status", encoding: .utf8)
+                for line in status.split(separator: "\n") where line.contains("ctxt_switches:") {
+                    switches += Int(line.split(separator: "\t").last.map(String.init) ?? "") ?? 0
+                }
+            }
+            let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+            // After the parenthesised command name: field 14 (utime) and 15 (stime), 1-based.
+            let fields = stat.split(separator: ")").last?.split(separator: " ") ?? []
+            let ticks =
+                (Int(fields.count > 12 ? fields[11] : "") ?? 0) + (Int(fields.count > 12 ? fields[12] : "") ?? 0)
+            return (switches, ticks)
+        }
+    }
+}
+
+/// Runs `body` on Swift's concurrency pool and waits for it on this (the main) thread.
+func waitForTask<Result: Sendable>(_ body: @escaping @Sendable () async throws -> Result) throws -> Result {
+    let outcome = Mutex<Swift.Result<Result, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        do {
+            let value = try await body()
+            outcome.withLock { $0 = .success(value) }
+        } catch {
+            outcome.withLock { $0 = .failure(error) }
+        }
+        done.signal()
+    }
+    done.wait()
+    return try outcome.withLock { $0! }.get()
 }

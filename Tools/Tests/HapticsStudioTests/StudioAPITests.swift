@@ -2,6 +2,7 @@ import Foundation
 import HapticsCore
 import HapticsStudio
 import HapticsSynthesis
+import Synchronization
 import Testing
 import _ToolTestSupport
 
@@ -224,6 +225,49 @@ import _ToolTestSupport
             let changed = try #require(messages.first { $0["type"] as? String == "changed" })
             #expect(changed["path"] as? String == "pats/sharp-tap.ahap")
             #expect(changed["version"] as? String == "\(Self.version(edited))")
+        }
+    }
+
+    /// Both ways an editor saves, each on the socket within half a second: inotify on the held
+    /// folder reports it at once (a poll, or the once-a-second fallback, would be late).
+    @Test(.timeLimit(.minutes(1))) func inPlaceWritesAndRenamesOverReachTheSocketWithinHalfASecond() async throws {
+        try await StudioHarness.with { studio in
+            _ = try await studio.object("GET", "/api/pattern?path=pats/sharp-tap.ahap")
+            let file = studio.url("sharp-tap.ahap")
+            let original = try String(contentsOf: file, encoding: .utf8)
+            let inode = { () -> UInt64 in
+                var status = stat()
+                _ = stat(file.path(percentEncoded: false), &status)
+                return UInt64(status.st_ino)
+            }
+            let before = inode()
+            for (step, time) in ["0.1", "0.2"].enumerated() {
+                let edited = Data(original.replacingOccurrences(of: "\"Time\": 0.0", with: "\"Time\": \(time)").utf8)
+                let written = Mutex<ContinuousClock.Instant?>(nil)
+                let messages = try await Self.socket(
+                    studio, until: { $0.contains { $0["type"] as? String == "changed" } }
+                ) {
+                    if step == 0 {
+                        // In place: the same file opened, truncated, written and closed.
+                        let handle = try FileHandle(forWritingTo: file)
+                        try handle.truncate(atOffset: 0)
+                        try handle.write(contentsOf: edited)
+                        try handle.close()
+                    } else {
+                        // A new file renamed over the old one.
+                        let temporary = studio.url(".sharp-tap.ahap.new")
+                        try edited.write(to: temporary)
+                        _ = rename(temporary.path(percentEncoded: false), file.path(percentEncoded: false))
+                    }
+                    written.withLock { $0 = .now }
+                }
+                let arrived = ContinuousClock.now
+                let changed = try #require(messages.first { $0["type"] as? String == "changed" }, "step \(step)")
+                #expect(changed["version"] as? String == "\(Self.version(edited))", "step \(step)")
+                let delay = arrived - (written.withLock { $0 } ?? arrived)
+                #expect(delay < .milliseconds(500), "step \(step): announced \(delay) after the write")
+                #expect((inode() == before) == (step == 0), "step \(step): in place keeps the inode, a rename does not")
+            }
         }
     }
 
