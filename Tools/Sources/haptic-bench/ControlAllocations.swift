@@ -82,6 +82,11 @@ extension Bench {
                 return allocations
             }
             let rounds = count / 20
+            // Warm up the completion path too: Dispatch's first wake-up of the callback queue from
+            // this thread allocates once.
+            _ = try lifecycle(rounds: 2, completions: true)
+            engine.flushCallbacks()
+            finishedCount.store(0, ordering: .relaxed)
             let plain = try lifecycle(rounds: rounds, completions: false)
             let handled = try lifecycle(rounds: rounds, completions: true)
             engine.flushCallbacks()
