@@ -296,20 +296,6 @@ package final class Studio: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: value.jsonText)))
     }
 
-    static func wav(_ play: StudioPlayback.Request) throws(StudioError) -> Response {
-        var pattern = play.pattern
-        if play.rate != 1 { pattern = pattern.scaled(by: Double(play.rate)) }
-        let input: PlotInput
-        do {
-            input = try PlotInput.rendering(title: "", pattern: pattern, clips: play.clips, voicing: play.voicing)
-        } catch {
-            throw StudioError(422, "cannot render: \(error)")
-        }
-        return Response(
-            status: .ok, headers: [.contentType: "audio/wav"],
-            body: .init(byteBuffer: ByteBuffer(bytes: input.wavBytes)))
-    }
-
     static func query(_ request: Request, _ name: String) throws(StudioError) -> String {
         guard let value = request.uri.queryParameters.get(name) else { throw .badRequest("missing ?\(name)=") }
         return value
