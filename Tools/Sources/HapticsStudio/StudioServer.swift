@@ -96,18 +96,10 @@ package final class Studio: Sendable {
         router.get("/studio.css") { _, _ in Self.asset(PackageResources.studio_css, "text/css; charset=utf-8") }
         router.get("/api/files") { [self] _, _ in
             let (list, truncated) = files.list()
-            return Self.json(
-                .object([
-                    "roots": .array(files.roots.map { .string($0.label) }),
-                    "files": .array(
-                        list.map {
-                            .object([
-                                "path": .string($0.path), "format": .string($0.format),
-                                "bytes": .number(Double($0.bytes)),
-                            ])
-                        }),
-                    "truncated": .bool(truncated),
-                ]))
+            return Self.encoded(
+                FilesResponse(
+                    roots: files.roots.map(\.label),
+                    files: list.map { .init(path: $0.path, format: $0.format, bytes: $0.bytes) }, truncated: truncated))
         }
         router.get("/api/pattern") { [self] request, _ in
             let path = try Self.query(request, "path")
@@ -142,14 +134,14 @@ package final class Studio: Sendable {
             let (play, _) = try playRequest(body)
             do {
                 let id = try playback.play(play)
-                return Self.json(.object(["playing": .bool(true), "id": .number(Double(id))]))
+                return Self.encoded(PlayingResponse(playing: true, id: id))
             } catch {
                 throw StudioError(503, "cannot play through the studio's output: \(error)")
             }
         }
         router.post("/api/stop") { [self] _, _ in
             playback.stop()
-            return Self.json(.object(["playing": .bool(false)]))
+            return Self.encoded(PlayingResponse(playing: false))
         }
         router.get("/api/git") { [self] request, _ in
             let path = try Self.query(request, "path")
@@ -271,13 +263,10 @@ package final class Studio: Sendable {
     func publishPlayhead() async {
         while !Task.isCancelled {
             if let position = playback.position() {
-                let message: JSONValue = .object([
-                    "type": .string("playhead"), "id": .number(Double(position.id)),
-                    "time": .number((position.time * 1e6).rounded() / 1e6),
-                    "engineTime": .number((position.engineTime * 1e6).rounded() / 1e6),
-                    "playing": .bool(position.playing),
-                ])
-                await hub.broadcast(message.jsonText)
+                let message = PlayheadMessage(
+                    id: position.id, time: (position.time * 1e6).rounded() / 1e6,
+                    engineTime: (position.engineTime * 1e6).rounded() / 1e6, playing: position.playing)
+                await hub.broadcast(Self.jsonText(message))
                 if !position.playing { playback.clear(id: position.id) }
             }
             try? await Task.sleep(for: .milliseconds(16))
