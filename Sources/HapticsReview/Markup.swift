@@ -53,7 +53,10 @@ enum Markup {
         var scale: Int64 = 1
         for _ in 0..<decimals { scale *= 10 }
         let scaled = (value * Double(scale)).rounded(.toNearestOrEven)
-        guard abs(scaled) < 9e17 else { return String(Int64(value.rounded())) }
+        guard abs(scaled) < 9e17 else {
+            // Beyond Int64 (a `Version` of 1e108 in a file) Swift's shortest form, not a trap.
+            return abs(value) < 9e18 ? String(Int64(value.rounded())) : "\(value)"
+        }
         let units = Int64(scaled)
         if units == 0 { return "0" }
         let magnitude = units.magnitude
