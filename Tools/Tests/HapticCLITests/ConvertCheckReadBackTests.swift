@@ -47,10 +47,10 @@ import Testing
         return Double(rest)
     }
 
-    @Test func aClipToAHAPIsCheckedAgainstTheClipAsItsPlayersPlayIt() throws {
+    @Test func aClipToAHAPIsCheckedAgainstTheClipAsItsPlayersPlayIt() async throws {
         let input = try scratch.write("buzz.haptic", Self.buzz)
         let output = scratch.path("buzz.ahap")
-        let result = try Haptic.run(["convert", input, "-o", output, "--check"])
+        let result = try await Haptic.run(["convert", input, "-o", output, "--check"])
         #expect(result.status == 0, "\(result.stderr)")
         let lines = Self.checkLines(result, input)
         try #require(lines.count == 1, "\(result.stderr)")
@@ -64,10 +64,10 @@ import Testing
         #expect(result.stderr.contains("\(input): lost: emphasis-held"), "\(result.stderr)")
     }
 
-    @Test func tapsUnderACurveToHapticKeepEveryTapInTheClipReadBack() throws {
+    @Test func tapsUnderACurveToHapticKeepEveryTapInTheClipReadBack() async throws {
         let input = try scratch.write("taps.ahap", Self.taps)
         let output = scratch.path("taps.haptic")
-        let result = try Haptic.run(["convert", input, "-o", output, "--check"])
+        let result = try await Haptic.run(["convert", input, "-o", output, "--check"])
         #expect(result.status == 0, "\(result.stderr)")
         let line = try #require(Self.checkLines(result, input).first, "\(result.stderr)")
         #expect(line.contains("onsets 13 -> 13"), "\(line)")
@@ -76,19 +76,19 @@ import Testing
         #expect(abs(loudness) <= 1.5, "\(line)")
     }
 
-    @Test func standardOutputIsCheckedAsTheFileWouldBe() throws {
+    @Test func standardOutputIsCheckedAsTheFileWouldBe() async throws {
         let input = try scratch.write("buzz.haptic", Self.buzz)
-        let file = try Haptic.run(["convert", input, "-o", scratch.path("buzz.ahap"), "--check"])
-        let piped = try Haptic.run(["convert", input, "-o", "-", "--to", "ahap", "--check"])
+        let file = try await Haptic.run(["convert", input, "-o", scratch.path("buzz.ahap"), "--check"])
+        let piped = try await Haptic.run(["convert", input, "-o", "-", "--to", "ahap", "--check"])
         #expect(file.status == 0 && piped.status == 0, "\(file.stderr)\(piped.stderr)")
         #expect(piped.stdout == Array(try Data(contentsOf: URL(filePath: scratch.path("buzz.ahap")))))
         #expect(Self.checkLines(piped, input) == Self.checkLines(file, input), "\(piped.stderr)")
         #expect(Self.checkLines(piped, input).count == 1, "\(piped.stderr)")
     }
 
-    @Test func jsonReportsTheEmphasesKept() throws {
+    @Test func jsonReportsTheEmphasesKept() async throws {
         let input = try scratch.write("buzz.haptic", Self.buzz)
-        let result = try Haptic.run(["convert", input, "-o", scratch.path("buzz.ahap"), "--check", "--json"])
+        let result = try await Haptic.run(["convert", input, "-o", scratch.path("buzz.ahap"), "--check", "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any]
         let check = try #require(json?["check"] as? [String: Any], "\(result.output)")
@@ -97,9 +97,9 @@ import Testing
         #expect(correlation < 0.999, "\(check)")
     }
 
-    @Test func aClipToHapticIsCheckedClipAgainstClip() throws {
+    @Test func aClipToHapticIsCheckedClipAgainstClip() async throws {
         let input = try scratch.write("buzz.haptic", Self.buzz)
-        let result = try Haptic.run(["convert", input, "-o", scratch.path("copy.haptic"), "--check"])
+        let result = try await Haptic.run(["convert", input, "-o", scratch.path("copy.haptic"), "--check"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(
             Self.checkLines(result, input) == [
@@ -109,7 +109,7 @@ import Testing
 
     /// A legal clip of 60,000 breakpoints (an emphasis on every tenth) writes about 21 MB of
     /// AHAP, more than an input may be (16 MiB): the check still reads it back.
-    @Test func aClipWhoseAHAPIsLargerThanAnInputMayBeIsChecked() throws {
+    @Test func aClipWhoseAHAPIsLargerThanAnInputMayBeIsChecked() async throws {
         let count = 60_000
         let points = (0..<count).map { i in
             let emphasis = i % 10 == 5 ? #", "emphasis": {"amplitude": 1, "frequency": 0.5}"# : ""
@@ -121,7 +121,7 @@ import Testing
             """
         let input = try scratch.write("big.haptic", clip)
         let output = scratch.path("big.ahap")
-        let result = try Haptic.run(["convert", input, "-o", output, "--check"], killAfter: 600)
+        let result = try await Haptic.run(["convert", input, "-o", output, "--check"], killAfter: 600)
         #expect(result.status == 0, "\(result.stderr.prefix(500))")
         let size = try FileManager.default.attributesOfItem(atPath: output)[.size] as? Int ?? 0
         #expect(size > 16 << 20, "\(size) bytes")
@@ -129,9 +129,11 @@ import Testing
         #expect(line.contains("emphases 6000 of 6000 kept"), "\(line)")
     }
 
-    @Test func aClipToAndroidIsCheckedAgainstTheClip() throws {
+    @Test func aClipToAndroidIsCheckedAgainstTheClip() async throws {
         let input = try scratch.write("buzz.haptic", Self.buzz)
-        let result = try Haptic.run(["convert", input, "-o", scratch.path("buzz.json"), "--to", "android", "--check"])
+        let result = try await Haptic.run([
+            "convert", input, "-o", scratch.path("buzz.json"), "--to", "android", "--check",
+        ])
         #expect(result.status == 0, "\(result.stderr)")
         let line = try #require(Self.checkLines(result, input).first, "\(result.stderr)")
         let correlation = try #require(Self.figure("envelope correlation", in: line), "\(line)")

@@ -38,8 +38,8 @@ struct PlayAudioTests {
     }
 
     /// `haptic render PATTERN -o - --format f32 EXTRA…` as interleaved samples.
-    func render(_ pattern: String, _ extra: [String] = []) throws -> [Float] {
-        let result = try Haptic.run(["render", pattern, "-o", "-", "--format", "f32"] + extra)
+    func render(_ pattern: String, _ extra: [String] = []) async throws -> [Float] {
+        let result = try await Haptic.run(["render", pattern, "-o", "-", "--format", "f32"] + extra)
         try #require(result.status == 0, "\(result.stderr)")
         return try WAV.decode(result.stdout).samples
     }
@@ -61,25 +61,25 @@ struct PlayAudioTests {
     }
 
     @Test("On an ordinary output: the sound and its haptics mixed, as convert --with-audio and render make them")
-    func mixed() throws {
+    func mixed() async throws {
         let sound = try scratch.write("clicks.wav", Self.clicks())
         let capture = scratch.path("capture.raw")
-        let result = try Haptic.run(["play", sound, "--device", "file:FILE=\(capture),FORMAT=raw"])
+        let result = try await Haptic.run(["play", sound, "--device", "file:FILE=\(capture),FORMAT=raw"])
         #expect(result.status == 0, "\(result.stderr)")
-        let converted = try Haptic.run(["convert", sound, "-o", scratch.path("clicks.ahap"), "--with-audio"])
+        let converted = try await Haptic.run(["convert", sound, "-o", scratch.path("clicks.ahap"), "--with-audio"])
         try #require(converted.status == 0, "\(converted.stderr)")
-        try expectCapture(capture, equalsTheOfflineRenderOf: scratch.path("clicks.ahap"))
+        try await expectCapture(capture, equalsTheOfflineRenderOf: scratch.path("clicks.ahap"))
     }
 
     @Test("On four channels with actuators on 3-4: the sound alone on 1-2, the haptics alone on 3-4, in step")
-    func split() throws {
+    func split() async throws {
         let sound = try scratch.write("clicks.wav", Self.clicks())
         let capture = scratch.path("quad.raw")
         let conf = try scratch.write(
             "asound.conf", "pcm.quad { type file; slave.pcm \"null\"; file \"\(capture)\"; format \"raw\" }")
         let base = ProcessInfo.processInfo.environment["ALSA_CONFIG_PATH"] ?? "/usr/share/alsa/alsa.conf"
         let environment = ProcessInfo.processInfo.environment.merging(["ALSA_CONFIG_PATH": base + ":" + conf]) { $1 }
-        let result = try Haptic.run(
+        let result = try await Haptic.run(
             ["play", sound, "--device", "quad", "--channels", "4", "--haptic-channels", "3,4"],
             environment: environment)
         #expect(result.status == 0, "\(result.stderr)")
@@ -105,10 +105,10 @@ struct PlayAudioTests {
             "sound.ahap",
             #"{"Version":1,"Pattern":[{"Event":{"Time":0,"EventType":"AudioCustom","EventWaveformPath":"clicks.wav","#
                 + #""EventParameters":[{"ParameterID":"AudioVolume","ParameterValue":1}]}}]}"#)
-        let converted = try Haptic.run(["convert", sound, "-o", scratch.path("haptics.ahap")])
+        let converted = try await Haptic.run(["convert", sound, "-o", scratch.path("haptics.ahap")])
         try #require(converted.status == 0, "\(converted.stderr)")
-        let soundAlone = try render(scratch.path("sound.ahap"), ["--channels", "2"])
-        let hapticsAlone = try render(scratch.path("haptics.ahap"), ["--channels", "2", "--voice", "actuator"])
+        let soundAlone = try await render(scratch.path("sound.ahap"), ["--channels", "2"])
+        let hapticsAlone = try await render(scratch.path("haptics.ahap"), ["--channels", "2", "--voice", "actuator"])
         let checks: [(first: Int, reference: [Float], what: String)] = [
             (0, soundAlone, "channels 1-2"), (2, hapticsAlone, "channels 3-4"),
         ]
@@ -128,16 +128,16 @@ struct PlayAudioTests {
     }
 
     @Test("Options that do not apply, and a file that is not audio: one line, no playback")
-    func refusals() throws {
+    func refusals() async throws {
         let sound = try scratch.write("clicks.wav", Self.clicks())
-        var result = try Haptic.run(["play", sound, "--rate", "2", "--device", "null"])
+        var result = try await Haptic.run(["play", sound, "--rate", "2", "--device", "null"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--rate does not apply to audio input"), "\(result.stderr)")
-        result = try Haptic.run(["play", sound, "--sensitivity", "2", "--device", "null"])
+        result = try await Haptic.run(["play", sound, "--sensitivity", "2", "--device", "null"])
         #expect(result.status == 64)
         #expect(result.stderr == "haptic: sensitivity must be within 0...1\n", "\(result.stderr)")
         let fake = try scratch.write("fake.wav", Array("not a sound".utf8))
-        result = try Haptic.run(["play", fake, "--device", "null"])
+        result = try await Haptic.run(["play", fake, "--device", "null"])
         #expect(result.status == 1)
         #expect(
             result.stderr

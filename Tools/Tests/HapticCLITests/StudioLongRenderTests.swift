@@ -15,10 +15,10 @@ import _ToolTestSupport
     @Test(.timeLimit(.minutes(5))) func threeOneHourRendersAtOnceStayUnder300MB() async throws {
         let scratch = try ScratchFolder()
         try scratch.write("hour.ahap", Self.hour)
-        let studio = try LiveHaptic(
+        let studio = try await LiveHaptic(
             ["studio", scratch.url.path(percentEncoded: false), "--device", "null"], standardOutputToo: true)
-        defer { _ = studio.interrupt() }
-        let found = try await offPool { studio.address() }
+        defer { studio.kill() }
+        let found = await studio.address()
         let address = try #require(found, "no address in: \(studio.text)")
         let token = try #require(address.fragment()?.replacingOccurrences(of: "token=", with: ""))
         let port = address.port ?? 0
@@ -40,7 +40,7 @@ import _ToolTestSupport
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        let peak = try Self.peakKilobytes(of: studio.process.processIdentifier)
+        let peak = try Self.peakKilobytes(of: studio.child.processIdentifier)
         for render in renders {
             #expect(render.status == 200, "\(render.head)")
             #expect(render.head.lowercased().contains("content-type: audio/wav"))
