@@ -24,7 +24,7 @@ public struct ConversionCheck: Hashable, Sendable {
     /// every ``hop``, the shorter padded with silence); 1 for identical shapes. Nil when either
     /// render is silent throughout.
     public var envelopeCorrelation: Double?
-    /// Onsets (bursts after 10 ms of silence) in each render.
+    /// Onsets (bursts after 10 ms of silence that reach ``onsetLevel`` within 10 ms) in each render.
     public var originalOnsets: Int
     public var convertedOnsets: Int
     /// The largest distance, in ms, from an original onset to the nearest converted one; nil
@@ -41,6 +41,9 @@ public struct ConversionCheck: Hashable, Sendable {
     /// Those the converted render keeps: its peak within ``emphasisSpan`` of the emphasis is at
     /// most ``emphasisTolerance`` dB below the original's there.
     public var emphasesKept: Int
+
+    /// The level a burst must reach within 10 ms of leaving silence to count as an onset: -48 dBFS.
+    public static let onsetLevel: Float = 0.004
 
     /// The RMS window of the envelopes, seconds: longer than one period of the lowest carrier
     /// (70 Hz, 14.3 ms), so the envelope follows the amplitude, not the waveform. A 5 ms window,
@@ -221,6 +224,16 @@ public struct ConversionCheck: Hashable, Sendable {
                 nextStart += hopFrames
             }
             rmsDBFS = total > 0 ? 10 * log10(sum / Double(total)) : -.infinity
+            // A burst is felt as an onset when it rises from silence to -48 dBFS within 10 ms (the
+            // quietest tap does); a fade-in from silence (a curve ramping up from 0) crosses
+            // -60 dBFS wherever the renderer's carrier and ramp happen to put it, so it is not
+            // compared as an onset.
+            let rise = 2
+            onsets.removeAll { onset in
+                let first = onset / hopFrames
+                let last = min(peaks.count, first + rise + 1)
+                return !peaks[first..<last].contains { $0 >= ConversionCheck.onsetLevel }
+            }
         }
 
         /// Hann-weighted RMS of `count` samples from `start`.
