@@ -5,15 +5,18 @@
 #endif
 
 /// The power spectrum of a real frame of one power-of-two size, in single precision: a complex FFT
-/// of half the size on the even/odd samples, then the split that separates the two halves.
+/// of half the size on the even/odd samples (radix-4 passes, one radix-2 pass first when the
+/// half size is an odd power of two), then the split that separates the two halves.
 ///
-/// Everything is allocated in `init`; ``power(_:into:)`` allocates nothing.
+/// Everything is allocated in `init`, twiddles per pass laid out in the order the passes read
+/// them; ``power(_:into:)`` allocates nothing.
 final class RealFFT {
     /// Points per frame (a power of two >= 4).
     let size: Int
     private let half: Int
-    private let cosines: UnsafeMutablePointer<Float>
-    private let sines: UnsafeMutablePointer<Float>
+    /// Per radix-4 pass of quarter length m: W^j, W^2j, W^3j (W = e^(-2πi/4m)), j in 0..<m, as
+    /// six consecutive runs of m values (re1, im1, re2, im2, re3, im3).
+    private let twiddles: UnsafeMutablePointer<Float>
     /// e^(-2πik/size) for the split, k in 0..<half.
     private let splitCos: UnsafeMutablePointer<Float>
     private let splitSin: UnsafeMutablePointer<Float>
@@ -25,16 +28,32 @@ final class RealFFT {
         precondition(size >= 4 && size & (size - 1) == 0)
         self.size = size
         half = size / 2
-        cosines = .allocate(capacity: half)
-        sines = .allocate(capacity: half)
+        var total = 0
+        var m = half.trailingZeroBitCount % 2 == 1 ? 2 : 1
+        while 4 * m <= half {
+            total += 6 * m
+            m *= 4
+        }
+        twiddles = .allocate(capacity: max(1, total))
         splitCos = .allocate(capacity: half)
         splitSin = .allocate(capacity: half)
         reversed = .allocate(capacity: half)
         re = .allocate(capacity: half)
         im = .allocate(capacity: half)
+        var at = 0
+        m = half.trailingZeroBitCount % 2 == 1 ? 2 : 1
+        while 4 * m <= half {
+            for j in 0..<m {
+                for r in 1...3 {
+                    let angle = -2 * Double.pi * Double(r * j) / Double(4 * m)
+                    twiddles[at + (2 * r - 2) * m + j] = Float(cos(angle))
+                    twiddles[at + (2 * r - 1) * m + j] = Float(sin(angle))
+                }
+            }
+            at += 6 * m
+            m *= 4
+        }
         for k in 0..<half {
-            cosines[k] = Float(cos(2 * Double.pi * Double(k) / Double(half)))
-            sines[k] = Float(-sin(2 * Double.pi * Double(k) / Double(half)))
             splitCos[k] = Float(cos(2 * Double.pi * Double(k) / Double(size)))
             splitSin[k] = Float(-sin(2 * Double.pi * Double(k) / Double(size)))
         }
@@ -47,39 +66,91 @@ final class RealFFT {
     }
 
     deinit {
-        for p in [cosines, sines, splitCos, splitSin, re, im] { p.deallocate() }
+        for p in [twiddles, splitCos, splitSin, re, im] { p.deallocate() }
         reversed.deallocate()
     }
 
     /// |X[k]|² for k in 0...size/2 of the `size` samples at `frame`, written to `out` (size/2 + 1 values).
     func power(_ frame: UnsafePointer<Float>, into out: UnsafeMutablePointer<Float>) {
+        let half = self.half
+        let re = self.re
+        let im = self.im
         for i in 0..<half {
             let j = Int(reversed[i])
             re[j] = frame[2 &* i]
             im[j] = frame[2 &* i &+ 1]
         }
-        var length = 2
-        while length <= half {
-            let h = length / 2
-            let stride = half / length
+        var m = 1
+        if half.trailingZeroBitCount % 2 == 1 {
+            // Radix-2 pass of length 2: no twiddles.
+            var k = 0
+            while k < half {
+                let ar = re[k]
+                let ai = im[k]
+                let br = re[k &+ 1]
+                let bi = im[k &+ 1]
+                re[k] = ar + br
+                im[k] = ai + bi
+                re[k &+ 1] = ar - br
+                im[k &+ 1] = ai - bi
+                k &+= 2
+            }
+            m = 2
+        }
+        var table = twiddles
+        while 4 &* m <= half {
+            // Bit-reversed order holds the quarter DFTs of x[4n], x[4n+2], x[4n+1], x[4n+3] at
+            // offsets 0, m, 2m, 3m of each group.
+            let w1r = table
+            let w1i = table + m
+            let w2r = table + 2 &* m
+            let w2i = table + 3 &* m
+            let w3r = table + 4 &* m
+            let w3i = table + 5 &* m
             var start = 0
             while start < half {
-                var w = 0
-                for k in start..<(start &+ h) {
-                    let wr = cosines[w]
-                    let wi = sines[w]
-                    let b = k &+ h
-                    let tr = re[b] * wr - im[b] * wi
-                    let ti = re[b] * wi + im[b] * wr
-                    re[b] = re[k] - tr
-                    im[b] = im[k] - ti
-                    re[k] += tr
-                    im[k] += ti
-                    w &+= stride
+                let p0 = start
+                let p1 = start &+ m
+                let p2 = start &+ 2 &* m
+                let p3 = start &+ 3 &* m
+                for j in 0..<m {
+                    let ar = re[p0 &+ j]
+                    let ai = im[p0 &+ j]
+                    // x[4n+2] part (offset m) takes W^2j, x[4n+1] (offset 2m) W^j, x[4n+3] W^3j.
+                    let br = re[p1 &+ j]
+                    let bi = im[p1 &+ j]
+                    let cr = re[p2 &+ j]
+                    let ci = im[p2 &+ j]
+                    let dr = re[p3 &+ j]
+                    let di = im[p3 &+ j]
+                    let t1r = cr * w1r[j] - ci * w1i[j]
+                    let t1i = cr * w1i[j] + ci * w1r[j]
+                    let t2r = br * w2r[j] - bi * w2i[j]
+                    let t2i = br * w2i[j] + bi * w2r[j]
+                    let t3r = dr * w3r[j] - di * w3i[j]
+                    let t3i = dr * w3i[j] + di * w3r[j]
+                    let s02r = ar + t2r
+                    let s02i = ai + t2i
+                    let d02r = ar - t2r
+                    let d02i = ai - t2i
+                    let s13r = t1r + t3r
+                    let s13i = t1i + t3i
+                    let d13r = t1r - t3r
+                    let d13i = t1i - t3i
+                    re[p0 &+ j] = s02r + s13r
+                    im[p0 &+ j] = s02i + s13i
+                    re[p2 &+ j] = s02r - s13r
+                    im[p2 &+ j] = s02i - s13i
+                    // X1 = d02 - i·d13, X3 = d02 + i·d13.
+                    re[p1 &+ j] = d02r + d13i
+                    im[p1 &+ j] = d02i - d13r
+                    re[p3 &+ j] = d02r - d13i
+                    im[p3 &+ j] = d02i + d13r
                 }
-                start &+= length
+                start &+= 4 &* m
             }
-            length &<<= 1
+            table += 6 &* m
+            m &*= 4
         }
         // Split: X[k] = E[k] + e^(-2πik/N) O[k], E and O from Z[k] and conj(Z[half-k]).
         out[0] = (re[0] + im[0]) * (re[0] + im[0])
