@@ -56,11 +56,15 @@ public final class AudioHapticsAnalyzer {
     private let history: UnsafeMutablePointer<Float>
     private let windowed: UnsafeMutablePointer<Float>
     private let power: UnsafeMutablePointer<Float>
+    /// |X[k]|, from `power` once per frame.
+    private let magnitude: UnsafeMutablePointer<Float>
     private let windowEnergy: Double
-    /// Flux bands: bin ranges.
-    private let bands: [Range<Int>]
-    private var levels: [[Float]]
-    private var maxFiltered: [Float]
+    /// Flux bands: `bandCount` adjacent bin ranges, band b is `bandEdges[b]..<bandEdges[b + 1]`.
+    private let bandCount: Int
+    private let bandEdges: UnsafeMutablePointer<Int>
+    /// Band levels of the last `lag + 1` frames, frame t's at `(t % (lag + 1)) * bandCount`.
+    private let levels: UnsafeMutablePointer<Float>
+    private let maxFiltered: UnsafeMutablePointer<Float>
     private let loudBins: Range<Int>
     private let sharpBins: Range<Int>
     private let sharpLow: Double
@@ -91,7 +95,7 @@ public final class AudioHapticsAnalyzer {
 
     private let block: Int
     private static let energyRing = 1_024
-    private var energies = [Float](repeating: 0, count: energyRing)
+    private let energies: UnsafeMutablePointer<Float>
     private var blockIndex = 0
     private var blockSum: Float = 0
     private var blockCount = 0
@@ -134,6 +138,9 @@ public final class AudioHapticsAnalyzer {
         history.initialize(repeating: 0, count: n)
         windowed = .allocate(capacity: n)
         power = .allocate(capacity: n / 2 + 1)
+        magnitude = .allocate(capacity: n / 2 + 1)
+        energies = .allocate(capacity: Self.energyRing)
+        energies.initialize(repeating: 0, count: Self.energyRing)
         var energy = 0.0
         for i in 0..<n {
             let w = 0.5 - 0.5 * cos(2 * Double.pi * (Double(i) + 0.5) / Double(n))
@@ -158,9 +165,14 @@ public final class AudioHapticsAnalyzer {
                 start = stop
             }
         }
-        self.bands = bands
-        levels = Array(repeating: [Float](repeating: 0, count: bands.count), count: Self.lag + 1)
-        maxFiltered = [Float](repeating: 0, count: bands.count)
+        bandCount = bands.count
+        bandEdges = .allocate(capacity: bands.count + 1)
+        bandEdges[0] = bands.first?.lowerBound ?? 0
+        for (b, range) in bands.enumerated() { bandEdges[b + 1] = range.upperBound }
+        levels = .allocate(capacity: (Self.lag + 1) * bands.count)
+        levels.initialize(repeating: 0, count: (Self.lag + 1) * bands.count)
+        maxFiltered = .allocate(capacity: bands.count)
+        maxFiltered.initialize(repeating: 0, count: bands.count)
         loudBins =
             options.band.map { max(0, bin($0.low))..<max(bin($0.low) + 1, bin($0.high) + 1) } ?? 0..<(nyquistBin + 1)
         let sharp = options.band ?? AudioHapticsOptions.sharpnessBand
@@ -179,6 +191,11 @@ public final class AudioHapticsAnalyzer {
         history.deallocate()
         windowed.deallocate()
         power.deallocate()
+        magnitude.deallocate()
+        energies.deallocate()
+        bandEdges.deallocate()
+        levels.deallocate()
+        maxFiltered.deallocate()
     }
 
     var framesPerSecond: Double { rate / Double(hop) }
@@ -187,22 +204,69 @@ public final class AudioHapticsAnalyzer {
 
     /// Takes the next mono samples (-1...1) at the source rate.
     public func process(_ input: UnsafeBufferPointer<Float>) {
+        guard let base = input.baseAddress else { return }
         sourceFrames += input.count
         let scale = 1 / Float(decimation)
+        let decimation = self.decimation
+        let hop = self.hop
+        let block = self.block
+        let energies = self.energies
         var i = 0
         while i < input.count {
-            if quietSamples >= quietNeeded, filled == 0, decimateCount == 0, segment.isEmpty {
+            // Silence is skipped only at a frame boundary (nothing half-filled).
+            if filled == 0, decimateCount == 0, quietSamples >= quietNeeded, segment.isEmpty {
                 i += skipSilence(UnsafeBufferPointer(rebasing: input[i...]))
                 if i == input.count { break }
             }
-            decimateSum += input[i]
-            i &+= 1
-            decimateCount &+= 1
-            guard decimateCount == decimation else { continue }
-            let y = decimateSum * scale
-            decimateSum = 0
-            decimateCount = 0
-            take(y)
+            // Up to the end of this hop, with the per-sample state in locals.
+            let slot = history + (size - hop)
+            var sum = decimateSum
+            var summed = decimateCount
+            var filled = self.filled
+            var quiet = quietSamples
+            var blockSum = self.blockSum
+            var blockCount = self.blockCount
+            var blockIndex = self.blockIndex
+            let taken = filled
+            while i < input.count, filled < hop {
+                if summed == 0, decimation == 2, i &+ 1 < input.count {
+                    sum = (0 + base[i]) + base[i &+ 1]
+                    i &+= 2
+                    summed = 2
+                } else {
+                    sum += base[i]
+                    i &+= 1
+                    summed &+= 1
+                    guard summed == decimation else { continue }
+                }
+                let y = sum * scale
+                sum = 0
+                summed = 0
+                quiet = y == 0 ? quiet &+ 1 : 0
+                slot[filled] = y
+                filled &+= 1
+                blockSum += y * y
+                blockCount &+= 1
+                if blockCount == block {
+                    energies[blockIndex & (Self.energyRing - 1)] = blockSum
+                    blockIndex &+= 1
+                    blockSum = 0
+                    blockCount = 0
+                }
+            }
+            decimateSum = sum
+            decimateCount = summed
+            quietSamples = quiet
+            self.blockSum = blockSum
+            self.blockCount = blockCount
+            self.blockIndex = blockIndex
+            samples &+= filled &- taken
+            self.filled = filled
+            if filled == hop {
+                analyseFrame()
+                (history + 0).update(from: history + hop, count: size - hop)
+                self.filled = 0
+            }
         }
     }
 
@@ -261,55 +325,54 @@ public final class AudioHapticsAnalyzer {
             windowed[i] = v * window[i]
         }
         let roughDB = 10 * log10(Double(sumSquares) / Double(size) + 1e-30) + options.gain
-        let current = t % (Self.lag + 1)
+        let count = bandCount
+        let current = levels + (t % (Self.lag + 1)) * count
         if roughDB < options.silenceThreshold - 20 {
             // Far below the gate: no spectrum needed (and long silences cost little).
-            for b in levels[current].indices { levels[current][b] = 0 }
+            current.update(repeating: 0, count: count)
         } else {
+            let bins = size / 2 + 1
             fft.power(windowed, into: power)
-            // Loudness: Parseval over the window (one-sided spectrum).
+            for k in 0..<bins { magnitude[k] = power[k].squareRoot() }
+            // Loudness: Parseval over the window (one-sided spectrum: every bin twice but 0 and size/2).
             var energy = 0.0
-            for k in loudBins {
-                let p = Double(power[k])
-                energy += (k == 0 || k == size / 2) ? p : 2 * p
-            }
+            for k in loudBins { energy += Double(power[k]) }
+            energy *= 2
+            if loudBins.contains(0) { energy -= Double(power[0]) }
+            if loudBins.contains(size / 2) { energy -= Double(power[size / 2]) }
             info.dB = 10 * log10(energy / (Double(size) * windowEnergy) + 1e-30) + options.gain
             info.silent = info.dB < options.silenceThreshold
             // Sharpness: centroid (magnitude-weighted) on a log scale across the band.
             var weighted = 0.0
             var total = 0.0
-            let binHz = rate / Double(size)
-            for k in sharpBins where k <= size / 2 {
-                let m = Double(power[k]).squareRoot()
-                weighted += m * Double(k) * binHz
+            for k in sharpBins.clamped(to: 0..<bins) {
+                let m = Double(magnitude[k])
+                weighted += m * Double(k)
                 total += m
             }
             if total > 0 {
-                let centroid = weighted / total
+                let centroid = weighted * (rate / Double(size)) / total
                 info.sharpness = min(1, max(0, log(centroid / sharpLow) / log(sharpHigh / sharpLow)))
             }
             // Band levels, log-compressed.
             let norm = Self.compression * 2 / Float(size)
-            for (b, range) in bands.enumerated() {
+            for b in 0..<count {
                 var m: Float = 0
-                for k in range { m += power[k].squareRoot() }
-                levels[current][b] = log10(1 + norm * m)
+                for k in bandEdges[b]..<bandEdges[b + 1] { m += magnitude[k] }
+                current[b] = log10(1 + norm * m)
             }
         }
         // SuperFlux: rise over the levels `lag` frames before, max-filtered across three bands.
-        let previous = (t + 1) % (Self.lag + 1)
-        let count = bands.count
-        levels[previous].withUnsafeBufferPointer { prev in
-            for b in 0..<count {
-                var m = prev[b]
-                if b > 0 { m = max(m, prev[b - 1]) }
-                if b + 1 < count { m = max(m, prev[b + 1]) }
-                maxFiltered[b] = m
-            }
+        let prev = levels + ((t + 1) % (Self.lag + 1)) * count
+        for b in 0..<count {
+            var m = prev[b]
+            if b > 0 { m = max(m, prev[b - 1]) }
+            if b + 1 < count { m = max(m, prev[b + 1]) }
+            maxFiltered[b] = m
         }
         var flux: Float = 0
         for b in 0..<count {
-            let d = levels[current][b] - maxFiltered[b]
+            let d = current[b] - maxFiltered[b]
             if d > 0 { flux += d }
         }
         info.flux = t >= Self.lag ? flux : 0
