@@ -229,6 +229,30 @@ public final class AudioHapticsAnalyzer {
             var blockIndex = self.blockIndex
             let taken = filled
             while i < input.count, filled < hop {
+                if summed == 0, decimation == 2 {
+                    // Whole pairs up to the end of the hop or of the 1 ms block, in one tight loop.
+                    let n = min(hop &- filled, block &- blockCount, (input.count &- i) >> 1)
+                    if n > 0 {
+                        let pairs = base + i
+                        let into = slot + filled
+                        for j in 0..<n {
+                            let y = ((0 + pairs[2 &* j]) + pairs[2 &* j &+ 1]) * scale
+                            into[j] = y
+                            blockSum += y * y
+                            quiet = y == 0 ? quiet &+ 1 : 0
+                        }
+                        i &+= 2 &* n
+                        filled &+= n
+                        blockCount &+= n
+                        if blockCount == block {
+                            energies[blockIndex & (Self.energyRing - 1)] = blockSum
+                            blockIndex &+= 1
+                            blockSum = 0
+                            blockCount = 0
+                        }
+                        continue
+                    }
+                }
                 if summed == 0, decimation == 2, i &+ 1 < input.count {
                     sum = (0 + base[i]) + base[i &+ 1]
                     i &+= 2
