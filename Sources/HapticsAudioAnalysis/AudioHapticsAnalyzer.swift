@@ -342,12 +342,14 @@ public final class AudioHapticsAnalyzer {
         let t = frame
         frame += 1
         var info = FrameInfo()
+        let size = self.size
+        let history = self.history
+        let windowed = self.windowed
+        let window = self.window
+        // Two loops: the running sum is serial, the windowing vectorises on its own.
         var sumSquares: Float = 0
-        for i in 0..<size {
-            let v = history[i]
-            sumSquares += v * v
-            windowed[i] = v * window[i]
-        }
+        for i in 0..<size { sumSquares += history[i] * history[i] }
+        for i in 0..<size { windowed[i] = history[i] * window[i] }
         let roughDB = 10 * log10(Double(sumSquares) / Double(size) + 1e-30) + options.gain
         let count = bandCount
         let current = levels + (t % (Self.lag + 1)) * count
