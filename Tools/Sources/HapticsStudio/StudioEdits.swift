@@ -388,13 +388,7 @@ extension Studio {
             }
         }
         let response = try result.get()
-        Task { [hub] in
-            await hub.broadcast(
-                JSONValue.object([
-                    "type": .string("changed"), "path": .string(path), "version": .string(response.version),
-                    "by": .string("studio"), "tab": .string(request.tab ?? ""),
-                ]).jsonText)
-        }
+        Task { [hub] in await hub.announceSave(path: path, version: response.version, tab: request.tab) }
         return response
     }
 

@@ -25,5 +25,15 @@ actor StudioHub {
         for continuation in subscribers.values { continuation.yield(text) }
     }
 
+    /// Tells every page that the studio saved `path` (now at `version`) for tab `tab`, so other
+    /// tabs reload it and the saving tab knows the message is its own.
+    func announceSave(path: String, version: String, tab: String?) {
+        broadcast(
+            JSONValue.object([
+                "type": .string("changed"), "path": .string(path), "version": .string(version),
+                "by": .string("studio"), "tab": .string(tab ?? ""),
+            ]).jsonText)
+    }
+
     var count: Int { subscribers.count }
 }
