@@ -83,6 +83,7 @@ async function api(method, url, body, raw) {
 }
 
 function status(text) { $("status").textContent = text; }
+function emptyFolderStatus() { return "no .ahap, .haptic, .vij or audio files under " + (state.roots || []).join(", "); }
 
 function banner(text, a, b, isError) {
   const el = $("banner");
@@ -766,7 +767,11 @@ function animate() {
 
 function connectSocket() {
   const socket = new WebSocket(`ws://${location.host}/ws?token=${encodeURIComponent(token)}`);
-  socket.onopen = () => { document.body.dataset.socket = "open"; status(state.path ? summary() : "connected"); };
+  // A socket that opens (or reopens) after the file list arrived keeps what the list said.
+  socket.onopen = () => {
+    document.body.dataset.socket = "open";
+    status(state.path ? summary() : state.files && !state.files.length ? emptyFolderStatus() : "connected");
+  };
   socket.onmessage = (message) => {
     const data = JSON.parse(message.data);
     if (data.type === "playhead") {
@@ -1630,7 +1635,7 @@ async function start() {
     const first = list.files.find((f) => f.path === wanted) || list.files.find((f) => !isAudio(f.path)) || list.files[0];
     if (first) await openFile(first.path);
     else {
-      status("no .ahap, .haptic, .vij or audio files under " + list.roots.join(", "));
+      status(emptyFolderStatus());
       $("inspector-empty").textContent = "Nothing to edit: the served folders have no pattern or audio files.";
       updateButtons();
       document.body.dataset.ready = "1";
