@@ -38,23 +38,27 @@ package enum AudioRig {
     /// A running `tools/audio-rig/record` capturing a sink's monitor to a float WAV.
     package final class Recording {
         package let file: URL
-        private let process: TestProcess
+        private let process = Process()
 
         /// Starts recording `sink` (the rig's default sink when nil) and returns once the capture
         /// stream is connected.
         package init(sink: String? = nil) throws {
             file = FileManager.default.temporaryDirectory.appending(path: "haptic-rig-\(UUID().uuidString).wav")
-            process = try TestProcess.start(
-                AudioRig.packageRoot.appending(path: "tools/audio-rig/record"),
-                [file.path(percentEncoded: false), "float32le"] + (sink.map { [$0] } ?? []))
-            // The recorder prints "recording" once parec is connected.
-            let process = process
-            guard process.waitForOutput(seconds: 30, { process.stdout.contains(UInt8(ascii: "\n")) }) else {
-                process.signal(SIGKILL)
-                throw Failure("the recorder exited (or took 30 s) before it started recording")
+            process.executableURL = AudioRig.packageRoot.appending(path: "tools/audio-rig/record")
+            process.arguments = [file.path(percentEncoded: false), "float32le"] + (sink.map { [$0] } ?? [])
+            let output = Pipe()
+            process.standardOutput = output
+            try process.run()
+            // The recorder prints "recording" once parec is connected; reading blocks until then.
+            var received = Data()
+            while !received.contains(UInt8(ascii: "\n")) {
+                let chunk = output.fileHandleForReading.availableData
+                if chunk.isEmpty { throw Failure("the recorder exited before it started recording") }
+                received.append(chunk)
             }
-            let said = String(decoding: process.stdout, as: UTF8.self)
-            guard said.hasPrefix("recording") else { throw Failure("the recorder said \(said)") }
+            guard String(decoding: received, as: UTF8.self).hasPrefix("recording") else {
+                throw Failure("the recorder said \(String(decoding: received, as: UTF8.self))")
+            }
         }
 
         /// The first channel recorded so far (the file grows while recording).
@@ -64,8 +68,8 @@ package enum AudioRig {
 
         /// Stops the recorder and returns the first channel of what it captured.
         package func stop() throws -> [Float] {
-            process.signal(SIGINT)
-            _ = process.wait()
+            process.interrupt()
+            process.waitUntilExit()
             defer { try? FileManager.default.removeItem(at: file) }
             return try samplesSoFar()
         }
