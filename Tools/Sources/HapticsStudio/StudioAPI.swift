@@ -32,3 +32,91 @@ extension Studio {
         package var playing: Bool
     }
 }
+
+extension Studio {
+    /// `POST /api/play` and `POST /api/render`: what to play (the file at `path` with `edits`, a
+    /// whole `ahap`, or the file as it is) and how.
+    package struct PlayRequest: Codable, Sendable {
+        package var path: String?
+        /// With `edits`: the version they were made on (a different one on disk is a 409).
+        package var baseVersion: String?
+        package var edits: [EditJSON]?
+        /// A whole AHAP value (the compared pattern) instead of the file.
+        package var ahap: AnyJSON?
+        /// A `VoicingProfile` name; the default voice when absent.
+        package var voice: String?
+        /// 0.001 to 16, and the pattern at that rate at most 3,600 s long; 1 when absent.
+        package var rate: Double?
+        /// Pattern seconds (`/api/play` only).
+        package var from: Double?
+        package var to: Double?
+        package var loop: Bool?
+    }
+
+    /// `POST /api/diff` without edits: the pattern change from `a` to `b` (both AHAP objects).
+    package struct DiffRequest: Codable, Sendable {
+        package var a: AnyJSON?
+        package var b: AnyJSON?
+    }
+
+    /// `POST /api/diff`'s answer: `PatternDiff` as the page reads it.
+    package struct DiffResponse: Codable, Sendable {
+        package struct Change: Codable, Sendable {
+            /// `added`, `removed`, `moved`, `reparameterised` or `movedAndReparameterised`.
+            package var kind: String
+            /// `event`, `parameter` or `curve`.
+            package var element: String
+            package var time: Double
+            /// Where on the timeline the change is, both sides together.
+            package var start: Double
+            package var end: Double
+            /// The entry's index in A and in B (null when it is not there).
+            package var beforeIndex: Int?
+            package var afterIndex: Int?
+            /// The line `haptic diff` prints for it.
+            package var line: String
+
+            // The indexes are written as null when absent, as the page and docs/studio.md expect.
+            package func encode(to encoder: any Encoder) throws {
+                var c = encoder.container(keyedBy: CodingKeys.self)
+                try c.encode(kind, forKey: .kind)
+                try c.encode(element, forKey: .element)
+                try c.encode(time, forKey: .time)
+                try c.encode(start, forKey: .start)
+                try c.encode(end, forKey: .end)
+                try c.encode(beforeIndex, forKey: .beforeIndex)
+                try c.encode(afterIndex, forKey: .afterIndex)
+                try c.encode(line, forKey: .line)
+            }
+        }
+
+        package var changes: [Change]
+        /// Entries in both, unchanged. This and the durations and metadata are absent when a
+        /// side does not decode (then `changes` is empty and `identical` false).
+        package var unchanged: Int?
+        package var durationBefore: Double?
+        package var durationAfter: Double?
+        /// Metadata changes, one line each.
+        package var metadata: [String]?
+        package var identical: Bool
+        /// With `against: "git"`: the lines a save would change against the committed text.
+        package var text: TextDiffResponse?
+    }
+
+    /// Every error's body, with the status code saying what kind: `error` is one line for a
+    /// person; a conflict (409) adds the file's current `version` and `text`, an audio save
+    /// refused because the target exists adds its `path`.
+    package struct ErrorResponse: Codable, Sendable, Hashable {
+        package var error: String
+        package var version: String?
+        package var text: String?
+        package var path: String?
+
+        package init(error: String, version: String? = nil, text: String? = nil, path: String? = nil) {
+            self.error = error
+            self.version = version
+            self.text = text
+            self.path = path
+        }
+    }
+}

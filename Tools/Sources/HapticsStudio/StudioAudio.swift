@@ -222,7 +222,7 @@ extension Studio {
                     }
                     guard request.overwrite == true else {
                         var error = StudioError(409, "\(target) exists; send \"overwrite\": true to replace it")
-                        error.details = ["path": target]
+                        error.path = target
                         throw error
                     }
                 }

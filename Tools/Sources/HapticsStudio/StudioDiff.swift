@@ -1,28 +1,26 @@
-import Foundation
-import HapticsCore
 import HapticsReview
-import OrderedCollections
-import Synchronization
 
-/// `PatternDiff` as the page's JSON: what changed, where on the timeline, in words.
-enum StudioDiff {
-    static func json(_ diff: PatternDiff) -> JSONValue {
-        .object([
-            "changes": .array(
-                diff.changes.map { change in
-                    .object([
-                        "kind": .string(change.kind.rawValue), "element": .string(change.element.rawValue),
-                        "time": .number(change.time), "start": .number(change.span.lowerBound),
-                        "end": .number(change.span.upperBound),
-                        "beforeIndex": change.beforeIndex.map { .number(Double($0)) } ?? .null,
-                        "afterIndex": change.afterIndex.map { .number(Double($0)) } ?? .null,
-                        "line": .string(change.line),
-                    ])
-                }),
-            "unchanged": .number(Double(diff.unchangedCount)),
-            "durationBefore": .number(diff.durationBefore), "durationAfter": .number(diff.durationAfter),
-            "metadata": .array(diff.metadataChanges.map { .string($0.description) }),
-            "identical": .bool(diff.isEmpty),
-        ])
+extension Studio.DiffResponse {
+    /// `diff` as the page reads it: what changed, where on the timeline, in words.
+    init(_ diff: PatternDiff, text: Studio.TextDiffResponse? = nil) {
+        changes = diff.changes.map { change in
+            Change(
+                kind: change.kind.rawValue, element: change.element.rawValue, time: change.time,
+                start: change.span.lowerBound, end: change.span.upperBound, beforeIndex: change.beforeIndex,
+                afterIndex: change.afterIndex, line: change.line)
+        }
+        unchanged = diff.unchangedCount
+        durationBefore = diff.durationBefore
+        durationAfter = diff.durationAfter
+        metadata = diff.metadataChanges.map(\.description)
+        identical = diff.isEmpty
+        self.text = text
+    }
+
+    /// The answer when a side does not decode: no changes, not identical.
+    init(undecodable text: Studio.TextDiffResponse?) {
+        changes = []
+        identical = false
+        self.text = text
     }
 }

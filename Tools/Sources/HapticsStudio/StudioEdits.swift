@@ -88,7 +88,8 @@ extension Studio {
         let version = StudioFiles.version(of: disk)
         if let base = request.baseVersion, base != version {
             var conflict = StudioError(409, "\(path) changed on disk since it was opened")
-            conflict.details = ["version": version, "text": String(decoding: disk, as: UTF8.self)]
+            conflict.version = version
+            conflict.text = String(decoding: disk, as: UTF8.self)
             throw conflict
         }
         let patch = try sourcePatch(path: path, version: version, disk: disk)
@@ -127,16 +128,17 @@ extension Studio {
 
     /// Reads an edit request (at most 16 MiB) as its Codable type.
     static func decode<T: Decodable>(_ type: T.Type, _ request: Request) async throws -> T {
-        let buffer: ByteBuffer
+        try decode(type, try await bodyBytes(request))
+    }
+
+    /// Reads a request body as its Codable type; a body of the wrong shape is a 400 naming what.
+    static func decode<T: Decodable>(_ type: T.Type, _ bytes: [UInt8]) throws(StudioError) -> T {
         do {
-            buffer = try await request.body.collect(upTo: 16 << 20)
-        } catch {
-            throw StudioError(413, "the request body is larger than 16 MiB")
-        }
-        do {
-            return try JSONDecoder().decode(T.self, from: Data(buffer.readableBytesView))
+            return try JSONDecoder().decode(T.self, from: Data(bytes))
         } catch let error as DecodingError {
             throw StudioError.badRequest(Self.describe(error, in: T.self))
+        } catch {
+            throw StudioError.badRequest("the request body is not JSON: \(error)")
         }
     }
 
@@ -149,7 +151,11 @@ extension Studio {
             }.joined()
         }
         switch error {
-        case .typeMismatch(let type, let c) where !c.codingPath.isEmpty:
+        case .typeMismatch(_, let c) where c.codingPath.isEmpty:
+            return "the request body must be a JSON object"
+        case .dataCorrupted(let c) where c.codingPath.isEmpty:
+            return "the request body is not JSON: " + c.debugDescription
+        case .typeMismatch(let type, let c):
             let kind =
                 switch type {
                 case is String.Type: "a string"
@@ -159,7 +165,7 @@ extension Studio {
                 default: "an object"
                 }
             return "\"\(name(c.codingPath))\" must be \(kind)"
-        case .typeMismatch(_, let c), .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
+        case .valueNotFound(_, let c), .keyNotFound(_, let c), .dataCorrupted(let c):
             let path = name(c.codingPath)
             return "the request is not what \(T.self) expects: " + (path.isEmpty ? "" : path + ": ")
                 + c.debugDescription
@@ -207,10 +213,7 @@ extension Studio {
     }
 
     /// The pattern a play or render of edits plays: the edited text, decoded.
-    func editedPattern(path: String, body: JSONValue) throws(StudioError) -> HapticPattern {
-        guard let request = Self.editRequest(Array(body.jsonText.utf8)) else {
-            throw .badRequest("\"edits\" must be a list of edits")
-        }
+    func editedPattern(path: String, request: EditRequest) throws(StudioError) -> HapticPattern {
         let (text, _) = try editedText(path: path, request: request)
         do {
             return try AHAP.decode(text).pattern
@@ -394,7 +397,7 @@ extension Studio {
 
     /// `POST /api/diff` with `against`: the edited text's changes against the last commit (or
     /// another file), as the pattern's changes and as the lines a save writes.
-    func diffEdits(path: String, request: EditRequest) async throws(StudioError) -> JSONValue {
+    func diffEdits(path: String, request: EditRequest) async throws(StudioError) -> DiffResponse {
         let (text, _) = try editedText(path: path, request: request)
         let against = request.against ?? "git"
         let other: [UInt8]
@@ -406,28 +409,20 @@ extension Studio {
             other = try files.read(against)
             otherPath = against
         }
-        let isAHAP = StudioFiles.format(of: path) == "ahap"
-        let mine = PatternView.analyze(text, path: isAHAP ? path : "edit.ahap").pattern
-        let theirs = PatternView.analyze(other, path: otherPath).pattern
-        var out: OrderedDictionary<String, JSONValue> = [:]
-        if let mine, let theirs, case .object(let members) = StudioDiff.json(PatternDiff.compare(theirs, mine)) {
-            out = members
-        } else {
-            out["changes"] = .array([])
-            out["identical"] = .bool(false)
-        }
         // The lines: only for the last commit of this file (another file's text says nothing
         // about what a save writes).
+        var lines: TextDiffResponse?
         if against == "git" {
-            let lines = StudioTextDiff.compare(other, text)
-            let response = TextDiffResponse(
-                against: against, identical: other == text, linesAdded: lines.added, linesRemoved: lines.removed,
-                hunks: lines.hunks)
-            if let data = try? JSONEncoder().encode(response), let value = try? JSONValue(parsing: Array(data)) {
-                out["text"] = value
-            }
+            let diff = StudioTextDiff.compare(other, text)
+            lines = TextDiffResponse(
+                against: against, identical: other == text, linesAdded: diff.added, linesRemoved: diff.removed,
+                hunks: diff.hunks)
         }
-        return .object(out)
+        let isAHAP = StudioFiles.format(of: path) == "ahap"
+        guard let mine = PatternView.analyze(text, path: isAHAP ? path : "edit.ahap").pattern,
+            let theirs = PatternView.analyze(other, path: otherPath).pattern
+        else { return DiffResponse(undecodable: lines) }
+        return DiffResponse(PatternDiff.compare(theirs, mine), text: lines)
     }
 }
 

@@ -12,8 +12,11 @@ import Foundation
 package struct StudioError: Error, Hashable, Sendable, CustomStringConvertible {
     package var status: Int
     package var message: String
-    /// More members for the error's JSON (a conflict's current `version` and `text`).
-    package var details: [String: String] = [:]
+    /// A conflict's (409) current version and text of the file.
+    package var version: String?
+    package var text: String?
+    /// The file an audio save would replace (409).
+    package var path: String?
 
     package init(_ status: Int, _ message: String) {
         self.status = status
@@ -21,6 +24,11 @@ package struct StudioError: Error, Hashable, Sendable, CustomStringConvertible {
     }
 
     package var description: String { message }
+
+    /// The body every error is answered with.
+    package var response: Studio.ErrorResponse {
+        Studio.ErrorResponse(error: message, version: version, text: text, path: path)
+    }
 
     static func forbidden(_ message: String) -> StudioError { StudioError(403, message) }
     static func badRequest(_ message: String) -> StudioError { StudioError(400, message) }

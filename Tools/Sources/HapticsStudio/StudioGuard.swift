@@ -105,11 +105,8 @@ struct StudioGuard<Context: RequestContext>: RouterMiddleware {
     }
 
     static func errorResponse(_ error: StudioError) -> Response {
-        var members: [(String, JSONValue)] = [("error", .string(error.message))]
-        for key in error.details.keys.sorted() { members.append((key, .string(error.details[key]!))) }
-        let body = JSONValue.object(.init(uniqueKeysWithValues: members))
-        return Response(
+        Response(
             status: HTTPResponse.Status(code: error.status), headers: [.contentType: "application/json"],
-            body: .init(byteBuffer: ByteBuffer(string: body.jsonText)))
+            body: .init(byteBuffer: ByteBuffer(string: Studio.jsonText(error.response))))
     }
 }

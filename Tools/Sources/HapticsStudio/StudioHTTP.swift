@@ -95,7 +95,7 @@ final class FirstHeadLimit: ChannelInboundHandler, RemovableChannelHandler {
     /// would reset the connection and could lose the answer).
     func refuse(_ context: ChannelHandlerContext, _ status: Int, _ reason: String, _ message: String) {
         refused = true
-        let body = "{\"error\":\"\(message)\"}"
+        let body = Studio.jsonText(Studio.ErrorResponse(error: message))
         let text =
             "HTTP/1.1 \(status) \(reason)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
             + "Connection: close\r\n\r\n" + body

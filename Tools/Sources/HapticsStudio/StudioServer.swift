@@ -125,13 +125,11 @@ package final class Studio: Sendable {
             return Self.encoded(try saveEdits(path: path, request: try await Self.decode(EditRequest.self, request)))
         }
         router.post("/api/render") { [self] request, _ in
-            let body = try await Self.body(request)
-            let (play, _) = try playRequest(body)
+            let play = try playRequest(try await Self.decode(PlayRequest.self, request))
             return try Self.wav(play)
         }
         router.post("/api/play") { [self] request, _ in
-            let body = try await Self.body(request)
-            let (play, _) = try playRequest(body)
+            let play = try playRequest(try await Self.decode(PlayRequest.self, request))
             do {
                 let id = try playback.play(play)
                 return Self.encoded(PlayingResponse(playing: true, id: id))
@@ -159,12 +157,14 @@ package final class Studio: Sendable {
         router.post("/api/diff") { [self] request, _ in
             let raw = try await Self.bodyBytes(request)
             if let edited = Self.editRequest(raw), edited.against != nil {
-                return Self.json(try await diffEdits(path: edited.path ?? "", request: edited))
+                return Self.encoded(try await diffEdits(path: edited.path ?? "", request: edited))
             }
-            let body = try Self.jsonBody(raw)
-            let a = try Self.pattern(Self.member(body, "a"), what: "a")
-            let b = try Self.pattern(Self.member(body, "b"), what: "b")
-            return Self.json(StudioDiff.json(PatternDiff.compare(a, b)))
+            let body = try Self.decode(DiffRequest.self, raw)
+            guard let a = body.a else { throw StudioError.badRequest("the request has no \"a\"") }
+            guard let b = body.b else { throw StudioError.badRequest("the request has no \"b\"") }
+            return Self.encoded(
+                DiffResponse(
+                    PatternDiff.compare(try Self.pattern(a.value, what: "a"), try Self.pattern(b.value, what: "b"))))
         }
         router.ws("/ws") { [self] inbound, outbound, _ in
             let (stream, id) = await hub.subscribe()
@@ -206,14 +206,16 @@ package final class Studio: Sendable {
 
     let saveLock = Mutex(())
 
-    /// The play or render request in `body`: the page's AHAP (`ahap`), else the file `path`.
-    func playRequest(_ body: JSONValue) throws -> (StudioPlayback.Request, String?) {
-        let path = try Self.optional(body, "path", .string)?.string
+    /// What `body` asks to play or render: the file at `path` with `edits`, the compared `ahap`,
+    /// or the file as it is; each member checked before anything is scaled or rendered.
+    func playRequest(_ body: PlayRequest) throws -> StudioPlayback.Request {
+        let path = body.path
         let pattern: HapticPattern
-        if let edits = body["edits"], edits != .null, let path {
-            pattern = try editedPattern(path: path, body: body)
-        } else if let ahap = body["ahap"], ahap != .null {
-            pattern = try Self.pattern(ahap, what: "ahap")
+        if let edits = body.edits, let path {
+            let request = EditRequest(path: path, baseVersion: body.baseVersion, edits: edits)
+            pattern = try editedPattern(path: path, request: request)
+        } else if let ahap = body.ahap, ahap.value != .null {
+            pattern = try Self.pattern(ahap.value, what: "ahap")
         } else if let path {
             let bytes = try files.read(path)
             guard let decoded = PatternView.analyze(bytes, path: path).pattern else {
@@ -227,14 +229,14 @@ package final class Studio: Sendable {
         if let path, let place = try? files.resolve(path) {
             play.clips = PatternView.waveforms(of: pattern, at: place).clips
         }
-        if let name = try Self.optional(body, "voice", .string)?.string {
+        if let name = body.voice {
             guard let voice = VoicingProfile.named(name) else { throw StudioError.badRequest("no voice named \(name)") }
             play.voicing = voice
         }
-        if let rate = body["rate"] {
+        if let rate = body.rate {
             // Checked before any time is scaled by it: the slowed pattern must be one the
             // studio could open (AHAPLimits.maxDuration), so no rate can ask for more.
-            guard let rate = rate.number, rate >= Self.rates.lowerBound, rate <= Self.rates.upperBound else {
+            guard rate >= Self.rates.lowerBound, rate <= Self.rates.upperBound else {
                 throw StudioError.badRequest(
                     "rate must be a number from \(Self.rates.lowerBound) to \(Self.rates.upperBound)")
             }
@@ -243,17 +245,17 @@ package final class Studio: Sendable {
             }
             play.rate = Float(rate)
         }
-        if let from = try Self.optional(body, "from", .number, in: Self.seconds)?.number { play.from = from }
-        if let to = try Self.optional(body, "to", .number, in: Self.seconds)?.number {
+        if let from = try Self.seconds(body.from, "from") { play.from = from }
+        if let to = try Self.seconds(body.to, "to") {
             guard to >= play.from else { throw StudioError.badRequest("\"to\" must not be before \"from\"") }
             play.to = to
         }
-        play.loop = try Self.optional(body, "loop", .boolean)?.bool ?? false
+        play.loop = body.loop ?? false
         // A loop of nothing (an empty selection, or one past the end) has nothing to repeat.
         if play.loop, min(play.to ?? pattern.duration, pattern.duration) - play.from < 0.001 {
             throw StudioError.badRequest("a loop needs at least 1 ms of the pattern between \"from\" and \"to\"")
         }
-        return (play, path)
+        return play
     }
 
     /// The playback rates a play or render may ask for.
@@ -288,21 +290,6 @@ package final class Studio: Sendable {
     static func query(_ request: Request, _ name: String) throws(StudioError) -> String {
         guard let value = request.uri.queryParameters.get(name) else { throw .badRequest("missing ?\(name)=") }
         return value
-    }
-
-    /// The request body as JSON (at most 16 MiB).
-    static func body(_ request: Request) async throws -> JSONValue {
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.body.collect(upTo: 16 << 20)
-        } catch {
-            throw StudioError(413, "the request body is larger than 16 MiB")
-        }
-        do {
-            return try JSONValue(parsing: Array(buffer.readableBytesView))
-        } catch {
-            throw StudioError.badRequest("the request body is not JSON: \(error.diagnostic.message)")
-        }
     }
 
     static func member(_ body: JSONValue, _ key: String) throws(StudioError) -> JSONValue {

@@ -71,7 +71,7 @@ import _ToolTestSupport
             #expect(pattern.status == 403)
             #expect(
                 pattern.text
-                    == #"{"error": "pats/sounds/drums.wav: the studio reads and writes only .ahap, .haptic and .vij files (audio opens through /api/audio)"}"#
+                    == #"{"error":"pats/sounds/drums.wav: the studio reads and writes only .ahap, .haptic and .vij files (audio opens through /api/audio)"}"#
             )
             let file = try await studio.call("GET", "/api/audio/file?path=pats/sounds/drums.wav")
             #expect(file.status == 200)
@@ -81,7 +81,7 @@ import _ToolTestSupport
             #expect(ahap.status == 403)
             #expect(
                 ahap.text
-                    == #"{"error": "pats/sharp-tap.ahap: audio is read from .wav, .flac, .ogg, .opus and .mp3 files only"}"#
+                    == #"{"error":"pats/sharp-tap.ahap: audio is read from .wav, .flac, .ogg, .opus and .mp3 files only"}"#
             )
         }
     }
@@ -244,13 +244,13 @@ import _ToolTestSupport
             for (body, status, message) in cases {
                 let response = try await studio.call("POST", "/api/audio/convert", json: body)
                 #expect(response.status == status, "\(body): \(response.text)")
-                #expect(response.text == "{\"error\": \"\(message)\"}", "\(body)")
+                #expect(response.text == "{\"error\":\"\(message)\"}", "\(body)")
             }
             let fraction = try await studio.call(
                 "POST", "/api/audio/convert", json: #"{\#(path), "options": {"maxEventsPerSecond": 2.5}}"#)
             #expect(fraction.status == 400)
             #expect(
-                fraction.text == #"{"error": "\"options.maxEventsPerSecond\" must be a whole number from 1 to 1000"}"#)
+                fraction.text == #"{"error":"\"options.maxEventsPerSecond\" must be a whole number from 1 to 1000"}"#)
             let notJSON = try await studio.call("POST", "/api/audio/convert", json: "{path")
             #expect(notJSON.status == 400)
         }
@@ -267,7 +267,7 @@ import _ToolTestSupport
             #expect(tooLong.status == 413)
             #expect(
                 tooLong.text
-                    == #"{"error": "pats/long.wav: 601.0 s of audio; the studio analyses at most 600 s (haptic convert reads any length)"}"#
+                    == #"{"error":"pats/long.wav: 601.0 s of audio; the studio analyses at most 600 s (haptic convert reads any length)"}"#
             )
             // A sparse file one byte over 256 MiB: refused before it is read.
             let huge = studio.url("huge.wav")
@@ -276,7 +276,7 @@ import _ToolTestSupport
             try handle.truncate(atOffset: UInt64(256 << 20) + 1)
             try handle.close()
             let message =
-                #"{"error": "pats/huge.wav: 268435457 bytes; the studio opens audio files up to 256 MiB (haptic convert reads any size)"}"#
+                #"{"error":"pats/huge.wav: 268435457 bytes; the studio opens audio files up to 256 MiB (haptic convert reads any size)"}"#
             let convert = try await studio.call("POST", "/api/audio/convert", json: #"{"path": "pats/huge.wav"}"#)
             #expect(convert.status == 413)
             #expect(convert.text == message)
@@ -309,7 +309,7 @@ import _ToolTestSupport
             #expect(again.status == 409)
             #expect(
                 again.text
-                    == #"{"error": "pats/sounds/drums.ahap exists; send \"overwrite\": true to replace it", "path": "pats/sounds/drums.ahap"}"#
+                    == #"{"error":"pats/sounds/drums.ahap exists; send \"overwrite\": true to replace it","path":"pats/sounds/drums.ahap"}"#
             )
             #expect(try String(contentsOf: studio.url("sounds/drums.ahap"), encoding: .utf8).count == 29)
             let replaced = try await studio.call("POST", "/api/audio/save", json: request("drums.ahap", true))
@@ -325,7 +325,7 @@ import _ToolTestSupport
             ] {
                 let refused = try await studio.call("POST", "/api/audio/save", json: request(name, false))
                 #expect(refused.status == 400, "\(name): \(refused.text)")
-                #expect(refused.text == "{\"error\": \"\(message)\"}", "\(name)")
+                #expect(refused.text == "{\"error\":\"\(message)\"}", "\(name)")
             }
             let listed = try await studio.object("GET", "/api/files")
             let paths = (listed["files"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }

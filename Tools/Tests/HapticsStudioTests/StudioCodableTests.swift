@@ -26,4 +26,36 @@ import _ToolTestSupport
             #expect(stop.text == "{\"playing\":false}")
         }
     }
+
+    /// `/api/diff` (`Studio.DiffResponse`): an index that is not there is written as null, as
+    /// docs/studio.md shows; errors (`Studio.ErrorResponse`) carry `error` and, for a conflict, the
+    /// file's current `version` and `text`.
+    @Test(.timeLimit(.minutes(1))) func diffAndErrorsAnswerTheDocumentedJSON() async throws {
+        try await StudioHarness.with { studio in
+            let tap = "{\"Event\": {\"Time\": 0.5, \"EventType\": \"HapticTransient\"}}"
+            let diff = try await studio.call(
+                "POST", "/api/diff",
+                json: "{\"a\": {\"Pattern\": []}, \"b\": {\"Pattern\": [\(tap)]}}")
+            #expect(diff.status == 200)
+            #expect(
+                diff.text
+                    == "{\"changes\":[{\"afterIndex\":0,\"beforeIndex\":null,\"element\":\"event\",\"end\":0.5,"
+                    + "\"kind\":\"added\",\"line\":\"+ added HapticTransient at 0.500 s (B Pattern[0]): intensity 1, sharpness 0.5\","
+                    + "\"start\":0.5,\"time\":0.5}],\"durationAfter\":0.5,\"durationBefore\":0,"
+                    + "\"identical\":false,\"metadata\":[],\"unchanged\":0}")
+            let missing = try await studio.call("POST", "/api/diff", json: "{\"a\": {\"Pattern\": []}}")
+            #expect(missing.status == 400)
+            #expect(missing.text == "{\"error\":\"the request has no \\\"b\\\"\"}")
+            let stale = try await studio.call(
+                "PUT", "/api/pattern?path=pats/sharp-tap.ahap",
+                json: "{\"baseVersion\": \"stale\", \"edits\": []}")
+            #expect(stale.status == 409)
+            let body = try #require(try JSONSerialization.jsonObject(with: Data(stale.body)) as? [String: Any])
+            #expect(Set(body.keys) == ["error", "text", "version"])
+            #expect(body["text"] as? String == (try String(contentsOf: studio.url("sharp-tap.ahap"), encoding: .utf8)))
+            #expect(
+                stale.text.hasPrefix("{\"error\":\"pats/sharp-tap.ahap changed on disk since it was opened\",\"text\":")
+            )
+        }
+    }
 }

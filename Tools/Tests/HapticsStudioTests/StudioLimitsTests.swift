@@ -22,8 +22,8 @@ import _ToolTestSupport
                 ("rising-falling.ahap", "1e-40", range), ("rising-falling.ahap", "1e-30", range),
                 ("rising-falling.ahap", "1e-7", range), ("rising-falling.ahap", "0", range),
                 ("rising-falling.ahap", "-1", range), ("rising-falling.ahap", "1e300", range),
-                ("rising-falling.ahap", "17", range), ("rising-falling.ahap", "\"NaN\"", range),
-                ("rising-falling.ahap", "null", range), ("long.ahap", "0.002", slow),
+                ("rising-falling.ahap", "17", range), ("rising-falling.ahap", "\"NaN\"", "\"rate\" must be a number"),
+                ("long.ahap", "0.002", slow),
             ]
             for route in ["/api/render", "/api/play"] {
                 for (file, rate, message) in cases {
@@ -35,8 +35,8 @@ import _ToolTestSupport
                     #expect(body?["error"] as? String == message, "\(route) rate \(rate)")
                 }
             }
-            // Still up: a render at an ordinary rate.
-            for (file, rate) in [("rising-falling.ahap", "0.5")] {
+            // Still up: a render at an ordinary rate; null is no rate, as for every member.
+            for (file, rate) in [("rising-falling.ahap", "0.5"), ("rising-falling.ahap", "null")] {
                 let response = try await studio.call(
                     "POST", "/api/render", json: "{\"path\": \"pats/\(file)\", \"rate\": \(rate)}")
                 #expect(response.status == 200, "\(file) at \(rate): \(response.text.prefix(200))")

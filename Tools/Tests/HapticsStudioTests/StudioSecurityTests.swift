@@ -53,7 +53,7 @@ import _ToolTestSupport
                     continue
                 }
                 #expect(response.status == 403, "\(method) \(target) \(headers.map(\.0)) got \(response.status)")
-                #expect(response.text.hasPrefix("{\"error\": \"refused: "), "\(response.text)")
+                #expect(response.text.hasPrefix("{\"error\":\"refused: "), "\(response.text)")
                 #expect(response.header("Content-Security-Policy") == Self.csp)
                 #expect(!response.text.contains("Pattern"), "nothing of the files is served")
             }
