@@ -60,8 +60,14 @@ package final class StudioPlayback: Sendable {
         var loop: Bool
     }
 
+    /// One element each time a play starts (the newest kept), so that the playhead publisher can
+    /// sleep while nothing plays instead of polling.
+    package let starts: AsyncStream<Void>
+    let startsContinuation: AsyncStream<Void>.Continuation
+
     package init(openOutput: @escaping @Sendable () throws -> any AudioOutput) {
         self.openOutput = openOutput
+        (starts, startsContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(1))
     }
 
     /// Starts `request` (stopping what played); returns its id.
@@ -89,7 +95,7 @@ package final class StudioPlayback: Sendable {
         if !request.loop, request.to != nil, to < duration {
             try player.stop(atTime: start + (to - from) / rate)
         }
-        return state.withLock { state in
+        let id = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
             state.current = Playing(
@@ -97,6 +103,8 @@ package final class StudioPlayback: Sendable {
                 loopStart: from, rate: rate, loop: request.loop && to > from)
             return id
         }
+        startsContinuation.yield()
+        return id
     }
 
     /// Stops what plays, with a 5 ms fade.

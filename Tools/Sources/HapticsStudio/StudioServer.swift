@@ -261,16 +261,22 @@ package final class Studio: Sendable {
     /// The playback rates a play or render may ask for.
     static let rates = 0.001...16.0
 
-    /// Pushes the playhead to every page about every 16 ms while something plays.
+    /// Pushes the playhead to every page about every 16 ms while something plays, and sleeps
+    /// until the next play while nothing does (a 16 ms poll of an idle studio woke its threads
+    /// hundreds of times a second).
     func publishPlayhead() async {
+        var starts = playback.starts.makeAsyncIterator()
         while !Task.isCancelled {
-            if let position = playback.position() {
-                let message = PlayheadMessage(
-                    id: position.id, time: (position.time * 1e6).rounded() / 1e6,
-                    engineTime: (position.engineTime * 1e6).rounded() / 1e6, playing: position.playing)
-                await hub.broadcast(Self.jsonText(message))
-                if !position.playing { playback.clear(id: position.id) }
+            guard let position = playback.position() else {
+                // Ends with the task: the stream's iterator returns nil once it is cancelled.
+                guard await starts.next() != nil else { return }
+                continue
             }
+            let message = PlayheadMessage(
+                id: position.id, time: (position.time * 1e6).rounded() / 1e6,
+                engineTime: (position.engineTime * 1e6).rounded() / 1e6, playing: position.playing)
+            await hub.broadcast(Self.jsonText(message))
+            if !position.playing { playback.clear(id: position.id) }
             try? await Task.sleep(for: .milliseconds(16))
         }
     }

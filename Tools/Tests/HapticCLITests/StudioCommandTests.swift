@@ -49,6 +49,30 @@ import _ToolTestSupport
         #expect(try await studio.interrupt() == 130)
     }
 
+    /// An idle studio sleeps: nothing polls while nothing plays. Counts the threads' voluntary
+    /// context switches (each wake-up ends in one; other processes' load does not add to them).
+    /// The playhead publisher's 16 ms poll made about 430 a second.
+    @Test(.timeLimit(.minutes(1))) func anIdleStudioSleeps() async throws {
+        let scratch = try ScratchFolder()
+        _ = try scratch.write("tap.ahap", PlayWatchTests.valid)
+        let studio = try await Self.studio([scratch.url.path(percentEncoded: false), "--device", "null"])
+        #expect(await studio.address() != nil, "no address in: \(studio.text)")
+        func switches() throws -> Int {
+            let tasks = "/proc/\(studio.child.processIdentifier)/task"
+            return try FileManager.default.contentsOfDirectory(atPath: tasks).reduce(0) { sum, thread in
+                let status = (try? String(contentsOfFile: "\(tasks)/\(thread)/status", encoding: .utf8)) ?? ""
+                let line = status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") }
+                return sum + (line.flatMap { Int($0.split(separator: "\t").last ?? "") } ?? 0)
+            }
+        }
+        try await Task.sleep(for: .seconds(1))
+        let before = try switches()
+        try await Task.sleep(for: .seconds(3))
+        let perSecond = Double(try switches() - before) / 3
+        #expect(perSecond < 60, "\(perSecond) wake-ups a second")
+        #expect(try await studio.interrupt() == 130)
+    }
+
     @Test(.timeLimit(.minutes(1))) func aMissingFolderAndATakenPortAreSaidInOneLine() async throws {
         let missing = try await Self.studio(["/no/such/folder"])
         #expect(try await missing.wait() == 1)
