@@ -76,6 +76,9 @@ extension Studio {
         package var options: AudioOptionsJSON?
         /// Replace a file of that name (otherwise an existing one is a 409).
         package var overwrite: Bool?
+        /// Add an AudioCustom event that plays the sound (by its name: the pattern is saved
+        /// beside it), so that sound and haptics play together: `haptic convert --with-audio`.
+        package var withAudio: Bool?
         /// The page that saves (in the `changed` message).
         package var tab: String?
     }
@@ -206,7 +209,8 @@ extension Studio {
         guard let path = request.path else { throw .badRequest("the request has no \"path\"") }
         guard let name = request.name else { throw .badRequest("the request has no \"name\"") }
         try Self.checkName(name)
-        let options = try Self.audioOptions(request.options)
+        var options = try Self.audioOptions(request.options)
+        if request.withAudio == true { options.audioPath = path.split(separator: "/").last.map(String.init) }
         let (_, made) = try conversion(path: path, options: options)
         let folderPath = path.split(separator: "/").dropLast().joined(separator: "/")
         let target = folderPath + "/" + name

@@ -35,8 +35,12 @@ import _ToolTestSupport
     }()
 
     /// What `haptic convert INPUT -o OUT.ahap ARGS` writes.
-    static func converted(_ input: URL, _ arguments: [String] = []) throws -> [UInt8] {
-        let output = FileManager.default.temporaryDirectory.appending(path: "convert-\(UUID().uuidString).ahap")
+    static func converted(_ input: URL, _ arguments: [String] = [], beside: Bool = false) throws -> [UInt8] {
+        let name = "convert-\(UUID().uuidString).ahap"
+        let output =
+            beside
+            ? input.deletingLastPathComponent().appending(path: name)
+            : FileManager.default.temporaryDirectory.appending(path: name)
         defer { try? FileManager.default.removeItem(at: output) }
         let process = Process()
         process.executableURL = haptic
@@ -331,6 +335,20 @@ import _ToolTestSupport
             let paths = (listed["files"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
             #expect(
                 paths.filter { $0.hasPrefix("pats/sounds/") } == ["pats/sounds/drums.ahap", "pats/sounds/drums.wav"])
+            // With the sound: what `haptic convert --with-audio` writes beside the sound, an
+            // AudioCustom event naming it, found by lint.
+            let withSound =
+                #"{"path": "pats/sounds/drums.wav", "name": "both.ahap", "options": {"content": "continuous"}, "withAudio": true}"#
+            let both = try await studio.call("POST", "/api/audio/save", json: withSound)
+            #expect(both.status == 200, "\(both.text)")
+            let cli = try Self.converted(
+                studio.url("sounds/drums.wav"), ["--continuous-only", "--with-audio"], beside: true)
+            let bytes = try [UInt8](Data(contentsOf: studio.url("sounds/both.ahap")))
+            #expect(bytes == cli, "the file haptic convert --with-audio writes")
+            #expect(String(decoding: bytes, as: UTF8.self).contains(#""EventWaveformPath": "drums.wav""#))
+            let view = try await studio.object("GET", "/api/pattern?path=pats/sounds/both.ahap")
+            let findings = (view["findings"] as? [[String: Any]] ?? []).compactMap { $0["code"] as? String }
+            #expect(!findings.contains { $0.hasPrefix("waveform") }, "\(findings)")
         }
     }
 }

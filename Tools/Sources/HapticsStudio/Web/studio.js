@@ -951,7 +951,8 @@ async function saveAudio(overwrite) {
   if (state.mode !== "audio" || !state.path) return;
   const name = $("save-name").value.trim();
   try {
-    const result = await api("POST", "/api/audio/save", { path: state.path, name, options: audioOptions(), overwrite, tab: TAB });
+    const withAudio = $("save-with-audio").checked;
+    const result = await api("POST", "/api/audio/save", { path: state.path, name, options: audioOptions(), overwrite, withAudio, tab: TAB });
     status(`saved ${result.path} (${result.events} events, ${result.bytes} bytes)${result.replaced ? ", replacing the old one" : ""}`);
     await loadFiles().catch(() => {});
     document.body.dataset.audioSaved = result.path;
