@@ -101,13 +101,13 @@ open class CHHapticEngine: @unchecked Sendable {
         // lasts as long as its event); AHAP files keep the reader's own limits.
         configuration.maxPatternSeconds = .infinity
         engine = HapticEngine(output: output, configuration: configuration, clock: clock, ticks: ticks)
-        OpenOutputs.register(output)
+        OpenOutputs.register(engine)
     }
 
     deinit {
         engine.stop()
         engine.output.close()
-        OpenOutputs.unregister(engine.output)
+        OpenOutputs.unregister(engine)
     }
 
     /// What this machine can play; see ``CHHapticDeviceCapability``. The answer for each
@@ -384,12 +384,12 @@ public let CHHapticAudioResourceKeyUseVolumeEnvelope: String = "UseVolumeEnvelop
 public let CHHapticAudioResourceKeyLoopEnabled: String = "LoopEnabled"
 
 /// Outputs of live engines, completed (WAV files finalised) when the process exits.
-enum OpenOutputs {
-    static let outputs = Mutex<[ObjectIdentifier: any AudioOutput]>([:])
+package enum OpenOutputs {
+    static let engines = Mutex<[ObjectIdentifier: HapticEngine]>([:])
     static let hook = Mutex(false)
 
-    static func register(_ output: any AudioOutput) {
-        outputs.withLock { $0[ObjectIdentifier(output)] = output }
+    static func register(_ engine: HapticEngine) {
+        engines.withLock { $0[ObjectIdentifier(engine)] = engine }
         let install = hook.withLock { installed in
             defer { installed = true }
             return !installed
@@ -397,15 +397,23 @@ enum OpenOutputs {
         if install { atexit { OpenOutputs.closeAll() } }
     }
 
-    static func unregister(_ output: any AudioOutput) {
-        _ = outputs.withLock { $0.removeValue(forKey: ObjectIdentifier(output)) }
+    static func unregister(_ engine: HapticEngine) {
+        _ = engines.withLock { $0.removeValue(forKey: ObjectIdentifier(engine)) }
     }
 
     static func closeAll() {
-        let all = outputs.withLock { outputs in
-            defer { outputs.removeAll() }
-            return Array(outputs.values)
+        let all = engines.withLock { engines in
+            defer { engines.removeAll() }
+            return Array(engines.values)
         }
-        for output in all { output.close() }
+        for engine in all { closeAtExit(engine) }
+    }
+
+    /// Closes an engine's output at exit. An engine still playing then fails its next write and
+    /// stops: its stopped handler is dropped first, so the app is not told of a system error
+    /// while its process exits (an iPhone app is not told anything then either).
+    package static func closeAtExit(_ engine: HapticEngine) {
+        engine.stoppedHandler = nil
+        engine.output.close()
     }
 }
