@@ -218,9 +218,9 @@ extension Studio {
             do throws(StudioError) {
                 // Opened again for the write: the folder the audio is in now, from the held root.
                 let opened = try openAudio(path)
-                var status = stat()
-                let exists = fstatat(opened.folder.fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0
-                if exists {
+                let existing = try? StudioFiles.status(of: name, in: opened.folder)
+                let exists = existing != nil
+                if let status = existing {
                     guard (status.st_mode & S_IFMT) == S_IFREG else {
                         throw .forbidden("\(target): exists and is not a regular file")
                     }

@@ -1,5 +1,6 @@
 import Foundation
 @_spi(Tooling) import HapticsEngine
+import SystemPackage
 
 // `struct stat`'s members belong to whichever C module the compiler loaded first (Glibc through
 // Foundation, or CDispatch through Dispatch); with MemberImportVisibility a file must import
@@ -112,11 +113,15 @@ package struct StudioFiles: Sendable {
             }
             guard isFolder.boolValue else { throw StudioError(400, "\(folder): not a folder") }
             guard let real = Self.realPath(folder) else { throw StudioError(400, "\(folder): cannot be resolved") }
-            let fd = Glibc.open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-            guard fd >= 0 else { throw StudioError(400, "\(folder): cannot be opened (errno \(errno))") }
-            let held = Descriptor(fd)
-            var status = stat()
-            guard fstat(fd, &status) == 0 else { throw StudioError(400, "\(folder): cannot be opened") }
+            let held: Descriptor
+            let status: stat
+            do throws(SystemCallError) {
+                held = Descriptor(
+                    try systemCall("open", path: real) { Glibc.open(real, O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
+                status = try Self.status(of: held.fd)
+            } catch {
+                throw StudioError(400, "\(folder): cannot be opened (\(error.errno))")
+            }
             var base = URL(filePath: real).lastPathComponent
             if base.isEmpty || base == "/" { base = "root" }
             var label = base
@@ -150,8 +155,8 @@ package struct StudioFiles: Sendable {
     ) -> Bool {
         // A descriptor of its own (not a `dup`, which would share the read position with the
         // held one, so that a second listing would start at the end).
-        let copy = openat(folder.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard copy >= 0 else { return false }
+        guard let copy = try? systemCall("openat", { openat(folder.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC) })
+        else { return false }
         guard let stream = fdopendir(copy) else {
             close(copy)
             return false
@@ -166,9 +171,7 @@ package struct StudioFiles: Sendable {
             names.append(name)
         }
         for name in names.sorted() {
-            var status = stat()
-            guard fstatat(folder.fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0, UInt64(status.st_dev) == device
-            else { continue }
+            guard let status = try? Self.status(of: name, in: folder), UInt64(status.st_dev) == device else { continue }
             let path = prefix + "/" + name
             switch status.st_mode & S_IFMT {
             case S_IFDIR:
@@ -225,17 +228,22 @@ package struct StudioFiles: Sendable {
             folder = try Self.openFolder(folder, component, device: root.device, path: path)
         }
         // Looked at before it is opened, so that opening never touches a device or a FIFO.
-        var before = stat()
-        guard fstatat(folder.fd, name, &before, AT_SYMLINK_NOFOLLOW) == 0 else {
-            throw Self.failure(errno, path, folder: folder, name: name)
+        let before: stat
+        do throws(SystemCallError) {
+            before = try Self.status(of: name, in: folder)
+        } catch {
+            throw Self.failure(error.errno, path, folder: folder, name: name)
         }
         guard (before.st_mode & S_IFMT) == S_IFREG else { throw Self.notServed(path, before) }
-        let fd = openat(folder.fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { throw Self.failure(errno, path, folder: folder, name: name) }
-        let file = Descriptor(fd)
-        var status = stat()
-        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, UInt64(status.st_dev) == root.device
-        else { throw Self.notServed(path, status) }
+        let file: Descriptor
+        do throws(SystemCallError) {
+            file = try Self.openFile(name, in: folder)
+        } catch {
+            throw Self.failure(error.errno, path, folder: folder, name: name)
+        }
+        guard let status = try? Self.status(of: file.fd), (status.st_mode & S_IFMT) == S_IFREG,
+            UInt64(status.st_dev) == root.device
+        else { throw .forbidden("\(path): not a regular file in the served folder") }
         return Opened(folder: folder, name: name, file: file, status: status)
     }
 
@@ -243,25 +251,63 @@ package struct StudioFiles: Sendable {
     private static func openFolder(_ parent: Descriptor, _ name: String, device: UInt64, path: String)
         throws(StudioError) -> Descriptor
     {
-        let fd = openat(parent.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { throw failure(errno, path, folder: parent, name: name) }
-        let folder = Descriptor(fd)
-        var status = stat()
-        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFDIR, UInt64(status.st_dev) == device else {
+        let folder: Descriptor
+        do throws(SystemCallError) {
+            folder = try openFolder(name, in: parent)
+        } catch {
+            throw failure(error.errno, path, folder: parent, name: name)
+        }
+        guard let status = try? Self.status(of: folder.fd), (status.st_mode & S_IFMT) == S_IFDIR,
+            UInt64(status.st_dev) == device
+        else {
             throw .forbidden("\(path): \(name) is on another file system")
         }
         return folder
     }
 
-    private static func failure(_ code: Int32, _ path: String, folder: Descriptor, name: String) -> StudioError {
-        var status = stat()
-        if fstatat(folder.fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
+    private static func failure(_ code: Errno, _ path: String, folder: Descriptor, name: String) -> StudioError {
+        if let status = try? Self.status(of: name, in: folder) {
             return notServed(path, status, component: name)
         }
         // A name longer than the file system allows (ENAMETOOLONG) names no file either.
-        if code == ENOENT || code == ENOTDIR || code == ENAMETOOLONG { return .notFound("\(path): no such file") }
-        if code == EACCES { return .forbidden("\(path): the studio may not open it") }
-        return StudioError(500, "\(path): cannot be opened (errno \(code))")
+        if code == .noSuchFileOrDirectory || code == .notDirectory || code == .fileNameTooLong {
+            return .notFound("\(path): no such file")
+        }
+        if code == .permissionDenied { return .forbidden("\(path): the studio may not open it") }
+        return StudioError(500, "\(path): cannot be opened (\(code))")
+    }
+
+    // MARK: - The calls, each through the `systemCall` funnel
+
+    /// `name` in `folder` as it is (a link is not followed): `fstatat` with `AT_SYMLINK_NOFOLLOW`.
+    static func status(of name: String, in folder: Descriptor) throws(SystemCallError) -> stat {
+        var status = stat()
+        try systemCall("fstatat", path: name) { fstatat(folder.fd, name, &status, AT_SYMLINK_NOFOLLOW) }
+        return status
+    }
+
+    /// What an open descriptor is: `fstat`.
+    static func status(of fd: CInt) throws(SystemCallError) -> stat {
+        var status = stat()
+        try systemCall("fstat") { fstat(fd, &status) }
+        return status
+    }
+
+    /// The folder `name` in `folder`, refusing a link (`O_NOFOLLOW`).
+    static func openFolder(_ name: String, in folder: Descriptor) throws(SystemCallError) -> Descriptor {
+        Descriptor(
+            try systemCall("openat", path: name) {
+                openat(folder.fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            })
+    }
+
+    /// The file `name` in `folder` for reading, refusing a link, never blocking on a FIFO or
+    /// taking a terminal.
+    static func openFile(_ name: String, in folder: Descriptor) throws(SystemCallError) -> Descriptor {
+        Descriptor(
+            try systemCall("openat", path: name) {
+                openat(folder.fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
+            })
     }
 
     private static func notServed(_ path: String, _ status: stat, component: String? = nil) -> StudioError {
@@ -327,20 +373,30 @@ package struct StudioFiles: Sendable {
         guard let name = components.popLast() else { throw .notFound }
         var folder = root.folder
         for component in components {
-            let fd = openat(folder.fd, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard fd >= 0 else { throw Self.referenceFailure(errno, folder, component) }
-            folder = Descriptor(fd)
+            do throws(SystemCallError) {
+                folder = try Self.openFolder(component, in: folder)
+            } catch {
+                throw Self.referenceFailure(error.errno, folder, component)
+            }
         }
-        var before = stat()
-        guard fstatat(folder.fd, name, &before, AT_SYMLINK_NOFOLLOW) == 0 else {
-            throw Self.referenceFailure(errno, folder, name)
+        let before: stat
+        do throws(SystemCallError) {
+            before = try Self.status(of: name, in: folder)
+        } catch {
+            throw Self.referenceFailure(error.errno, folder, name)
         }
-        guard (before.st_mode & S_IFMT) == S_IFREG else { throw Self.referenceFailure(ELOOP, folder, name) }
-        let fd = openat(folder.fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC)
-        guard fd >= 0 else { throw Self.referenceFailure(errno, folder, name) }
-        let file = Descriptor(fd)
-        var status = stat()
-        guard fstat(fd, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, UInt64(status.st_dev) == root.device else {
+        guard (before.st_mode & S_IFMT) == S_IFREG else {
+            throw Self.referenceFailure(.tooManySymbolicLinkLevels, folder, name)
+        }
+        let file: Descriptor
+        do throws(SystemCallError) {
+            file = try Self.openFile(name, in: folder)
+        } catch {
+            throw Self.referenceFailure(error.errno, folder, name)
+        }
+        guard let status = try? Self.status(of: file.fd), (status.st_mode & S_IFMT) == S_IFREG,
+            UInt64(status.st_dev) == root.device
+        else {
             throw .refused("is not a regular file in the served folder")
         }
         guard Int(status.st_size) <= limit else { throw .tooLarge(Int(status.st_size)) }
@@ -351,13 +407,12 @@ package struct StudioFiles: Sendable {
         }
     }
 
-    private static func referenceFailure(_ code: Int32, _ folder: Descriptor, _ name: String) -> ReferenceFailure {
-        var status = stat()
-        if fstatat(folder.fd, name, &status, AT_SYMLINK_NOFOLLOW) == 0 {
+    private static func referenceFailure(_ code: Errno, _ folder: Descriptor, _ name: String) -> ReferenceFailure {
+        if let status = try? Self.status(of: name, in: folder) {
             switch status.st_mode & S_IFMT {
             case S_IFLNK: return .refused("goes through a symbolic link (\(name)); the studio follows none")
-            case S_IFDIR where code == ELOOP: return .unreadable("is a folder")
-            case S_IFREG: return .unreadable("cannot be opened (errno \(code))")
+            case S_IFDIR where code == .tooManySymbolicLinkLevels: return .unreadable("is a folder")
+            case S_IFREG: return .unreadable("cannot be opened (\(code))")
             default: return .refused("is not a regular file")
             }
         }
@@ -374,9 +429,16 @@ package struct StudioFiles: Sendable {
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 1 << 16)
         while true {
-            let n = chunk.withUnsafeMutableBytes { Glibc.read(opened.file.fd, $0.baseAddress, $0.count) }
-            if n < 0 && errno == EINTR { continue }
-            guard n >= 0 else { throw StudioError(500, "\(path): cannot be read (errno \(errno))") }
+            let read = chunk.withUnsafeMutableBytes { buffer in
+                Result { () throws(SystemCallError) in
+                    try systemCall("read", path: path) { Glibc.read(opened.file.fd, buffer.baseAddress, buffer.count) }
+                }
+            }
+            let n: Int
+            switch read {
+            case .success(let count): n = count
+            case .failure(let error): throw StudioError(500, "\(path): cannot be read (\(error.errno))")
+            }
             if n == 0 { break }
             bytes.append(contentsOf: chunk[0..<n])
             guard bytes.count <= limit else { throw StudioError(413, "\(path): larger than \(limit) bytes") }

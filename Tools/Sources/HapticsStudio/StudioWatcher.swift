@@ -1,8 +1,10 @@
 import Foundation
 import HapticsCore
+@_spi(Tooling) import HapticsEngine
 import HapticsReview
 import OrderedCollections
 import Synchronization
+import SystemPackage
 
 // `struct stat`'s members belong to whichever C module the compiler loaded first (Glibc through
 // Foundation, or CDispatch through Dispatch); with MemberImportVisibility a file must import
@@ -70,11 +72,13 @@ final class StudioWatcher: Sendable {
         self.files = files
         self.hub = hub
         // IN_CLOEXEC | IN_NONBLOCK (glibc's values; imported as enum cases of varying type).
-        let fd = inotify_init1(0o2_000_000 | 0o4_000)
-        notify = fd >= 0 ? fd : nil
+        let opened = Result { () throws(SystemCallError) in
+            try systemCall("inotify_init1") { inotify_init1(0o2_000_000 | 0o4_000) }
+        }
+        notify = try? opened.get()
         (events, eventSink) = AsyncStream.makeStream(of: [Event].self)
         (fallbackNeeded, fallbackSink) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        if notify == nil { useFallback(reason: String(cString: strerror(errno))) }
+        if case .failure(let error) = opened { useFallback(reason: error.errno.description) }
     }
 
     deinit {
@@ -88,11 +92,12 @@ final class StudioWatcher: Sendable {
         var watch: Int32?
         if let notify, let opened {
             let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_CREATE) | UInt32(IN_ONLYDIR)
-            let descriptor = inotify_add_watch(notify, "/proc/self/fd/\(opened.folder.fd)", mask)
-            if descriptor >= 0 {
-                watch = descriptor
-            } else {
-                useFallback(reason: String(cString: strerror(errno)))
+            do throws(SystemCallError) {
+                watch = try systemCall("inotify_add_watch") {
+                    inotify_add_watch(notify, "/proc/self/fd/\(opened.folder.fd)", mask)
+                }
+            } catch {
+                useFallback(reason: error.errno.description)
             }
         }
         let name = opened?.name ?? String(path.split(separator: "/").last ?? "")
@@ -107,7 +112,7 @@ final class StudioWatcher: Sendable {
             }
             return watch
         }
-        if let dropped, let notify { inotify_rm_watch(notify, dropped) }
+        if let dropped, let notify { _ = try? systemCall("inotify_rm_watch") { inotify_rm_watch(notify, dropped) } }
     }
 
     private func useFallback(reason: String) {
@@ -171,8 +176,13 @@ final class StudioWatcher: Sendable {
         var found: [Event] = []
         var buffer = [UInt8](repeating: 0, count: 8192)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-            guard count > 0 else { break }
+            // Non-blocking: EAGAIN (nothing more) ends the loop like any failure.
+            let read = buffer.withUnsafeMutableBytes { bytes in
+                Result { () throws(SystemCallError) in
+                    try systemCall("read") { Glibc.read(fd, bytes.baseAddress, bytes.count) }
+                }
+            }
+            guard let count = try? read.get(), count > 0 else { break }
             buffer.withUnsafeBytes { bytes in
                 var offset = 0
                 while offset + 16 <= count {
