@@ -52,7 +52,11 @@ let package = Package(
         // Audio to haptics: decoding (WAV here, FLAC/Ogg/Opus/MP3 through libsndfile) and the onset
         // and loudness analysis that turns sound into a pattern. No engine, no ALSA.
         .systemLibrary(name: "CSndFile", pkgConfig: "sndfile", providers: [.apt(["libsndfile1-dev"])]),
-        .target(name: "HapticsAudioAnalysis", dependencies: ["CSndFile", "HapticsCore", "HapticsSynthesis"]),
+        .target(
+            name: "HapticsAudioAnalysis",
+            dependencies: [
+                "CSndFile", "HapticsCore", "HapticsSynthesis", .product(name: "SystemPackage", package: "swift-system"),
+            ]),
         // The one place that chooses and opens the default output (HAPTIC_OUTPUT / HAPTIC_DEVICE / ALSA
         // "default"), and what needs it: the system feedback player and the UIKit-style generators.
         .target(

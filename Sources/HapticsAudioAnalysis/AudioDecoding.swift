@@ -1,5 +1,6 @@
 import CSndFile
 import HapticsSynthesis
+import SystemPackage
 
 #if canImport(Glibc)
     import Glibc
@@ -87,9 +88,14 @@ public final class AudioFileReader {
     ///   its header cannot be read.
     public init(path: String) throws(AudioDecodeError) {
         name = path
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw AudioDecodeError(file: path, "cannot open: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+        let descriptor: FileDescriptor
+        do {
+            descriptor = try FileDescriptor.open(path, .readOnly, options: .closeOnExec)
+        } catch {
+            throw AudioDecodeError(file: path, "cannot open: \(error)")
+        }
+        defer { try? descriptor.close() }
+        let fd = descriptor.rawValue
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
             throw AudioDecodeError(file: path, "not a regular file")
@@ -105,7 +111,7 @@ public final class AudioFileReader {
         self.container = container
         if container == .wav {
             guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
-                throw AudioDecodeError(file: path, "cannot map: \(String(cString: strerror(errno)))")
+                throw AudioDecodeError(file: path, "cannot map: \(Errno(rawValue: errno))")
             }
             let bytes = UnsafeRawBufferPointer(start: base, count: size)
             do {

@@ -240,6 +240,11 @@ struct AudioBadInputTests {
         #expect(
             message(lying)
                 == "test.wav: fmt chunk: block align 3 does not match 1 channel(s) of 16-bit samples (at byte 32)")
+        // A file that cannot be opened, or is a folder: the system's reason, named.
+        #expect(throws: AudioDecodeError(file: "/no/such/song.wav", "cannot open: No such file or directory")) {
+            _ = try AudioFileReader(path: "/no/such/song.wav")
+        }
+        #expect(throws: AudioDecodeError(file: "/tmp", "not a regular file")) { _ = try AudioFileReader(path: "/tmp") }
     }
 
     @Test("A truncated FLAC, Ogg or MP3 reads up to the cut: no crash")
