@@ -38,10 +38,19 @@ package final class EventLogWriter {
     package let path: String
     private let fd: Int32
     private let encoder: JSONEncoder
+    /// Lines appended since the last ``sync()``.
+    private var unsynced = false
+    /// Says that a log dropped without ``sync()`` could not be flushed.
+    private let report: (String) -> Void
 
-    /// Creates (or appends to) the log at `path`, making its folder if needed.
-    package init(path: String) throws(EventLogError) {
+    /// Creates (or appends to) the log at `path`, making its folder if needed. `report` is told
+    /// when a log dropped without ``sync()`` cannot be flushed (standard error by default).
+    package init(
+        path: String,
+        report: @escaping (String) -> Void = { FileHandle.standardError.write(Data(("haptic: " + $0 + "\n").utf8)) }
+    ) throws(EventLogError) {
         self.path = path
+        self.report = report
         let folder = URL(filePath: path).deletingLastPathComponent()
         do {
             try OrderStore.makeDurableDirectory(folder)
@@ -57,10 +66,16 @@ package final class EventLogWriter {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
     }
 
-    /// A log dropped without ``sync()`` is still flushed; a failure there has no one left to tell
-    /// (``sync()`` is where it is reported).
+    /// A log dropped with lines not yet synced is flushed, and a failure is reported: the lines
+    /// were written but may not survive a crash of the system.
     deinit {
-        _ = try? systemCall("fsync", path: path) { fsync(fd) }
+        if unsynced {
+            do {
+                try systemCall("fsync", path: path) { fsync(fd) }
+            } catch {
+                report("cannot sync \(path): \(error.errno)")
+            }
+        }
         close(fd)
     }
 
@@ -93,6 +108,7 @@ package final class EventLogWriter {
         } catch {
             throw EventLogError(description: "cannot write to \(path): \(error.errno)")
         }
+        unsynced = true
         guard written == bytes.count else {
             throw EventLogError(description: "cannot write to \(path): \(Errno.noSpace)")
         }
@@ -100,6 +116,7 @@ package final class EventLogWriter {
 
     /// Flushes the log to the disk.
     package func sync() throws(EventLogError) {
+        unsynced = false  // reported here if it fails, not again when the log is dropped
         do {
             try systemCall("fsync", path: path) { fsync(fd) }
         } catch {

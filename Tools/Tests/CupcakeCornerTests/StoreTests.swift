@@ -49,6 +49,27 @@ import Testing
 }
 
 @Suite struct EventLogTests {
+    /// A log dropped with lines not synced is flushed, and a failed flush is said, once: fsync on
+    /// /dev/null fails (EINVAL). A log whose `sync()` was called (and reported there) says nothing
+    /// more when it is dropped.
+    @Test func aLogDroppedWithoutSyncReportsAFailedFlush() throws {
+        final class Said: @unchecked Sendable { var lines: [String] = [] }
+        let said = Said()
+        let event = OrderEvent(t: 0.5, change: "quantity", old: "3", new: "4", feedback: "increase")
+        do {
+            let log = try EventLogWriter(path: "/dev/null") { said.lines.append($0) }
+            try log.append(event)
+        }
+        #expect(said.lines == ["cannot sync /dev/null: Invalid argument"])
+        do {
+            let log = try EventLogWriter(path: "/dev/null") { said.lines.append($0) }
+            try log.append(event)
+            #expect(throws: EventLogError.self) { try log.sync() }
+        }
+        do { _ = try EventLogWriter(path: "/dev/null") { said.lines.append($0) } }
+        #expect(said.lines.count == 1)
+    }
+
     @Test func aCorruptedLineIsReportedByNumberAndTheRestIsRead() {
         let text = """
             {"change":"quantity","feedback":"increase","new":"4","old":"3","t":0.5}
