@@ -106,6 +106,7 @@ let package = Package(
                 .product(name: "HapticsALSA", package: "swift-haptics"),
                 .product(name: "SensoryFeedback", package: "swift-haptics"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
 

@@ -6,6 +6,7 @@ import HapticsCore
 import HapticsEngine
 import HapticsSynthesis
 import Synchronization
+import SystemPackage
 import _ToolTestSupport
 
 /// `haptic-bench`: the real-time figures of docs/timing.md, measured on this machine.
@@ -148,7 +149,7 @@ extension Bench {
             if wantFIFO {
                 let result = fifoResult.withLock { $0 } ?? -1
                 print(
-                    "ticks: SCHED_FIFO " + (result == 0 ? "granted" : "refused (\(String(cString: strerror(result))))"))
+                    "ticks: SCHED_FIFO " + (result == 0 ? "granted" : "refused (\(Errno(rawValue: result)))"))
             }
         }
     }
