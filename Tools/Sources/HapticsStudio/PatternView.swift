@@ -119,15 +119,36 @@ package enum PatternView {
             view["effective"] = .object(["times": .array([]), "intensity": .array([]), "sharpness": .array([])])
             view["waveform"] = .object(["seconds": .number(0), "min": .array([]), "max": .array([])])
         }
-        let findings = JSONValue.array(
-            analysis.findings.map { finding(for: $0, in: analysis.pattern, locatesLines: locatesLines) })
+        let (findings, key) = findingsList(analysis, locatesLines: locatesLines)
         // A drag rarely changes the findings: the page says which it has, and gets them only when
         // they changed (a 564-finding list is 100 kB).
-        let key = StudioFiles.version(of: Array(findings.jsonText.utf8))
         view["findingsKey"] = .string(key)
-        if key != knownFindings { view["diagnostics"] = findings }
+        if key != knownFindings { view["diagnostics"] = .array(findings) }
         view["analyzeMilliseconds"] = .number((milliseconds * 1000).rounded() / 1000)
         return .object(view)
+    }
+
+    /// A finding as linted, with the time of its element: what its JSON is made from.
+    package struct RawFinding: Hashable, Sendable {
+        var diagnostic: Diagnostic
+        var time: Double?
+    }
+
+    static func rawFindings(_ analysis: Analysis) -> [RawFinding] {
+        analysis.findings.map { diagnostic in
+            let index = elementIndex(diagnostic.path)
+            return RawFinding(
+                diagnostic: diagnostic,
+                time: index.flatMap { i in
+                    analysis.pattern.flatMap { i < $0.elements.count ? $0.elements[i].time : nil }
+                })
+        }
+    }
+
+    /// The findings as the page lists them, and the key that names that list.
+    static func findingsList(_ analysis: Analysis, locatesLines: Bool) -> (list: [JSONValue], key: String) {
+        let list = analysis.findings.map { finding(for: $0, in: analysis.pattern, locatesLines: locatesLines) }
+        return (list, StudioFiles.version(of: Array(JSONValue.array(list).jsonText.utf8)))
     }
 
     /// Events, dynamic parameters and curves, each with its index in `Pattern` and its JSON path.
@@ -191,6 +212,13 @@ package enum PatternView {
     /// The effective intensity and sharpness (after curves and dynamic parameters), as three
     /// parallel arrays rounded to what a screen can show.
     static func effective(_ pattern: HapticPattern, window: Studio.Window? = nil) -> JSONValue {
+        effectiveSamples(pattern, window: window).json
+    }
+
+    static func effectiveSamples(_ pattern: HapticPattern, window: Studio.Window? = nil)
+        -> Studio.AnalyzeResponse
+        .Effective
+    {
         var samples = EffectiveTimeline.samples(for: pattern)
         if let window {
             // The samples inside the window and one either side, so the lines reach its edges.
@@ -225,12 +253,11 @@ package enum PatternView {
                 samples = kept
             }
         }
-        func rounded(_ value: Double, _ scale: Double) -> JSONValue { .number((value * scale).rounded() / scale) }
-        return .object([
-            "times": .array(samples.map { rounded($0.time, 1e6) }),
-            "intensity": .array(samples.map { rounded(Double($0.intensity), 1e4) }),
-            "sharpness": .array(samples.map { rounded(Double($0.sharpness), 1e4) }),
-        ])
+        func rounded(_ value: Double, _ scale: Double) -> Double { (value * scale).rounded() / scale }
+        return .init(
+            times: samples.map { rounded($0.time, 1e6) },
+            intensity: samples.map { rounded(Double($0.intensity), 1e4) },
+            sharpness: samples.map { rounded(Double($0.sharpness), 1e4) })
     }
 
     /// Columns of the rendered waveform the page draws (as `haptic plot` draws it).
@@ -247,13 +274,19 @@ package enum PatternView {
         package var truncated: Bool
 
         var json: JSONValue {
-            func rounded(_ values: [Float]) -> JSONValue {
-                .array(values.map { .number($0.isFinite ? (Double($0) * 1000).rounded() / 1000 : 0) })
-            }
+            let drawn = waveform
             return .object([
-                "start": .number(start), "seconds": .number(seconds), "min": rounded(low), "max": rounded(high),
-                "truncated": .bool(truncated),
+                "start": .number(start), "seconds": .number(seconds), "min": .array(drawn.min.map { .number($0) }),
+                "max": .array(drawn.max.map { .number($0) }), "truncated": .bool(truncated),
             ])
+        }
+
+        /// The columns as the page draws them, rounded to what a screen can show.
+        var waveform: Studio.AnalyzeResponse.Waveform {
+            func rounded(_ values: [Float]) -> [Double] {
+                values.map { $0.isFinite ? (Double($0) * 1000).rounded() / 1000 : 0 }
+            }
+            return .init(start: start, seconds: seconds, min: rounded(low), max: rounded(high), truncated: truncated)
         }
     }
 

@@ -1,3 +1,6 @@
+import HapticsCore
+import OrderedCollections
+
 extension Studio {
     /// `GET /api/files`: the folders' labels and the pattern files under them.
     package struct FilesResponse: Codable, Sendable {
@@ -30,6 +33,62 @@ extension Studio {
         /// The engine's clock, to the microsecond.
         package var engineTime: Double
         package var playing: Bool
+    }
+
+    /// `POST /api/analyze` with edits: the analysis of the edited text, without what the page
+    /// already has (its own entries, and the findings it has when they did not change).
+    package struct AnalyzeResponse: Codable, Sendable {
+        /// The effective intensity and sharpness, as three parallel arrays.
+        package struct Effective: Codable, Sendable, Equatable {
+            package var times: [Double]
+            package var intensity: [Double]
+            package var sharpness: [Double]
+        }
+
+        /// The rendered waveform of a stretch, one min/max pair per column.
+        package struct Waveform: Codable, Sendable, Equatable {
+            package var start: Double
+            package var seconds: Double
+            package var min: [Double]
+            package var max: [Double]
+            /// True when the pattern is longer than the stretch rendered for drawing.
+            package var truncated: Bool
+        }
+
+        /// The findings named `from` turned into the new ones: `remove` findings at `start`
+        /// replaced by `insert`.
+        package struct FindingsPatch: Codable, Sendable, Equatable {
+            package var from: String
+            package var start: Int
+            package var remove: Int
+            package var insert: [AnyJSON]
+        }
+
+        package var path: String
+        package var format: String
+        package var version: String
+        package var duration: Double
+        package var metadata: AnyJSON
+        package var eventsCount: Int
+        package var parametersCount: Int
+        package var curvesCount: Int
+        package var effective: Effective
+        package var waveform: Waveform
+        package var findingsKey: String
+        /// Every finding, when the page's `findingsKey` is not one the studio can patch.
+        package var diagnostics: [AnyJSON]?
+        /// What changed of the page's findings, when they changed and the studio has the page's.
+        package var findingsPatch: FindingsPatch?
+        package var analyzeMilliseconds: Double
+    }
+}
+
+extension Studio.AnalyzeResponse.Effective {
+    var json: JSONValue {
+        .object([
+            "times": .array(times.map { .number($0) }), "intensity": .array(intensity.map { .number($0) }),
+            "sharpness": .array(sharpness.map { .number($0) }),
+        ])
     }
 }
 

@@ -202,6 +202,10 @@ extension Studio {
             path: path, file: (StudioFiles.version(of: bytes), withText ? String(decoding: bytes, as: UTF8.self) : nil),
             analysis: analysis, locatesLines: true,
             milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
+        if case .array(let findings)? = view["diagnostics"], let key = view["findingsKey"]?.string {
+            cache.keepFindings(
+                .init(key: key, locatesLines: true, raw: PatternView.rawFindings(analysis), list: findings))
+        }
         if analysis.pattern != nil, StudioFiles.format(of: path) == "ahap",
             let patch = try? sourcePatch(path: path, version: StudioFiles.version(of: bytes), disk: bytes),
             case .object(var members) = view
@@ -247,34 +251,92 @@ extension Studio {
         }
     }
 
-    /// `POST /api/analyze` with edits: the view of the edited text.
-    func analyzeEdits(path: String, request: EditRequest) throws(StudioError) -> JSONValue {
+    /// `POST /api/analyze` with edits: the analysis of the edited text. The page has the pattern
+    /// it edits and draws its entries from it, so only the analysis goes back: the effective
+    /// curves and waveform of the window, and the findings only as far as they changed from the
+    /// list the page has (a drag on a 10-minute pattern changes one of its 3,700 findings).
+    func analyzeEdits(path: String, request: EditRequest) throws(StudioError) -> AnalyzeResponse {
         let started = ContinuousClock.now
         let (text, disk) = try editedText(path: path, request: request)
         let isAHAP = StudioFiles.format(of: path) == "ahap"
         let real = try? files.resolve(path)
         let analysis = PatternView.analyze(text, path: isAHAP ? path : "edit.ahap", waveformsBeside: real)
-        var waveform: PatternView.Columns? = nil
-        if let window = request.window, let pattern = analysis.pattern {
-            waveform = try? editedWaveform(
-                path: path, disk: disk, window: window, request: request, edited: pattern, clips: analysis.clips,
-                real: real)
+        var response = AnalyzeResponse(
+            path: path, format: StudioFiles.format(of: path), version: StudioFiles.version(of: disk), duration: 0,
+            metadata: AnyJSON(.object([:])), eventsCount: 0, parametersCount: 0, curvesCount: 0,
+            effective: .init(times: [], intensity: [], sharpness: []),
+            waveform: .init(start: 0, seconds: 0, min: [], max: [], truncated: false), findingsKey: "",
+            analyzeMilliseconds: 0)
+        if let pattern = analysis.pattern {
+            response.duration = pattern.duration
+            response.metadata = AnyJSON(.object(pattern.metadata))
+            for element in pattern.elements {
+                switch element {
+                case .event: response.eventsCount += 1
+                case .parameter: response.parametersCount += 1
+                case .curve: response.curvesCount += 1
+                }
+            }
+            response.effective = PatternView.effectiveSamples(pattern, window: request.window)
+            var columns: PatternView.Columns? = nil
+            if let window = request.window {
+                columns = try? editedWaveform(
+                    path: path, disk: disk, window: window, request: request, edited: pattern,
+                    clips: analysis.clips, real: real)
+            }
+            response.waveform =
+                (columns ?? PatternView.columns(pattern, clips: analysis.clips, window: request.window)).waveform
+        }
+        let raw = PatternView.rawFindings(analysis)
+        let known = request.findingsKey.flatMap { known in
+            cache.findings.withLock { $0.first { $0.key == known && $0.locatesLines == isAHAP } }
+        }
+        if let known {
+            // Only the findings that changed are made into JSON (a 10-minute pattern has 3,700).
+            let patch = Self.findingsPatch(from: known, to: raw) {
+                PatternView.finding(for: $0.diagnostic, in: analysis.pattern, locatesLines: isAHAP)
+            }
+            if patch.remove == 0 && patch.insert.isEmpty {
+                response.findingsKey = known.key
+            } else {
+                var list = known.list
+                list.replaceSubrange(patch.start..<patch.start + patch.remove, with: patch.insert.map(\.value))
+                // The key names the list: the list it was patched from and the patch.
+                response.findingsKey = StudioFiles.version(of: Array((known.key + Self.jsonText(patch)).utf8))
+                response.findingsPatch = patch
+                cache.keepFindings(.init(key: response.findingsKey, locatesLines: isAHAP, raw: raw, list: list))
+            }
+        } else {
+            let (findings, key) = PatternView.findingsList(analysis, locatesLines: isAHAP)
+            response.findingsKey = key
+            if key != request.findingsKey { response.diagnostics = findings.map(AnyJSON.init) }
+            cache.keepFindings(.init(key: key, locatesLines: isAHAP, raw: raw, list: findings))
         }
         let elapsed = ContinuousClock.now - started
-        var view = PatternView.make(
-            path: path, file: (StudioFiles.version(of: disk), nil), analysis: analysis, locatesLines: isAHAP,
-            milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000,
-            window: request.window, knownFindings: request.findingsKey, waveform: waveform)
-        // The page has the pattern it edits and draws its elements from it; only the analysis
-        // goes back (the elements' list of a 5,000-event file is 700 kB).
-        if case .object(var members) = view {
-            for key in ["ahap", "events", "parameters", "curves"] {
-                if case .array(let items)? = members[key] { members[key + "Count"] = .number(Double(items.count)) }
-                members.removeValue(forKey: key)
-            }
-            view = .object(members)
+        response.analyzeMilliseconds =
+            ((Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000) * 1000)
+            .rounded() / 1000
+        return response
+    }
+
+    /// The one stretch of the findings `old` names that `new` replaces: what is equal at the
+    /// start and at the end is kept; `json` makes the replacing findings.
+    static func findingsPatch(
+        from old: StudioCache.Findings, to new: [PatternView.RawFinding],
+        json: (PatternView.RawFinding) -> JSONValue
+    ) -> AnalyzeResponse.FindingsPatch {
+        let a = old.raw
+        var prefix = 0
+        while prefix < a.count && prefix < new.count && a[prefix] == new[prefix] { prefix += 1 }
+        var suffix = 0
+        while suffix < a.count - prefix && suffix < new.count - prefix
+            && a[a.count - 1 - suffix] == new[new.count - 1 - suffix]
+        {
+            suffix += 1
         }
-        return view
+        return .init(
+            from: old.key, start: prefix, remove: a.count - prefix - suffix,
+            insert: new[prefix..<new.count - suffix].map { AnyJSON(json($0)) })
     }
 
     /// The waveform of `window` for the edited pattern: the file's own (kept per window) with only
@@ -432,6 +494,26 @@ extension Studio {
 final class StudioCache: Sendable {
     let patches = Mutex<[(key: String, patch: SourcePatch)]>([])
     let waveforms = Mutex<[(key: String, columns: PatternView.Columns)]>([])
+    /// The last few lists of findings sent, by `findingsKey`, so that an analysis sends only
+    /// what changed of the list the page has.
+    let findings = Mutex<[Findings]>([])
+
+    struct Findings: Sendable {
+        var key: String
+        /// Whether the findings carry their lines (an AHAP file's do).
+        var locatesLines: Bool
+        /// What the list was made from, compared with the next analysis's.
+        var raw: [PatternView.RawFinding]
+        var list: [JSONValue]
+    }
+
+    func keepFindings(_ kept: Findings) {
+        findings.withLock { lists in
+            if lists.contains(where: { $0.key == kept.key && $0.locatesLines == kept.locatesLines }) { return }
+            lists.append(kept)
+            if lists.count > 8 { lists.removeFirst() }
+        }
+    }
     /// The last audio file converted (StudioAudio.swift).
     let audio = Mutex<StudioAudioCache?>(nil)
 }

@@ -144,7 +144,7 @@ extension Bench {
                     try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
                 }
                 _ = try await page.evaluate(
-                    "studio.metrics.edits = []; studio.metrics.bytesSent = 0; studio.metrics.bytesReceived = 0; studio.metrics.analyses = 0;"
+                    "studio.metrics.edits = []; studio.metrics.parts = []; studio.metrics.bytesSent = 0; studio.metrics.bytesReceived = 0; studio.metrics.analyses = 0;"
                 )
                 for n in 0..<drags {
                     // The transient at 300.0 s (entry 3,000 plus the earlier continuous events and curves).
@@ -180,6 +180,14 @@ extension Bench {
                         + String(
                             format: "%.0f analyses, %.1f kB sent and %.1f kB received each", analyses, sent / 1000,
                             received / 1000))
+                // Where each analysis's time went (the page's `metrics.parts`).
+                let parts = metrics["parts"] as? [[String: Double]] ?? []
+                for (part, label) in [
+                    ("wait", "waiting behind the analysis in flight"), ("answer", "request to answer"),
+                    ("server", "the server's analysis (inside the answer)"), ("page", "applying and drawing it"),
+                ] {
+                    print("  \(label): \(percentiles(parts.compactMap { $0[part] }))")
+                }
             }
         }
 

@@ -93,6 +93,61 @@ import _ToolTestSupport
         }
     }
 
+    /// Six silent taps, each with its note ("cannot be heard").
+    static let quiet =
+        #"{"Version": 1, "Pattern": ["#
+        + (0..<6).map {
+            #"{"Event": {"Time": \#(Double($0) / 5), "EventType": "HapticTransient", "EventParameters": "#
+                + #"[{"ParameterID": "HapticIntensity", "ParameterValue": 0}]}}"#
+        }.joined(separator: ",\n") + "]}"
+
+    /// What the page shows of a pattern: its findings' list and count, the events it draws.
+    static func shown(_ page: DevToolsPage) async throws -> [String] {
+        [
+            try await page.string(
+                "[...document.querySelectorAll('#findings li')].map(li => li.textContent).join('\\n')")
+                ?? "",
+            try await page.string("document.getElementById('finding-count').textContent") ?? "",
+            try await page.string("JSON.stringify(studio.model(studio.state.ahap).events)") ?? "",
+            try await page.string("document.getElementById('timeline').dataset.eventsDrawn") ?? "",
+        ]
+    }
+
+    /// A drag's analysis changes only some findings and the page patches its list with them:
+    /// what it then shows (findings, their places, the events drawn) is what a fresh load of the
+    /// saved file shows.
+    @Test(.timeLimit(.minutes(2))) func afterADragThePageShowsWhatAFreshLoadShows() async throws {
+        try await StudioHarness.with(files: ["quiet.ahap": Self.quiet]) { studio in
+            let (dragged, fresh) = try await DevTools.withPage { page in
+                let address = studio.studio.url + "#pats%2Fquiet.ahap"
+                try await page.navigate(to: address)
+                try await page.waitFor("document.body.dataset.ready === '1' && studio.state.path === 'pats/quiet.ahap'")
+                #expect(try await page.string("document.getElementById('finding-count').textContent") == "(6)")
+                // Up and right: the tap at 0.4 s moves and is no longer silent; the one at 0.6 s
+                // is then dragged along in time only, still silent (its note says where).
+                let (x, y) = try await Self.handle(of: 2, page)
+                try await page.drag(from: (x, y), to: (x + 20, y - 60))
+                try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
+                let (x2, y2) = try await Self.handle(of: 3, page)
+                try await page.drag(from: (x2, y2), to: (x2 + 30, y2))
+                try await page.waitFor(
+                    "studio.metrics.analyses >= 2 && !studio.state.analysis.inflight && !studio.state.analysis.pending")
+                let dragged = try await Self.shown(page)
+                try await page.press("s", modifiers: DevToolsPage.control)
+                try await page.waitFor("document.body.dataset.saved !== undefined")
+                try await page.navigate(to: "about:blank")
+                try await page.navigate(to: address)
+                try await page.waitFor("document.body.dataset.ready === '1' && studio.state.path === 'pats/quiet.ahap'")
+                return (dragged, try await Self.shown(page))
+            }
+            #expect(dragged[1] == "(5)", "one tap made audible: \(dragged[1])")
+            #expect(
+                dragged[0].contains("Pattern[3].Event") && !dragged[0].contains("Pattern[2].Event"), "\(dragged[0])")
+            #expect(!dragged[0].contains("at 0.600 s"), "the note moved with its tap: \(dragged[0])")
+            #expect(dragged == fresh)
+        }
+    }
+
     @Test(.timeLimit(.minutes(2))) func keysDeleteUndoRedoAndAddEvents() async throws {
         try await StudioHarness.with { studio in
             let counts = try await DevTools.withPage { page in

@@ -58,4 +58,64 @@ import _ToolTestSupport
             )
         }
     }
+
+    /// Three silent taps, each with its note ("cannot be heard").
+    static let quiet = """
+        {"Version": 1, "Pattern": [
+          {"Event": {"Time": 0.0, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0}]}},
+          {"Event": {"Time": 1.0, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0}]}},
+          {"Event": {"Time": 2.0, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0}]}}
+        ]}
+        """
+
+    /// An edit analysed with a narrow window answers that window's curves and waveform, the
+    /// counts, and of the findings only the one that changed: none of the other entries or
+    /// findings travel again.
+    @Test(.timeLimit(.minutes(1))) func anEditAnswersTheWindowAndOnlyTheFindingsThatChanged() async throws {
+        try await StudioHarness.with(files: ["quiet.ahap": Self.quiet]) { studio in
+            let opened = try await studio.object("GET", "/api/pattern?path=pats/quiet.ahap")
+            let version = try #require(opened["version"] as? String)
+            let key = try #require(opened["findingsKey"] as? String)
+            #expect((opened["diagnostics"] as? [Any])?.count == 3)
+            let moved =
+                #"{"Event": {"Time": 1.5, "EventType": "HapticTransient", "EventParameters": "#
+                + #"[{"ParameterID": "HapticIntensity", "ParameterValue": 0}]}}"#
+            func analyze(_ known: String) async throws -> String {
+                let response = try await studio.call(
+                    "POST", "/api/analyze",
+                    json: #"{"path": "pats/quiet.ahap", "baseVersion": "\#(version)", "#
+                        + #""edits": [{"index": 1, "element": \#(moved)}], "#
+                        + #""window": {"start": 1.5, "end": 1.5005, "columns": 1}, "findingsKey": "\#(known)"}"#)
+                #expect(response.status == 200, "\(response.text)")
+                return response.text.replacing(/"analyzeMilliseconds":[0-9.e-]+/, with: #""analyzeMilliseconds":0"#)
+                    .replacing(version, with: "V")
+            }
+            let patched = try await analyze(key)
+            let newKey = try #require(patched.firstMatch(of: /"findingsKey":"([^"]+)"/)?.output.1)
+            #expect(newKey != key)
+            // Line 3, column 3: where the entry is in the text a save writes.
+            let note =
+                #"{"code":"inaudible-event","column":3,"element":1,"jsonPath":"Pattern[1].Event","line":3,"#
+                + #""message":"HapticTransient at 1.5 s cannot be heard: its HapticIntensity is 0, under 0.04 (56 dB "#
+                + #"below full strength)","severity":"note","time":1.5}"#
+            let window =
+                #""duration":2,"effective":{"intensity":[0,0,0],"sharpness":[0.5,0.5,0.5],"#
+                + #""times":[1.495,1.5,1.505]},"eventsCount":3,"#
+            let wave = #""waveform":{"max":[0],"min":[0],"seconds":0.0005,"start":1.5,"truncated":false}}"#
+            #expect(
+                patched
+                    == #"{"analyzeMilliseconds":0,"curvesCount":0,"# + window
+                    + #""findingsKey":"\#(newKey)","#
+                    + #""findingsPatch":{"from":"\#(key)","insert":[\#(note)],"remove":1,"start":1},"#
+                    + #""format":"ahap","metadata":{},"parametersCount":0,"path":"pats/quiet.ahap","version":"V","#
+                    + wave)
+            // The page has the new list: no findings at all.
+            let same = try await analyze(String(newKey))
+            #expect(!same.contains("diagnostics") && !same.contains("findingsPatch"), "\(same)")
+            // A list the studio never sent: every finding.
+            let unknown = try await analyze("unknown")
+            #expect(unknown.contains(#""diagnostics":[{"#) && !unknown.contains("findingsPatch"), "\(unknown)")
+            #expect(unknown.components(separatedBy: "inaudible-event").count == 4, "\(unknown)")
+        }
+    }
 }

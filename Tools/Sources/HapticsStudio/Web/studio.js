@@ -27,7 +27,10 @@ const state = {
   mode: "pattern", sound: null, buffers: {},
   analysis: { inflight: false, pending: false, seq: 0, since: null },
 };
-const metrics = { ready: null, edits: [], draws: 0, analyses: 0, bytesSent: 0, bytesReceived: 0 };
+// `parts`: per analysis drawn, where its time went (haptic-bench studio prints them): waiting
+// behind the one in flight, the request to its answer, the server's own analysis, the page's
+// applying and drawing it.
+const metrics = { ready: null, edits: [], parts: [], draws: 0, analyses: 0, bytesSent: 0, bytesReceived: 0 };
 // Which entry of the opened file each element object of `state.ahap.Pattern` is (objects the
 // page added have none). Edited elements are copies that keep their original's entry.
 let origins = new WeakMap();
@@ -223,11 +226,29 @@ function setFileName(path) {
 }
 
 function applyView(view) {
-  // An analysis sends the findings only when they changed.
-  if (view.diagnostics === undefined && state.view) view.diagnostics = state.view.diagnostics;
-  const findingsChanged = view.findingsKey !== state.view?.findingsKey || view.path !== state.view?.path;
+  // An analysis sends the findings only when they changed, and then (when the studio has the
+  // list this page has) as the one stretch of it that changed.
+  const old = state.view;
+  let patch = null;
+  if (view.diagnostics === undefined && old) {
+    const list = old.diagnostics || [];
+    const p = view.findingsPatch;
+    if (!p || view.path !== old.path) view.diagnostics = list;
+    else if (p.from === old.findingsKey) {
+      view.diagnostics = list.slice(0, p.start).concat(p.insert, list.slice(p.start + p.remove));
+      patch = p;
+    } else {
+      // A patch of a list this page no longer has (it reopened the file meanwhile): keep the
+      // list it has and ask again, for the whole list.
+      view.diagnostics = list;
+      view.findingsKey = undefined;
+      setTimeout(analyze, 0);
+    }
+    delete view.findingsPatch;
+  }
+  const findingsChanged = view.findingsKey !== old?.findingsKey || view.path !== old?.path;
   state.view = view;
-  if (findingsChanged) renderFindings();
+  if (findingsChanged) renderFindings(patch);
   renderMetadata();
   updateButtons();
 }
@@ -258,33 +279,54 @@ function parameterValue(list, id) {
   return value;
 }
 
+// The model of each version of the pattern, and of each Pattern entry object (an edit copies
+// only what it changes, so a drag on a 6,000-entry pattern models one entry, not all of them).
+const models = new WeakMap();
+const entryModels = new WeakMap();
+
 function model(ahap) {
+  if (ahap && models.has(ahap)) return models.get(ahap);
   const events = [], curves = [], parameters = [];
   ((ahap && ahap.Pattern) || []).forEach((element, index) => {
+    if (!element || typeof element !== "object") return;
+    const known = entryModels.get(element);
+    if (known && known.entry.index === index) { known.list === "events" ? events.push(known.entry) : known.list === "curves" ? curves.push(known.entry) : parameters.push(known.entry); return; }
+    const made = modelEntry(element, index);
+    if (!made) return;
+    entryModels.set(element, made);
+    made.list === "events" ? events.push(made.entry) : made.list === "curves" ? curves.push(made.entry) : parameters.push(made.entry);
+  });
+  const out = { events, curves, parameters };
+  if (ahap) models.set(ahap, out);
+  return out;
+}
+
+function modelEntry(element, index) {
+  {
     if (element.Event) {
       const e = element.Event;
       const haptic = e.EventType === "HapticTransient" || e.EventType === "HapticContinuous";
       const continuous = e.EventType === "HapticContinuous" || e.EventType === "AudioContinuous";
-      events.push({
+      return { list: "events", entry: {
         index, type: e.EventType, time: +e.Time || 0, continuous,
         duration: continuous ? +e.EventDuration || 0 : 0, haptic,
         // As played: a value outside 0...1 is clamped (and has a finding).
         intensity: clamp(+parameterValue(e.EventParameters, haptic ? "HapticIntensity" : "AudioVolume") || 0, 0, 1),
         sharpness: clamp(+parameterValue(e.EventParameters, "HapticSharpness") || 0, 0, 1),
-      });
+      } };
     } else if (element.ParameterCurve) {
       const c = element.ParameterCurve;
       const t0 = +c.Time || 0;
-      curves.push({
-        index, id: c.ParameterID, time: t0,
-        points: (c.ParameterCurveControlPoints || []).map((p, i) => ({ i, time: t0 + (+p.Time || 0), value: clamp(+p.ParameterValue || 0, ...curveRange(c.ParameterID)) })),
-      });
+      const points = (c.ParameterCurveControlPoints || []).map((p, i) => ({ i, time: t0 + (+p.Time || 0), value: clamp(+p.ParameterValue || 0, ...curveRange(c.ParameterID)) }));
+      let end = t0;
+      for (const p of points) end = Math.max(end, p.time);
+      return { list: "curves", entry: { index, id: c.ParameterID, time: t0, end, points } };
     } else if (element.Parameter) {
       const p = element.Parameter;
-      parameters.push({ index, id: p.ParameterID, time: +p.Time || 0, value: +p.ParameterValue || 0 });
+      return { list: "parameters", entry: { index, id: p.ParameterID, time: +p.Time || 0, value: +p.ParameterValue || 0 } };
     }
-  });
-  return { events, curves, parameters };
+  }
+  return null;
 }
 
 function duration() {
@@ -397,13 +439,18 @@ async function runAnalysis() {
   a.since = null;
   const path = state.path;
   try {
+    const sent = performance.now();
     const view = await api("POST", "/api/analyze", analysisRequest());
     if (path === state.path) {
+      const received = performance.now();
+      const server = view.analyzeMilliseconds;
       applyView(view);
       if (state.compare) await refreshDiff();
       draw();
       metrics.analyses += 1;
-      metrics.edits.push(performance.now() - started);
+      const drawn = performance.now();
+      metrics.edits.push(drawn - started);
+      metrics.parts.push({ wait: sent - started, answer: received - sent, server, page: drawn - received });
       document.body.dataset.analyses = String(metrics.analyses);
       status(summary());
     }
@@ -478,39 +525,51 @@ async function save() {
 
 // ---------------------------------------------------------------- panels
 
-function renderFindings() {
+// The findings list; with `patch` (the stretch of the list an analysis changed), only that
+// stretch of its items is replaced.
+function renderFindings(patch) {
   const ul = $("findings");
-  ul.replaceChildren();
   const findings = state.view?.diagnostics || [];
   $("finding-count").textContent = findings.length ? `(${findings.length})` : "— none";
-  for (const f of findings) {
-    const li = document.createElement("li");
-    li.className = f.severity;
-    const sev = document.createElement("span");
-    sev.className = "severity";
-    sev.textContent = f.severity;
-    const code = document.createElement("span");
-    code.className = "code";
-    code.textContent = `[${f.code}] `;
-    const place = document.createElement("span");
-    place.className = "place";
-    place.textContent = f.jsonPath + (f.line ? ` (line ${f.line}, column ${f.column})` : "") + (f.time !== undefined ? ` at ${f.time.toFixed(3)} s` : "");
-    li.append(sev, code, document.createTextNode(f.message), place);
-    li.dataset.code = f.code;
-    li.onclick = () => {
-      if (f.element !== undefined && state.ahap?.Pattern?.[f.element]) {
-        const el = state.ahap.Pattern[f.element];
-        state.selection = el.ParameterCurve ? { kind: "point", index: f.element, point: 0 } : { kind: "event", index: f.element };
-        if (f.time !== undefined) centerOn(f.time);
-        renderInspector();
-        draw();
-        $("timeline").classList.remove("flash");
-        void $("timeline").offsetWidth;
-        $("timeline").classList.add("flash");
-      }
-    };
-    ul.append(li);
+  if (patch && ul.children.length - patch.remove + patch.insert.length === findings.length) {
+    for (let n = 0; n < patch.remove; n += 1) ul.children[patch.start].remove();
+    const items = patch.insert.map(findingItem);
+    const next = ul.children[patch.start] || null;
+    for (const li of items) ul.insertBefore(li, next);
+    return;
   }
+  const all = document.createDocumentFragment();
+  for (const f of findings) all.append(findingItem(f));
+  ul.replaceChildren(all);
+}
+
+function findingItem(f) {
+  const li = document.createElement("li");
+  li.className = f.severity;
+  const sev = document.createElement("span");
+  sev.className = "severity";
+  sev.textContent = f.severity;
+  const code = document.createElement("span");
+  code.className = "code";
+  code.textContent = `[${f.code}] `;
+  const place = document.createElement("span");
+  place.className = "place";
+  place.textContent = f.jsonPath + (f.line ? ` (line ${f.line}, column ${f.column})` : "") + (f.time !== undefined ? ` at ${f.time.toFixed(3)} s` : "");
+  li.append(sev, code, document.createTextNode(f.message), place);
+  li.dataset.code = f.code;
+  li.onclick = () => {
+    if (f.element !== undefined && state.ahap?.Pattern?.[f.element]) {
+      const el = state.ahap.Pattern[f.element];
+      state.selection = el.ParameterCurve ? { kind: "point", index: f.element, point: 0 } : { kind: "event", index: f.element };
+      if (f.time !== undefined) centerOn(f.time);
+      renderInspector();
+      draw();
+      $("timeline").classList.remove("flash");
+      void $("timeline").offsetWidth;
+      $("timeline").classList.add("flash");
+    }
+  };
+  return li;
 }
 
 function renderMetadata() {
@@ -1242,36 +1301,48 @@ function draw() {
   const visible = m.events.filter((e) => e.time + e.duration >= t0 && e.time <= t1);
   drawn = visible.length;
   const selectedEvent = state.selection?.kind === "event" ? state.selection.index : -1;
-  for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
-    const base = color("--" + lane);
-    for (const e of visible) {
-      if (lane === "sharpness" && !e.haptic) continue;
-      const selected = e.index === selectedEvent;
-      const stroke = selected ? color("--select") : e.haptic ? base : color("--waveform");
-      g.strokeStyle = stroke;
-      g.fillStyle = stroke;
-      g.lineWidth = selected ? 2 : 1;
+  // Events of one colour are one path of lines and one of fills (a whole 10-minute pattern on
+  // screen is 6,000 events), the selected one after them.
+  const eventShapes = (list, lane, selected) => {
+    const lines = new Path2D(), fills = new Path2D();
+    for (const e of list) {
       const value = lane === "intensity" ? e.intensity : e.sharpness;
       const y = laneY(lane, value);
       if (e.continuous) {
         const a = x(e.time), b = Math.max(x(e.time + e.duration), a + 2);
         if (lane === "intensity") {
-          g.strokeRect(a, y, b - a, LANES.intensity[1] - y);
-          g.fillRect(b - 2, y, 3, Math.min(8, LANES.intensity[1] - y));
+          lines.rect(a, y, b - a, LANES.intensity[1] - y);
+          fills.rect(b - 2, y, 3, Math.min(8, LANES.intensity[1] - y));
         } else {
-          g.beginPath(); g.moveTo(a, y); g.lineTo(b, y); g.stroke();
+          lines.moveTo(a, y); lines.lineTo(b, y);
         }
       } else {
         const px = x(e.time);
-        if (lane === "intensity") { g.beginPath(); g.moveTo(px, LANES.intensity[1]); g.lineTo(px, y); g.stroke(); }
-        g.beginPath(); g.arc(px, y, selected ? 5 : lane === "intensity" ? 3.5 : 2.5, 0, 2 * Math.PI); g.fill();
+        if (lane === "intensity") { lines.moveTo(px, LANES.intensity[1]); lines.lineTo(px, y); }
+        const r = selected ? 5 : lane === "intensity" ? 3.5 : 2.5;
+        fills.moveTo(px + r, y); fills.arc(px, y, r, 0, 2 * Math.PI);
       }
-      if (selected) {
-        // A ring around the selection, so it shows on a dense file.
-        g.strokeStyle = color("--select");
-        g.lineWidth = 2;
-        g.beginPath(); g.arc(x(e.time), y, 8, 0, 2 * Math.PI); g.stroke();
-      }
+    }
+    return { lines, fills };
+  };
+  for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
+    const base = color("--" + lane);
+    const groups = [[base, visible.filter((e) => e.haptic && e.index !== selectedEvent)]];
+    if (lane === "intensity") groups.push([color("--waveform"), visible.filter((e) => !e.haptic && e.index !== selectedEvent)]);
+    for (const [stroke, list] of groups) {
+      if (!list.length) continue;
+      const { lines, fills } = eventShapes(list, lane, false);
+      g.strokeStyle = stroke; g.fillStyle = stroke; g.lineWidth = 1;
+      g.stroke(lines); g.fill(fills);
+    }
+    for (const e of visible) {
+      if (e.index !== selectedEvent || (lane === "sharpness" && !e.haptic)) continue;
+      const { lines, fills } = eventShapes([e], lane, true);
+      g.strokeStyle = color("--select"); g.fillStyle = color("--select"); g.lineWidth = 2;
+      g.stroke(lines); g.fill(fills);
+      // A ring around the selection, so it shows on a dense file.
+      const y = laneY(lane, lane === "intensity" ? e.intensity : e.sharpness);
+      g.beginPath(); g.arc(x(e.time), y, 8, 0, 2 * Math.PI); g.stroke();
     }
   });
 
@@ -1282,6 +1353,7 @@ function draw() {
       const [lo, hi] = curveRange(c.id);
       const stroke = curveColor(c.id, color);
       labels.set(c.id.replace("Control", ""), stroke);
+      if (c.end < t0 || c.time > t1) continue;
       g.strokeStyle = stroke;
       g.lineWidth = 1;
       g.beginPath();
@@ -1312,12 +1384,19 @@ function draw() {
 
   // Findings, as marks on the top edge at their element's time.
   inLane("intensity", w, () => {
+    // One mark per pixel and severity: a 10-minute pattern on screen has 3,700 notes.
+    const marks = { note: new Path2D(), warning: new Path2D(), error: new Path2D() };
+    const marked = new Set();
     for (const f of state.view?.diagnostics || []) {
       if (f.time === undefined || f.time < t0 - 1 || f.time > t1 + 1) continue;
-      g.fillStyle = f.severity === "error" ? color("--error") : f.severity === "warning" ? color("--warning") : color("--note");
-      const px = x(f.time);
-      g.beginPath(); g.moveTo(px - 5, LANES.intensity[0] - 6); g.lineTo(px + 5, LANES.intensity[0] - 6); g.lineTo(px, LANES.intensity[0] + 2); g.fill();
+      const severity = marks[f.severity] ? f.severity : "note";
+      const mark = marks[severity];
+      const px = Math.round(x(f.time));
+      if (marked.has(severity + px)) continue;
+      marked.add(severity + px);
+      mark.moveTo(px - 5, LANES.intensity[0] - 6); mark.lineTo(px + 5, LANES.intensity[0] - 6); mark.lineTo(px, LANES.intensity[0] + 2); mark.closePath();
     }
+    for (const severity of ["note", "warning", "error"]) { g.fillStyle = color("--" + severity); g.fill(marks[severity]); }
   });
 
   // The playhead.
@@ -1649,6 +1728,6 @@ async function start() {
 }
 
 // For tests and the benchmark: where things are drawn, and where the head is.
-Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, LANES, LEFT });
+Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, LANES, LEFT });
 
 start();
