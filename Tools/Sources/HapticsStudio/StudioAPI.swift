@@ -24,6 +24,11 @@ extension Studio {
         package var id: Int?
     }
 
+    /// The WebSocket's first message: from now on this socket gets every broadcast.
+    package struct SubscribedMessage: Codable, Sendable {
+        package var type = "subscribed"
+    }
+
     /// The WebSocket's playhead message, about every 16 ms while something plays.
     package struct PlayheadMessage: Codable, Sendable {
         package var type = "playhead"

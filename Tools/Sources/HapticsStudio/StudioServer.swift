@@ -168,6 +168,8 @@ package final class Studio: Sendable {
         }
         router.ws("/ws") { [self] inbound, outbound, _ in
             let (stream, id) = await hub.subscribe()
+            // Said once registered, so a client can tell when broadcasts start reaching it.
+            try await outbound.write(.text(Self.jsonText(SubscribedMessage())))
             let sender = Task {
                 for await text in stream { try await outbound.write(.text(text)) }
             }

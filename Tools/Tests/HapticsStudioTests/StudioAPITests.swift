@@ -340,7 +340,13 @@ import _ToolTestSupport
     ) async throws -> [[String: any Sendable]] {
         let port = studio.port
         let headers = [("Host", "127.0.0.1:\(port)"), ("Origin", studio.origin), ("X-Studio-Token", studio.token)]
-        let socket = try await offPool { try RawWebSocket(port: port, headers: headers) }
+        // The upgrade's answer can come before the studio registers the socket; its first
+        // message says it has, so what the action causes cannot be missed.
+        let (socket, first) = try await offPool { () throws -> (RawWebSocket, String?) in
+            let socket = try RawWebSocket(port: port, headers: headers)
+            return (socket, try socket.next())
+        }
+        #expect(first == #"{"type":"subscribed"}"#)
         try await action()
         return try await offPool {
             var collected: [[String: any Sendable]] = []
