@@ -326,14 +326,7 @@ extension Studio {
         json: (PatternView.RawFinding) -> JSONValue
     ) -> AnalyzeResponse.FindingsPatch {
         let a = old.raw
-        var prefix = 0
-        while prefix < a.count && prefix < new.count && a[prefix] == new[prefix] { prefix += 1 }
-        var suffix = 0
-        while suffix < a.count - prefix && suffix < new.count - prefix
-            && a[a.count - 1 - suffix] == new[new.count - 1 - suffix]
-        {
-            suffix += 1
-        }
+        let (prefix, suffix) = StudioTextDiff.commonEnds(a, new)
         return .init(
             from: old.key, start: prefix, remove: a.count - prefix - suffix,
             insert: new[prefix..<new.count - suffix].map { AnyJSON(json($0)) })

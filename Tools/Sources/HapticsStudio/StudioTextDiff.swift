@@ -17,9 +17,9 @@ package enum StudioTextDiff {
     /// The largest middle (old lines × new lines) aligned by longest common subsequence.
     static let maxCells = 4_000_000
 
-    package static func compare(_ old: [UInt8], _ new: [UInt8]) -> (added: Int, removed: Int, hunks: [Hunk]) {
-        let a = lines(old)
-        let b = lines(new)
+    /// How many elements `a` and `b` share at the start, and then at the end (not overlapping
+    /// the start): what a one-stretch change keeps.
+    package static func commonEnds<T: Equatable>(_ a: [T], _ b: [T]) -> (prefix: Int, suffix: Int) {
         var prefix = 0
         while prefix < a.count && prefix < b.count && a[prefix] == b[prefix] { prefix += 1 }
         var suffix = 0
@@ -28,6 +28,13 @@ package enum StudioTextDiff {
         {
             suffix += 1
         }
+        return (prefix, suffix)
+    }
+
+    package static func compare(_ old: [UInt8], _ new: [UInt8]) -> (added: Int, removed: Int, hunks: [Hunk]) {
+        let a = lines(old)
+        let b = lines(new)
+        let (prefix, suffix) = commonEnds(a, b)
         let x = Array(a[prefix..<a.count - suffix])
         let y = Array(b[prefix..<b.count - suffix])
         if x.isEmpty && y.isEmpty { return (0, 0, []) }
