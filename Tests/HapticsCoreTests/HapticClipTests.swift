@@ -36,14 +36,15 @@ import Testing
         #expect(abs(carrier.value(of: .hapticSharpness) - 0.4) < 1e-6)
         let curves = pattern.parameterCurves
         #expect(curves.map(\.id) == [.hapticIntensityControl, .hapticSharpnessControl])
-        // The emphasis (intensity 1) is louder than its breakpoint (control 0.8): the control is
+        // The emphasis (intensity 1) is louder than its breakpoint (control 0.8, ducked 20 % to
+        // 0.64 as the players duck the carrier under an emphasis): the control is
         // held at 1 from 1 ms before it to 20 ms after, with 1 ms ramps from and back to the
         // envelope, and the carrier pauses over the hold.
         let times = curves[0].controlPoints.map(\.time)
         #expect(times.count == 7)
         #expect(zip(times, [0, 0.498, 0.499, 0.5, 0.52, 0.521, 1]).allSatisfy { abs($0 - $1) < 1e-9 }, "\(times)")
         let intensity = curves[0].controlPoints.map(\.value)
-        let expected: [Float] = [0.5, 0.5 + 0.3 * 0.996, 1, 1, 1, 0.8 - 0.6 * 0.042, 0.2]
+        let expected: [Float] = [0.5, 0.5 + 0.14 * 0.996, 1, 1, 1, 0.64 - 0.44 * 0.042, 0.2]
         #expect(zip(intensity, expected).allSatisfy { abs($0 - $1) < 1e-4 }, "\(intensity)")
         let sharpness = curves[1].controlPoints.map(\.value)
         #expect(zip(sharpness, [0, 0.2] as [Float]).allSatisfy { abs($0 - $1) < 1e-6 })

@@ -95,4 +95,52 @@ import Testing
         #expect(check.emphasesKept == 13, "\(check.summary)")
         #expect((check.envelopeCorrelation ?? 0) >= 0.9 && abs(check.loudnessDifferenceDB) < 1, "\(check.summary)")
     }
+
+    /// RMS of `samples` from `start` for `seconds`.
+    static func rms(_ samples: [Float], from start: Double, seconds: Double) -> Double {
+        let first = Int(start * Double(rate))
+        let window = samples[first..<min(samples.count, first + Int(seconds * Double(rate)))]
+        return (window.reduce(0.0) { $0 + Double($1) * Double($1) } / Double(max(1, window.count))).squareRoot()
+    }
+
+    @Test func theCarrierDucksAtAnEmphasisInBothDirectionsAsThePlayersDuckIt() throws {
+        // A flat buzz with one emphasis on its middle breakpoint: the players lower the carrier
+        // 20 % there, a slow V over two seconds that is most of what this envelope does.
+        let clip = HapticClip(amplitude: [
+            .init(time: 0, amplitude: 0.5),
+            .init(time: 1, amplitude: 0.5, emphasis: .init(amplitude: 1, frequency: 0.5)),
+            .init(time: 2, amplitude: 0.5),
+        ])
+        let format = AudioFormat(sampleRate: Self.rate, channels: 1)
+        let layers = ClipPlayback.layers(clip)
+        let player = try PatternRenderer.render(try #require(layers.continuous), format: format)
+        let converted = try PatternRenderer.render(clip.pattern, format: format)
+        // How far the carrier dips from its start to 0.6 s into the V (the click long gone):
+        // as far in the AHAP as on the players (it stayed flat without the ducking).
+        func dip(_ samples: [Float]) -> Double {
+            20 * log10(Self.rms(samples, from: 0.6, seconds: 0.1) / Self.rms(samples, from: 0.05, seconds: 0.1))
+        }
+        #expect(dip(player) < -1, "\(dip(player)) dB")
+        #expect(abs(dip(converted) - dip(player)) < 0.3, "\(dip(converted)) dB against \(dip(player)) dB")
+        let toAHAP = try ConversionCheck(clip: clip, converted: clip.pattern)
+        #expect((toAHAP.envelopeCorrelation ?? 0) >= 0.9, "\(toAHAP.summary)")
+        #expect(toAHAP.emphasesKept == 1 && toAHAP.convertedOnsets == toAHAP.originalOnsets, "\(toAHAP.summary)")
+        // The other way: a flat AHAP carrier with a tap on it becomes a clip whose breakpoint
+        // under the tap is written louder, so that the player's ducking leaves it flat.
+        let pattern = HapticPattern(elements: [
+            .event(
+                HapticEvent(
+                    time: 0, type: .hapticContinuous, duration: 2,
+                    parameters: [.init(.hapticIntensity, 0.6), .init(.hapticSharpness, 0.5)])),
+            .event(
+                HapticEvent(
+                    time: 1, type: .hapticTransient,
+                    parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, 0.5)])),
+        ])
+        var losses: [ConversionLoss] = []
+        let back = HapticClip(pattern: pattern, losses: &losses)
+        let toClip = try ConversionCheck(original: pattern, clip: back)
+        #expect((toClip.envelopeCorrelation ?? 0) >= 0.9, "\(toClip.summary)")
+        #expect(abs(toClip.loudnessDifferenceDB) < 0.3 && toClip.emphasesKept == 1, "\(toClip.summary)")
+    }
 }

@@ -123,8 +123,12 @@ extension HapticClip {
         for tap in events where tap.type == .hapticTransient {
             let sharp = Self.unit(sharpnessTimeline.modulate(tap.value(of: .hapticSharpness), at: tap.time))
             let level = intensityTimeline.modulate(tap.value(of: .hapticIntensity), at: tap.time)
+            // A player ducks the carrier at an emphasis's breakpoint (``emphasisDucking``): the
+            // breakpoint is written that much louder, so that it plays at the level found here.
+            let unduck = { (amplitude: Float) in Self.unit(amplitude / (1 - Self.emphasisDucking).squared) }
             if let i = amplitude.firstIndex(where: { abs($0.time - tap.time) < 1e-9 && $0.emphasis == nil }) {
                 amplitude[i].emphasis = Emphasis(amplitude: Self.unit(level).squared, frequency: sharp)
+                amplitude[i].amplitude = unduck(amplitude[i].amplitude)
             } else if let held = Self.heldEmphasis(at: tap.time, in: amplitude) {
                 // What ``pattern`` writes at an emphasis louder than its breakpoint: the carrier
                 // pauses around it. The breakpoint comes back, on the line the envelope leaves.
@@ -132,7 +136,7 @@ extension HapticClip {
                     held.range,
                     with: [
                         AmplitudeBreakpoint(
-                            time: tap.time, amplitude: held.amplitude,
+                            time: tap.time, amplitude: unduck(held.amplitude),
                             emphasis: Emphasis(amplitude: Self.unit(level).squared, frequency: sharp))
                     ])
             } else {
@@ -141,7 +145,8 @@ extension HapticClip {
                 let at = amplitude.firstIndex { $0.time > tap.time } ?? amplitude.endIndex
                 let inside = at > 0 && at < amplitude.endIndex
                 amplitude.insert(
-                    AmplitudeBreakpoint(time: tap.time, amplitude: inside ? value : 0, emphasis: emphasis), at: at)
+                    AmplitudeBreakpoint(time: tap.time, amplitude: inside ? unduck(value) : 0, emphasis: emphasis),
+                    at: at)
             }
         }
         // The clip lasts as long as the pattern, its first and last breakpoints apart (what Meta's
@@ -370,7 +375,7 @@ extension HapticClip {
         }
         for point in amplitude {
             guard let emphasis = point.emphasis else { continue }
-            if !silent, emphasis.amplitude > point.amplitude {
+            if !silent, emphasis.amplitude.squareRoot() > point.amplitude.squareRoot() * (1 - Self.emphasisDucking) {
                 ledger.add(
                     "emphasis-held",
                     "Core Haptics scales a transient by the intensity control in force, so at an emphasis louder than its breakpoint the control is held at the emphasis's level for \(Int(Self.emphasisHold * 1000)) ms: the carrier is louder there than on a Meta/Lofelt player"

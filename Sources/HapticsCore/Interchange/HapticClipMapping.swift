@@ -10,6 +10,9 @@ extension HapticClip {
     public static let emphasisHold = 0.020
     /// The ramps into and out of that hold.
     public static let emphasisRamp = 0.001
+    /// How much lower the carrier's intensity is at a breakpoint with an emphasis: Lofelt's and
+    /// Meta's Core Haptics players duck it there (`AMPLITUDE_DUCKING`), so the mapping does too.
+    public static let emphasisDucking: Float = 0.2
 
     /// The clip as a Core Haptics pattern (docs/formats.md), the one mapping every command uses
     /// to play, draw and convert a clip:
@@ -18,7 +21,9 @@ extension HapticClip {
     ///   every ``continuousLimit`` seconds), intensity 1, sharpness sqrt(first frequency) (0.5
     ///   without a frequency envelope);
     /// - `HapticIntensityControl` curves through sqrt(amplitude) at every amplitude breakpoint,
-    ///   from 0 at time 0 when the first breakpoint comes later (Lofelt's player ramps up to it);
+    ///   ``emphasisDucking`` lower at a breakpoint with an emphasis (as the players duck the
+    ///   carrier there), from 0 at time 0 when the first breakpoint comes later (Lofelt's player
+    ///   ramps up to it);
     /// - `HapticSharpnessControl` curves through sqrt(frequency) minus the carrier's sharpness at
     ///   every frequency breakpoint up to the clip's end (the control adds to the event's value);
     /// - each emphasis a `HapticTransient` at its breakpoint that sounds at intensity
@@ -92,7 +97,9 @@ extension HapticClip {
         let silent = amplitude.allSatisfy { $0.amplitude == 0 }
         let end = duration
         let base: Float = frequency.first.map { $0.frequency.squareRoot() } ?? 0.5
-        var envelope = amplitude.map { (time: $0.time, value: $0.amplitude.squareRoot()) }
+        var envelope = amplitude.map {
+            (time: $0.time, value: $0.amplitude.squareRoot() * ($0.emphasis == nil ? 1 : 1 - Self.emphasisDucking))
+        }
         if let first = envelope.first, first.time > 0 { envelope.insert((time: 0, value: 0), at: 0) }
         let sharpnessAbsolute = frequency.filter { $0.time <= end + 1e-9 }.map {
             (time: $0.time, value: $0.frequency.squareRoot())
