@@ -41,4 +41,23 @@ import Testing
         let correlation = check.envelopeCorrelation ?? 1
         #expect(correlation < 0.99, "\(correlation)")
     }
+
+    @Test func overlappingCarriersBecomeOneClipEnvelopeAtTheLevelOfTheirSum() throws {
+        // Apple's revEngine: a loud short buzz inside a longer quiet one. Both play in Core
+        // Haptics; the clip, with one carrier, used to keep the first and drop the loud one.
+        func buzz(_ time: Double, _ duration: Double, _ intensity: Float, _ sharpness: Float) -> PatternElement {
+            .event(
+                HapticEvent(
+                    time: time, type: .hapticContinuous, duration: duration,
+                    parameters: [.init(.hapticIntensity, intensity), .init(.hapticSharpness, sharpness)]))
+        }
+        let pattern = HapticPattern(elements: [buzz(0.1, 0.6, 0.55, 0.27), buzz(0.25, 0.2, 1, 0.7)])
+        var losses: [ConversionLoss] = []
+        let clip = HapticClip(pattern: pattern, losses: &losses)
+        #expect(losses.map(\.kind) == ["overlapping-continuous"])
+        let check = try ConversionCheck(original: pattern, clip: clip)
+        #expect((check.envelopeCorrelation ?? 0) >= 0.9, "\(check.summary)")
+        #expect(abs(check.loudnessDifferenceDB) < 1, "\(check.summary)")
+        #expect(check.originalOnsets == check.convertedOnsets, "\(check.summary)")
+    }
 }

@@ -74,7 +74,10 @@ extension HapticClip {
                 "other-curve", "curves other than HapticIntensityControl and HapticSharpnessControl are left out")
         }
         for (a, b) in zip(continuous, continuous.dropFirst()) where b.time < a.time + (a.duration ?? 0) - 1e-9 {
-            ledger.add("overlapping-continuous", "overlapping continuous events are flattened into one envelope")
+            ledger.add(
+                "overlapping-continuous",
+                "a clip has one carrier: continuous events that overlap become one envelope at the level of their sum, with the sharpness of the first; two pitches beating against each other are lost"
+            )
         }
 
         let carrierSharpness = continuous.first?.value(of: .hapticSharpness) ?? 0.5
@@ -185,7 +188,16 @@ extension HapticClip {
     /// continuous event plays, with a step at each event that starts after silence. A control
     /// over no continuous event shapes no carrier (Apple's Gravel and Rumble: transients under
     /// an intensity curve) and only scales the transients.
+    ///
+    /// Where continuous events overlap, Core Haptics plays every one of them and sums them; a
+    /// clip has one carrier, so the amplitude there is the level of that sum, the square root
+    /// of the sum of the events' squared amplitudes (carriers of different sharpness add as
+    /// uncorrelated tones do; the beating of two pitches is lost and reported).
     static func carrierEnvelope(_ continuous: [HapticEvent], intensity: ParameterTimeline) -> [AmplitudeBreakpoint] {
+        let overlapping = zip(continuous, continuous.dropFirst()).contains {
+            $1.time < $0.time + ($0.duration ?? 0) - 1e-9
+        }
+        if overlapping { return summedEnvelope(continuous, intensity: intensity) }
         var result: [AmplitudeBreakpoint] = []
         func add(_ time: Double, _ amplitude: Float) {
             if let last = result.last, abs(last.time - time) < 1e-9, last.amplitude == amplitude { return }
@@ -216,6 +228,77 @@ extension HapticClip {
             add(end, unit(intensity.id.apply(last, to: base)).squared)
             let next = i + 1 < continuous.count ? continuous[i + 1].time : nil
             if let next, next > end + 1e-9 { add(end, 0) }
+        }
+        return result
+    }
+
+    /// ``carrierEnvelope(_:intensity:)`` for events that overlap: each event's own breakpoints
+    /// (its start and end, every knot of the control inside it), then at every one of their
+    /// times the level of the events playing summed by power, with a step where the sum jumps.
+    static func summedEnvelope(_ continuous: [HapticEvent], intensity: ParameterTimeline) -> [AmplitudeBreakpoint] {
+        let knots = intensity.knots
+        var lines: [[(time: Double, value: Float)]] = []
+        for event in continuous {
+            let start = event.time
+            let end = event.time + (event.duration ?? 0)
+            guard end > start + 1e-9 else { continue }
+            let base = event.value(of: .hapticIntensity)
+            var line: [(time: Double, value: Float)] = [(start, unit(intensity.modulate(base, at: start)).squared)]
+            var k = knots.withUnsafeBufferPointer { ParameterTimeline.lastKnot(in: $0, atOrBefore: start + 1e-9) } + 1
+            while k < knots.count, knots[k].time < end - 1e-9 {
+                let knot = knots[k]
+                let before =
+                    k > 0 ? ParameterTimeline.value(of: knots[k - 1], at: knot.time) : intensity.id.neutralValue
+                line.append((knot.time, unit(intensity.id.apply(before, to: base)).squared))
+                line.append((knot.time, unit(intensity.id.apply(knot.value, to: base)).squared))
+                k += 1
+            }
+            let last = k > 0 ? ParameterTimeline.value(of: knots[k - 1], at: end) : intensity.id.neutralValue
+            line.append((end, unit(intensity.id.apply(last, to: base)).squared))
+            lines.append(line)
+        }
+        // A sweep over the times in order: the lines started (`next` moves on) and not yet over
+        // (`active`, pruned as it goes), each with the index of its first point at or after `t`.
+        var times = lines.flatMap { $0.map(\.time) }.sorted()
+        times = times.enumerated().filter { $0.offset == 0 || $0.element - times[$0.offset - 1] > 1e-9 }.map(\.element)
+        lines.sort { $0[0].time < $1[0].time }
+        var result: [AmplitudeBreakpoint] = []
+        func add(_ time: Double, _ amplitude: Float) {
+            if let last = result.last, abs(last.time - time) < 1e-9, last.amplitude == amplitude { return }
+            result.append(AmplitudeBreakpoint(time: time, amplitude: amplitude))
+        }
+        var next = 0
+        var active: [(line: Int, at: Int)] = []
+        for (n, t) in times.enumerated() {
+            while next < lines.count, lines[next][0].time < t + 1e-9 {
+                active.append((next, 0))
+                next += 1
+            }
+            active.removeAll { lines[$0.line][lines[$0.line].count - 1].time < t - 1e-9 }
+            var (left, right): (Float, Float) = (0, 0)
+            for a in active.indices {
+                let line = lines[active[a].line]
+                var i = active[a].at
+                while line[i].time < t - 1e-9 { i += 1 }
+                active[a].at = i
+                // Just before `t`: 0 at the line's start; the first point at `t`, else on the segment.
+                func onSegment(_ i: Int) -> Float {
+                    let (p, q) = (line[i - 1], line[i])
+                    guard q.time - p.time > 1e-12 else { return q.value }
+                    return p.value + (q.value - p.value) * Float((t - p.time) / (q.time - p.time))
+                }
+                let l: Float = i == 0 ? 0 : abs(line[i].time - t) < 1e-9 ? line[i].value : onSegment(i)
+                // Just after `t`: the last point at `t`, 0 at the line's end.
+                var j = i
+                while j + 1 < line.count, line[j + 1].time < t + 1e-9 { j += 1 }
+                let r: Float =
+                    abs(line[j].time - t) >= 1e-9 ? onSegment(j) : j == line.count - 1 ? 0 : line[j].value
+                left += l * l
+                right += r * r
+            }
+            let (before, after) = (unit(left.squareRoot()), unit(right.squareRoot()))
+            if n > 0 || t > 0 { add(t, before) }
+            if n < times.count - 1 { add(t, after) }
         }
         return result
     }
