@@ -29,8 +29,10 @@ import Testing
         let pattern = try HapticClip.decode(Array(text.utf8), file: "c.haptic").clip.pattern
         #expect(pattern.duration == 1)
         let carriers = pattern.events.filter { $0.type == .hapticContinuous }
-        #expect(carriers.map(\.time) == [0, 0.521])
-        #expect(zip(carriers.compactMap(\.duration), [0.498, 0.479]).allSatisfy { abs($0 - $1) < 1e-9 })
+        #expect(zip(carriers.map(\.time), [0, 0.498, 0.521]).allSatisfy { abs($0 - $1) < 1e-9 })
+        #expect(zip(carriers.compactMap(\.duration), [0.498, 0.023, 0.479]).allSatisfy { abs($0 - $1) < 1e-9 })
+        // Over the hold, a carrier of its own at the envelope's level under the held control.
+        #expect(carriers.count == 3 && abs(carriers[1].value(of: .hapticIntensity) - 0.64) < 1e-6)
         let carrier = try #require(carriers.first)
         #expect(carrier.value(of: .hapticIntensity) == 1)
         #expect(abs(carrier.value(of: .hapticSharpness) - 0.4) < 1e-6)
@@ -39,7 +41,7 @@ import Testing
         // The emphasis (intensity 1) is louder than its breakpoint (control 0.8, ducked 20 % to
         // 0.64 as the players duck the carrier under an emphasis): the control is
         // held at 1 from 1 ms before it to 20 ms after, with 1 ms ramps from and back to the
-        // envelope, and the carrier pauses over the hold.
+        // envelope.
         let times = curves[0].controlPoints.map(\.time)
         #expect(times.count == 7)
         #expect(zip(times, [0, 0.498, 0.499, 0.5, 0.52, 0.521, 1]).allSatisfy { abs($0 - $1) < 1e-9 }, "\(times)")

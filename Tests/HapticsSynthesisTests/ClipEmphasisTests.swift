@@ -143,4 +143,32 @@ import Testing
         #expect((toClip.envelopeCorrelation ?? 0) >= 0.9, "\(toClip.summary)")
         #expect(abs(toClip.loudnessDifferenceDB) < 0.3 && toClip.emphasesKept == 1, "\(toClip.summary)")
     }
+
+    @Test func theCarrierGoesOnUnderAHeldEmphasisWithNoSecondOnset() throws {
+        // A steady buzz with a full, sharp emphasis in the middle: louder than its breakpoint, so
+        // the control is held up for 21 ms. The carrier used to pause there; the sharp click
+        // dies in a few ms, and the carrier's return after the silence was an onset of its own.
+        let clip = HapticClip(
+            amplitude: [
+                .init(time: 0, amplitude: 0.3),
+                .init(time: 0.5, amplitude: 0.3, emphasis: .init(amplitude: 1, frequency: 1)),
+                .init(time: 1, amplitude: 0.3),
+            ],
+            frequency: [.init(time: 0, frequency: 0.5), .init(time: 1, frequency: 0.5)])
+        let check = try ConversionCheck(clip: clip, converted: clip.pattern)
+        #expect(check.originalOnsets == 1 && check.convertedOnsets == 1, "\(check.summary)")
+        #expect(check.emphasesKept == 1 && (check.envelopeCorrelation ?? 0) >= 0.9, "\(check.summary)")
+        // The carrier's level over the hold, past the click: within 1 dB of the player's.
+        let format = AudioFormat(sampleRate: Self.rate, channels: 1)
+        let player = try PatternRenderer.render(try #require(ClipPlayback.layers(clip).continuous), format: format)
+        let converted = try PatternRenderer.render(clip.pattern, format: format)
+        let gap =
+            20 * log10(Self.rms(converted, from: 0.51, seconds: 0.008) / Self.rms(player, from: 0.51, seconds: 0.008))
+        #expect(abs(gap) < 1, "\(gap) dB")
+        // And back: the hold's carrier goes, the breakpoint under the emphasis comes back.
+        var losses: [ConversionLoss] = []
+        let back = HapticClip(pattern: clip.pattern, losses: &losses)
+        #expect(back.amplitude.count == 3, "\(back.amplitude)")
+        #expect(zip(back.amplitude, clip.amplitude).allSatisfy { abs($0.amplitude - $1.amplitude) < 1e-3 })
+    }
 }

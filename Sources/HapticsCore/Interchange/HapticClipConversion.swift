@@ -43,7 +43,8 @@ extension HapticClip {
     /// - each transient an emphasis on the amplitude breakpoint at its time, or on a new
     ///   breakpoint there: amplitude (intensity × control)², the level Core Haptics plays it at
     ///   (a Meta/Lofelt player does not scale an emphasis), frequency sharpness + control;
-    /// - the pause ``pattern`` writes around a loud emphasis goes, and the breakpoint under it
+    /// - the hold ``pattern`` writes around a loud emphasis goes (its carrier event of its own,
+    ///   ``isHoldCarrier(_:in:taps:)``, and the pause it fills), and the breakpoint under it
     ///   comes back (``heldEmphasis(at:in:)``).
     ///
     /// Audio events, dynamic parameters (`Parameter` elements), attack/decay/release and
@@ -85,7 +86,11 @@ extension HapticClip {
 
         let intensityTimeline = ParameterTimeline(.hapticIntensityControl, pattern: pattern)
         let sharpnessTimeline = ParameterTimeline(.hapticSharpnessControl, pattern: pattern)
-        var amplitude = Self.carrierEnvelope(continuous, intensity: intensityTimeline)
+        let taps = events.filter { $0.type == .hapticTransient }.map(\.time)
+        let carriers = continuous.indices.filter { !Self.isHoldCarrier($0, in: continuous, taps: taps) }.map {
+            continuous[$0]
+        }
+        var amplitude = Self.carrierEnvelope(carriers, intensity: intensityTimeline)
         var frequency: [FrequencyBreakpoint]
         if !sharpness.isEmpty {
             // The played sharpness is the carrier's plus the control, clamped to 0...1: where a
@@ -110,7 +115,7 @@ extension HapticClip {
             }
         } else {
             frequency = []
-            for event in continuous {
+            for event in carriers {
                 let level = event.value(of: .hapticSharpness).squared
                 let end = event.time + (event.duration ?? 0)
                 if let last = frequency.last, last.time > event.time { continue }
@@ -314,6 +319,33 @@ extension HapticClip {
         return kept
     }
 
+    /// Whether `continuous[i]` is the carrier ``pattern`` writes over the hold around a held
+    /// emphasis: at most 2 ``emphasisRamp`` + ``emphasisHold`` + ``emphasisRamp`` long, quieter
+    /// than 1, against the carrier before or after it, with a transient at most 2
+    /// ``emphasisRamp`` after its start and ``emphasisHold`` + ``emphasisRamp`` before its end.
+    /// `taps`: the transients' times, in order.
+    static func isHoldCarrier(_ i: Int, in continuous: [HapticEvent], taps: [Double]) -> Bool {
+        let slack = 1e-6
+        let event = continuous[i]
+        let length = event.duration ?? 0
+        let end = event.time + length
+        guard length > 0, length <= 3 * emphasisRamp + emphasisHold + slack,
+            event.value(of: .hapticIntensity) < 1
+        else { return false }
+        let before = i > 0 && abs(continuous[i - 1].time + (continuous[i - 1].duration ?? 0) - event.time) < 1e-9
+        let after = i + 1 < continuous.count && abs(continuous[i + 1].time - end) < 1e-9
+        guard before || after else { return false }
+        var low = 0
+        var high = taps.count
+        while low < high {
+            let mid = (low + high) / 2
+            if taps[mid] < event.time - slack { low = mid + 1 } else { high = mid }
+        }
+        guard low < taps.count else { return false }
+        let t = taps[low]
+        return t - event.time <= 2 * emphasisRamp + slack && end - t <= emphasisHold + emphasisRamp + slack
+    }
+
     /// Whether a transient at `time` sits in the pause ``pattern`` writes around a held
     /// emphasis: the carrier stops at most 2 ``emphasisRamp`` before it and starts again at
     /// most ``emphasisHold`` + ``emphasisRamp`` after it (amplitude 0 between). Returns the
@@ -461,7 +493,7 @@ extension HapticClip {
             if !silent, emphasis.amplitude.squareRoot() > point.amplitude.squareRoot() * (1 - Self.emphasisDucking) {
                 ledger.add(
                     "emphasis-held",
-                    "Core Haptics scales a transient by the intensity control in force, so at an emphasis louder than its breakpoint the control is held at the emphasis's level for \(Int(Self.emphasisHold * 1000)) ms: the carrier is louder there than on a Meta/Lofelt player"
+                    "Core Haptics scales a transient by the intensity control in force, so at an emphasis louder than its breakpoint the control is held at the emphasis's level for \(Int(Self.emphasisHold * 1000)) ms and the carrier under it is an event of its own at the envelope's level, with 1 ms ramps a Meta/Lofelt player does not have"
                 )
             }
             if !silent, !sharpness.isEmpty {

@@ -33,8 +33,9 @@ extension HapticClip {
     ///   transient's intensity is divided by the control there; where the control is lower than
     ///   the emphasis, the control is held at the emphasis's intensity from ``emphasisRamp``
     ///   before it to ``emphasisHold`` after it (ramps of ``emphasisRamp`` from and back to the
-    ///   envelope), the carrier pauses over the hold (as Meta's and Lofelt's players duck it
-    ///   under an emphasis) and the transient is written at 1;
+    ///   envelope), the carrier over the hold is an event of its own at the envelope's level
+    ///   divided by the held control (so it goes on as loud as the envelope; a pause under a
+    ///   silent breakpoint) and the transient is written at 1;
     /// - each impulse (`signals.impulses`) a transient as an emphasis is.
     ///
     /// A clip whose amplitude is 0 throughout keeps its length: a carrier of intensity 0 and no
@@ -44,14 +45,19 @@ extension HapticClip {
     public var pattern: HapticPattern {
         let plan = playPlan
         var elements: [PatternElement] = []
-        // The carrier, from 0 to the end, except in the gaps around held emphases.
-        var segments: [(start: Double, end: Double)] = []
+        // The carrier, from 0 to the end: intensity 1 under the envelope, and over each hold
+        // around a held emphasis an event of its own at the envelope's level there divided by
+        // the held control, so that it goes on as loud as the envelope (none under a silent
+        // breakpoint: a pause).
+        var segments: [(start: Double, end: Double, intensity: Float)] = []
         var from = 0.0
+        let carrier: Float = plan.silent ? 0 : 1
         for gap in plan.gaps {
-            if gap.start > from + 1e-9 { segments.append((from, gap.start)) }
+            if gap.start > from + 1e-9 { segments.append((from, gap.start, carrier)) }
+            if gap.fill > 0, gap.end > gap.start + 1e-9 { segments.append((gap.start, gap.end, gap.fill)) }
             from = gap.end
         }
-        if duration > from + 1e-9 || segments.isEmpty { segments.append((from, max(from, duration))) }
+        if duration > from + 1e-9 || segments.isEmpty { segments.append((from, max(from, duration), carrier)) }
         for segment in segments where segment.end > segment.start {
             var t = segment.start
             while segment.end - t > 1e-9 {
@@ -61,7 +67,7 @@ extension HapticClip {
                         HapticEvent(
                             time: t, type: .hapticContinuous, duration: length,
                             parameters: [
-                                .init(.hapticIntensity, plan.silent ? 0 : 1), .init(.hapticSharpness, plan.base),
+                                .init(.hapticIntensity, segment.intensity), .init(.hapticSharpness, plan.base),
                             ])))
                 t += length
             }
@@ -88,9 +94,10 @@ extension HapticClip {
         var intensity: [(time: Double, value: Float)]
         var sharpness: [(time: Double, value: Float)]
         var taps: [(time: Double, intensity: Float, sharpness: Float)]
-        /// Where the carrier pauses: around each held emphasis, so that the held control raises
-        /// the transient only (Meta's and Lofelt's players duck the carrier there too).
-        var gaps: [(start: Double, end: Double)] = []
+        /// The holds around held emphases, where the carrier is an event of its own at intensity
+        /// `fill` (the envelope's level over the held control), so that the held control raises
+        /// the transient only; 0 under a silent breakpoint.
+        var gaps: [(start: Double, end: Double, fill: Float)] = []
     }
 
     var playPlan: PlayPlan {
@@ -110,7 +117,7 @@ extension HapticClip {
         var taps: [(time: Double, intensity: Float, sharpness: Float)] = []
         var intensity: [(time: Double, value: Float)] = []
         intensity.reserveCapacity(envelope.count)
-        var gaps: [(start: Double, end: Double)] = []
+        var gaps: [(start: Double, end: Double, fill: Float)] = []
         // The control at `level` from the breakpoint `i` for ``emphasisHold``, with ramps of
         // ``emphasisRamp`` from and back to the envelope, each at most a third of the way to the
         // neighbouring breakpoint.
@@ -123,7 +130,7 @@ extension HapticClip {
             let length = min(Self.emphasisHold, next.map { ($0 - t) / 3 } ?? 0)
             // The control is at `level` a ramp before the breakpoint, so a transient starting
             // there starts under it.
-            var gap = (start: t, end: t)
+            var gap = (start: t, end: t, fill: level > 0 ? Self.unit(envelope[i].value / level) : 0)
             if before > 1e-6 {
                 gap.start = t - 2 * before
                 intensity.append((gap.start, Self.interpolate(envelope, at: gap.start)))
