@@ -42,6 +42,41 @@ import Testing
         #expect(correlation < 0.99, "\(correlation)")
     }
 
+    @Test func anAndroidWaveformFadesThroughTheReleaseAsTheBuzzDoes() throws {
+        // A buzz with a 0.4 s ReleaseTime: Core Haptics lets it ring on, falling, for 0.4 s after
+        // its end; the waveform used to stop at the end and lose that tail.
+        let pattern = HapticPattern(elements: [
+            .event(
+                HapticEvent(
+                    time: 0.1, type: .hapticContinuous, duration: 0.3,
+                    parameters: [
+                        .init(.hapticIntensity, 0.8), .init(.hapticSharpness, 0.5), .init(.releaseTime, 0.4),
+                    ]))
+        ])
+        let effect = AndroidVibration(pattern)
+        let check = try ConversionCheck(original: pattern, converted: effect.pattern)
+        #expect(abs(check.lengthDifferenceMilliseconds) <= 50, "\(check.summary)")
+        #expect((check.envelopeCorrelation ?? 0) >= 0.95, "\(check.summary)")
+        #expect(abs(check.loudnessDifferenceDB) < 1, "\(check.summary)")
+    }
+
+    @Test func anAndroidCompositionKeepsItsOnsetsOverManyTaps() throws {
+        // 300 taps 11.61 ms apart (an audio-to-haptics generator's 512 frames at 44.1 kHz):
+        // each delay rounded on its own put the last one 0.39 ms x 299 = 117 ms late.
+        let pattern = HapticPattern(
+            elements: (0..<300).map { i in
+                .event(
+                    HapticEvent(
+                        time: Double(i) * 512 / 44_100, type: .hapticTransient,
+                        parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, 0.5)]))
+            })
+        let effect = AndroidVibration(pattern)
+        #expect(abs(Double(effect.milliseconds) - 299 * 512 / 44.1) <= 0.5, "\(effect.milliseconds) ms")
+        let check = try ConversionCheck(original: pattern, converted: effect.pattern)
+        #expect((check.envelopeCorrelation ?? 0) >= 0.9, "\(check.summary)")
+        #expect(abs(check.lengthDifferenceMilliseconds) <= 2, "\(check.summary)")
+    }
+
     @Test func overlappingCarriersBecomeOneClipEnvelopeAtTheLevelOfTheirSum() throws {
         // Apple's revEngine: a loud short buzz inside a longer quiet one. Both play in Core
         // Haptics; the clip, with one carrier, used to keep the first and drop the loud one.

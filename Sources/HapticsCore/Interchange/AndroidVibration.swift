@@ -35,7 +35,8 @@ public enum AndroidVibration: Hashable, Sendable {
     /// else THUD; scale = intensity with the controls in force); anything else -> a waveform
     /// whose amplitude every 10 ms is round(255 x intensity^2) of the strongest haptic event
     /// playing then (intensity with the controls applied; the square undoes the sqrt of the
-    /// .haptic mapping), a transient holding one step.
+    /// .haptic mapping), a transient holding one step, a continuous event sounding on through
+    /// its release (`ReleaseTime`, at least 5 ms) as the synthesizer's release falls.
     ///
     /// - Complexity: O(d / 10 ms + n log n + the events playing in each step, summed) for a
     ///   pattern of d seconds and n events.
@@ -45,20 +46,33 @@ public enum AndroidVibration: Hashable, Sendable {
         let haptic = pattern.events.filter(\.type.isHaptic).sorted { $0.time < $1.time }
         if !haptic.isEmpty, haptic.allSatisfy({ $0.type == .hapticTransient }) {
             var primitives: [Primitive] = []
-            var previous = 0.0
+            // Each delay from the previous onset rounded to the millisecond, not the previous
+            // delay: rounding each gap on its own drifts (541 taps 11.61 ms apart: 86 ms).
+            var previous = 0
             for tap in haptic {
                 let scale = intensity.modulate(tap.value(of: .hapticIntensity), at: tap.time)
                 let sharp = sharpness.modulate(tap.value(of: .hapticSharpness), at: tap.time)
                 let name = sharp >= 0.7 ? "CLICK" : sharp >= 0.3 ? "TICK" : "THUD"
-                let delay = Int(((tap.time - previous) * 1000).rounded())
-                primitives.append(Primitive(name: name, scale: scale, delayMilliseconds: delay))
-                previous = tap.time
+                let onset = Int((tap.time * 1000).rounded())
+                primitives.append(Primitive(name: name, scale: scale, delayMilliseconds: onset - previous))
+                previous = onset
             }
             self = .composition(primitives)
             return
         }
         let step = Double(Self.stepMilliseconds) / 1000
-        let end = haptic.map { $0.time + ($0.type == .hapticTransient ? step : ($0.duration ?? 0)) }.max() ?? 0
+        let releaseControl = ParameterTimeline(.hapticReleaseTimeControl, pattern: pattern)
+        // How long a continuous event sounds after its end: its release (at least 5 ms), with
+        // the HapticReleaseTimeControl in force at its onset, as the synthesizer plays it.
+        func release(_ event: HapticEvent) -> Double {
+            guard event.type == .hapticContinuous else { return 0 }
+            let seconds = Double(releaseControl.modulate(event.value(of: .releaseTime), at: event.time))
+            return max(seconds, Self.minimumRelease)
+        }
+        func stop(_ event: HapticEvent) -> Double {
+            event.type == .hapticTransient ? event.time + step : event.time + (event.duration ?? 0) + release(event)
+        }
+        let end = haptic.map(stop).max() ?? 0
         let count = Int((end / step).rounded(.up))
         var timings: [Int] = []
         var amplitudes: [Int] = []
@@ -71,17 +85,21 @@ public enum AndroidVibration: Hashable, Sendable {
             let t1 = t0 + step
             while next < haptic.count, haptic[next].time < t1 {
                 let event = haptic[next]
-                active.append(
-                    (event, event.type == .hapticTransient ? event.time + step : event.time + (event.duration ?? 0)))
+                active.append((event, stop(event)))
                 next += 1
             }
             active.removeAll { $0.stop <= t0 }
             var level: Float = 0
-            for (event, _) in active {
+            for (event, stop) in active {
                 let start = event.time
-                let at = max(start, t0)
+                // After a continuous event's end, its level there falling over the release, taken
+                // at the middle of the step (at its start, a 5 ms release would fill 10 ms).
+                let over = event.type == .hapticContinuous ? stop - release(event) : stop
+                let at = min(max(start, t0), over)
                 let played = intensity.modulate(event.value(of: .hapticIntensity), at: at)
-                level = max(level, played * Self.decay(of: event, at: at - start).squareRoot())
+                var fall: Float = 1
+                if t0 >= over - 1e-9 { fall = Self.fall((t0 + step / 2 - over) / release(event)) }
+                level = max(level, played * (Self.decay(of: event, at: at - start) * fall).squareRoot())
             }
             let amplitude = Int((255 * level * level).rounded())
             if let last = amplitudes.last, last == amplitude {
@@ -100,6 +118,18 @@ public enum AndroidVibration: Hashable, Sendable {
         self = .waveform(timings: timings, amplitudes: amplitudes)
     }
 
+    /// The synthesizer's shortest release, seconds (docs/voicing.md).
+    static let minimumRelease = 0.005
+
+    /// The synthesizer's exponential-like fall (docs/voicing.md), `f` of the way through it:
+    /// aimed 1 % below zero so that it ends at 0.
+    static func fall(_ f: Double) -> Float {
+        guard f > 0 else { return 1 }
+        guard f < 1 else { return 0 }
+        let overshoot = 0.01
+        return Float(max(0, (1 + overshoot) * pow(overshoot / (1 + overshoot), f) - overshoot))
+    }
+
     /// How much of a continuous event's level is left `elapsed` seconds after its onset: 1 for a
     /// sustained event; for one with `Sustained` 0, the synthesizer's fall after the attack
     /// (docs/voicing.md: an exponential over DecayTime seconds, at least 20 ms, aimed 1 % below
@@ -108,11 +138,7 @@ public enum AndroidVibration: Hashable, Sendable {
         guard event.type == .hapticContinuous, event.value(of: .sustained) < 0.5 else { return 1 }
         let attack = max(Double(event.value(of: .attackTime)), 0.002)
         let length = max(Double(event.value(of: .decayTime)), 0.020)
-        let f = (elapsed - attack) / length
-        guard f > 0 else { return 1 }
-        guard f < 1 else { return 0 }
-        let overshoot = 0.01
-        return Float(max(0, (1 + overshoot) * pow(overshoot / (1 + overshoot), f) - overshoot))
+        return fall((elapsed - attack) / length)
     }
 
     /// `{"type": "waveform", "timings": [...], "amplitudes": [...], "repeat": -1}` or
