@@ -34,4 +34,19 @@ import Testing
         #expect(abs(timings.reduce(0, +) - 3_600_010) <= 10, "\(timings.reduce(0, +)) ms")
         #expect(elapsed < .seconds(20), "\(elapsed)")
     }
+
+    @Test func overlappingCarriersAreReportedAsAWaveformLoss() {
+        // Apple's Effects-Oscillate: two carriers at once, which a waveform's one amplitude
+        // plays as the stronger.
+        let pattern = HapticPattern(
+            elements: [0, 0.075].map { sharpness in
+                .event(
+                    HapticEvent(
+                        time: 0, type: .hapticContinuous, duration: 3,
+                        parameters: [.init(.hapticIntensity, 0.5), .init(.hapticSharpness, sharpness)]))
+            })
+        let losses = AndroidVibration.losses(of: pattern, as: AndroidVibration(pattern))
+        #expect(losses.map(\.kind) == ["sharpness", "overlapping-continuous"])
+        #expect(losses.last?.count == 1)
+    }
 }

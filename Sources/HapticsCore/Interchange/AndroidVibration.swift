@@ -216,7 +216,19 @@ extension AndroidVibration {
             for event in pattern.events where event.type.isHaptic {
                 ledger.add(
                     "sharpness",
-                    "a waveform has amplitude only: sharpness is dropped, and each transient is one 10 ms step")
+                    "a waveform has amplitude only: sharpness is dropped, each transient is one 10 ms step, and a level under half of amplitude 1/255 (about -56 dBFS) rounds to 0"
+                )
+            }
+            let continuous = pattern.events.filter { $0.type == .hapticContinuous }.sorted { $0.time < $1.time }
+            var end = -Double.infinity
+            for event in continuous {
+                if event.time < end - 1e-9 {
+                    ledger.add(
+                        "overlapping-continuous",
+                        "a waveform has one amplitude: where continuous events overlap it plays the strongest, not their sum or their beating"
+                    )
+                }
+                end = max(end, event.time + (event.duration ?? 0))
             }
         case .composition:
             for event in pattern.events where event.type == .hapticTransient {
