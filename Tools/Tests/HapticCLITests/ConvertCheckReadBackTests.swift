@@ -58,9 +58,9 @@ import Testing
         #expect(line.contains("onsets 1 -> 1"), "\(line)")
         #expect(line.contains("emphases 1 of 1 kept"), "\(line)")
         // The clip played as its players play it is not the mapping played back: the held
-        // emphasis and the paused carrier show (the check through the mapping printed 1.0).
+        // emphasis shows, if only just (the check through the mapping printed 1.0).
         let correlation = try #require(Self.figure("envelope correlation", in: line), "\(line)")
-        #expect(correlation >= 0.8 && correlation < 0.999, "\(line)")
+        #expect(correlation >= 0.9 && correlation < 1, "\(line)")
         #expect(result.stderr.contains("\(input): lost: emphasis-held"), "\(result.stderr)")
     }
 
@@ -94,7 +94,7 @@ import Testing
         let check = try #require(json?["check"] as? [String: Any], "\(result.output)")
         #expect(check["emphases"] as? Int == 1 && check["emphasesKept"] as? Int == 1, "\(check)")
         let correlation = try #require(check["envelopeCorrelation"] as? Double, "\(check)")
-        #expect(correlation < 0.999, "\(check)")
+        #expect(correlation >= 0.9 && correlation < 0.99999, "\(check)")
     }
 
     @Test func aClipToHapticIsCheckedClipAgainstClip() async throws {
