@@ -171,4 +171,37 @@ import Testing
         #expect(back.amplitude.count == 3, "\(back.amplitude)")
         #expect(zip(back.amplitude, clip.amplitude).allSatisfy { abs($0.amplitude - $1.amplitude) < 1e-3 })
     }
+
+    @Test func manyTapsOnACurvedCarrierBecomeAClipAsLoudAsTheOriginal() throws {
+        // haptify's piano loop: a tap every 50 ms on one carrier under a swelling intensity curve.
+        // Each tap's breakpoint is written louder for the player's ducking; placing the next one
+        // on the line to that louder breakpoint compounded it (+4.3 dB, correlation 0.39).
+        var elements: [PatternElement] = [
+            .event(
+                HapticEvent(
+                    time: 0, type: .hapticContinuous, duration: 1,
+                    parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, 0.2)])),
+            .curve(
+                ParameterCurve(
+                    .hapticIntensityControl,
+                    controlPoints: [
+                        .init(time: 0, value: 0.1), .init(time: 0.4, value: 0.9), .init(time: 1, value: 0.3),
+                    ]
+                )),
+        ]
+        for k in 1..<20 {
+            elements.append(
+                .event(
+                    HapticEvent(
+                        time: Double(k) * 0.05, type: .hapticTransient,
+                        parameters: [.init(.hapticIntensity, 0.5), .init(.hapticSharpness, 0.5)])))
+        }
+        let pattern = HapticPattern(elements: elements)
+        var losses: [ConversionLoss] = []
+        let clip = HapticClip(pattern: pattern, losses: &losses)
+        let check = try ConversionCheck(original: pattern, clip: clip)
+        #expect((check.envelopeCorrelation ?? 0) >= 0.9, "\(check.summary)")
+        #expect(abs(check.loudnessDifferenceDB) < 1, "\(check.summary)")
+        #expect(check.emphasesKept == 19, "\(check.summary)")
+    }
 }

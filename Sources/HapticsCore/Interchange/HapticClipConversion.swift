@@ -131,12 +131,8 @@ extension HapticClip {
         for tap in events where tap.type == .hapticTransient {
             let sharp = Self.unit(sharpnessTimeline.modulate(tap.value(of: .hapticSharpness), at: tap.time))
             let level = intensityTimeline.modulate(tap.value(of: .hapticIntensity), at: tap.time)
-            // A player ducks the carrier at an emphasis's breakpoint (``emphasisDucking``): the
-            // breakpoint is written that much louder, so that it plays at the level found here.
-            let unduck = { (amplitude: Float) in Self.unit(amplitude / (1 - Self.emphasisDucking).squared) }
             if let i = amplitude.firstIndex(where: { abs($0.time - tap.time) < 1e-9 && $0.emphasis == nil }) {
                 amplitude[i].emphasis = Emphasis(amplitude: Self.unit(level).squared, frequency: sharp)
-                amplitude[i].amplitude = unduck(amplitude[i].amplitude)
             } else if let held = Self.heldEmphasis(at: tap.time, in: amplitude) {
                 // What ``pattern`` writes at an emphasis louder than its breakpoint: the carrier
                 // pauses around it. The breakpoint comes back, on the line the envelope leaves.
@@ -144,7 +140,7 @@ extension HapticClip {
                     held.range,
                     with: [
                         AmplitudeBreakpoint(
-                            time: tap.time, amplitude: unduck(held.amplitude),
+                            time: tap.time, amplitude: held.amplitude,
                             emphasis: Emphasis(amplitude: Self.unit(level).squared, frequency: sharp))
                     ])
             } else {
@@ -153,9 +149,15 @@ extension HapticClip {
                 let at = amplitude.firstIndex { $0.time > tap.time } ?? amplitude.endIndex
                 let inside = at > 0 && at < amplitude.endIndex
                 amplitude.insert(
-                    AmplitudeBreakpoint(time: tap.time, amplitude: inside ? unduck(value) : 0, emphasis: emphasis),
+                    AmplitudeBreakpoint(time: tap.time, amplitude: inside ? value : 0, emphasis: emphasis),
                     at: at)
             }
+        }
+        // A player ducks the carrier at an emphasis's breakpoint (``emphasisDucking``): each is
+        // written that much louder, so that it plays at the level the pattern has there. Done
+        // after every emphasis is placed, so that none is placed by a louder neighbour's level.
+        for i in amplitude.indices where amplitude[i].emphasis != nil {
+            amplitude[i].amplitude = Self.unit(amplitude[i].amplitude / (1 - Self.emphasisDucking).squared)
         }
         // The clip lasts as long as the pattern, its first and last breakpoints apart (what Meta's
         // validator asks): a lone transient gets a breakpoint where its click has died away.
