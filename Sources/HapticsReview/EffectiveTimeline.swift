@@ -22,29 +22,55 @@ public enum EffectiveTimeline {
     /// Longer patterns are sampled more coarsely so that no more than about this many regular samples are made.
     public static let maximumSamples = 20_000
 
+    /// The spacing of the regular samples when sampling from 0 to `end` with `step`: `step`, made
+    /// coarser for long patterns so that about ``maximumSamples`` regular samples are made.
+    public static func spacing(until end: Double, step: Double = defaultStep) -> Double {
+        max(step, max(0, end) / Double(maximumSamples), 1e-4)
+    }
+
     /// Samples `pattern` from 0 to `end` (default: the pattern's duration) every `step` seconds
-    /// (made coarser for long patterns), plus at each haptic event's start and end so edges and
-    /// transients are exact. Ascending in time.
+    /// (made coarser for long patterns, ``spacing(until:step:)``), plus at each haptic event's
+    /// start and end so edges and transients are exact. Ascending in time.
     ///
-    /// - Complexity: O(*s* · *a* + *n* log *n*) for *s* samples, *n* events and at most *a*
+    /// With `start` and `last`, only the samples of that computation whose times lie in
+    /// `start...last` are made (the same times and values), so a view of a stretch of a long
+    /// pattern costs that stretch only.
+    ///
+    /// ```swift
+    /// let onScreen = EffectiveTimeline.samples(for: pattern, from: 120, through: 130)
+    /// ```
+    ///
+    /// - Complexity: O(*s* · *a* + *n* log *n*) for *s* samples made, *n* events and at most *a*
     ///   continuous events sounding at once.
-    public static func samples(for pattern: HapticPattern, until end: Double? = nil, step: Double = defaultStep)
-        -> [EffectiveSample]
-    {
+    public static func samples(
+        for pattern: HapticPattern, from start: Double = 0, through last: Double = .infinity, until end: Double? = nil,
+        step: Double = defaultStep
+    ) -> [EffectiveSample] {
         let until = max(0, end ?? pattern.duration)
-        let spacing = max(step, until / Double(maximumSamples), 1e-4)
+        let spacing = Self.spacing(until: until, step: step)
         let haptic = pattern.events.filter(\.type.isHaptic)
         let controls = ParameterTimelines(pattern)
         let neutral = HapticEvent(time: 0, type: .hapticContinuous, duration: 0)
+        func inRange(_ t: Double) -> Bool { t >= start && t <= last }
 
         var times: [Double] = []
         let regular = Int((until / spacing).rounded(.down))
-        times.reserveCapacity(regular + 2 + haptic.count * 2)
-        for i in 0...regular { times.append(Double(i) * spacing) }
-        if times.last.map({ $0 < until }) ?? true { times.append(until) }
+        // The regular samples i × spacing inside start...last, computed as the whole sampling computes them.
+        var firstRegular = 0
+        if start > 0 { firstRegular = min(regular + 1, max(0, Int((start / spacing).rounded(.down)))) }
+        while firstRegular > 0, Double(firstRegular - 1) * spacing >= start { firstRegular -= 1 }
+        while firstRegular <= regular, Double(firstRegular) * spacing < start { firstRegular += 1 }
+        var i = firstRegular
+        while i <= regular, Double(i) * spacing <= last {
+            times.append(Double(i) * spacing)
+            i += 1
+        }
+        if Double(regular) * spacing < until, inRange(until) { times.append(until) }
         for event in haptic where event.time <= until {
-            times.append(event.time)
-            if event.type == .hapticContinuous, let d = event.duration, event.time + d <= until {
+            if inRange(event.time) { times.append(event.time) }
+            if event.type == .hapticContinuous, let d = event.duration, event.time + d <= until,
+                inRange(event.time + d)
+            {
                 times.append(event.time + d)
             }
         }

@@ -1,6 +1,7 @@
 import HapticsCore
 import HapticsReview
 import Testing
+import _HapticsTestSupport
 
 struct EffectiveTimelineTests {
     /// A continuous event (0.1 s to 0.3 s, intensity 0.8, sharpness 0.6) under an intensity curve
@@ -73,5 +74,55 @@ struct EffectiveTimelineTests {
         #expect(samples.count <= EffectiveTimeline.maximumSamples + 3)
         #expect(samples.last?.time == 600)
         #expect(samples.last?.intensity == 1, "the default intensity of the last transient")
+    }
+
+    /// A 100-second pattern: overlapping continuous events under intensity curves, transients
+    /// off the grid and sharpness controls, so a window starts inside sounding events.
+    static let long: HapticPattern = {
+        var elements: [PatternElement] = []
+        var random = SplitMix64(seed: 28)
+        for k in 0..<400 {
+            let time = Double(k) * 0.25 + Double(random.next() % 1_000) / 7_919
+            let intensity = Float(random.next() % 1_000) / 1_000
+            if k % 3 == 0 {
+                elements.append(
+                    .event(
+                        HapticEvent(
+                            time: time, type: .hapticTransient,
+                            parameters: [EventParameter(.hapticIntensity, intensity)])))
+            } else {
+                elements.append(
+                    .event(
+                        HapticEvent(
+                            time: time, type: .hapticContinuous, duration: 0.6 + Double(k % 5) * 0.3,
+                            parameters: [
+                                EventParameter(.hapticIntensity, intensity), EventParameter(.hapticSharpness, 0.3),
+                            ])))
+            }
+            if k % 10 == 0 {
+                elements.append(
+                    .curve(
+                        ParameterCurve(
+                            .hapticIntensityControl, time: time,
+                            controlPoints: [
+                                .init(time: 0, value: 1), .init(time: 1, value: 0.3), .init(time: 2, value: 1),
+                            ]
+                        )))
+                elements.append(.parameter(DynamicParameter(.hapticSharpnessControl, value: -0.1, time: time + 0.5)))
+            }
+        }
+        return HapticPattern(elements: elements)
+    }()
+
+    @Test(arguments: [(0.0, 3.0), (37.123, 41.5), (50.0025, 50.0075), (96.0, .infinity), (-5.0, 0.01)])
+    func aWindowHasExactlyTheWholeSamplingsSamplesInIt(start: Double, last: Double) {
+        let whole = EffectiveTimeline.samples(for: Self.long)
+        let window = EffectiveTimeline.samples(for: Self.long, from: start, through: last)
+        #expect(!window.isEmpty)
+        #expect(window == whole.filter { $0.time >= start && $0.time <= last })
+        let longer = EffectiveTimeline.samples(for: Self.long, until: 120)
+        #expect(
+            EffectiveTimeline.samples(for: Self.long, from: start, through: last, until: 120)
+                == longer.filter { $0.time >= start && $0.time <= last })
     }
 }

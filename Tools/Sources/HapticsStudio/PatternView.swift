@@ -219,7 +219,16 @@ package enum PatternView {
         -> Studio.AnalyzeResponse
         .Effective
     {
-        var samples = EffectiveTimeline.samples(for: pattern)
+        var samples: [EffectiveSample]
+        if let window {
+            // Only the stretch on screen is sampled (and a grid step either side), the same
+            // samples the whole pattern's sampling has there.
+            let step = EffectiveTimeline.spacing(until: pattern.duration)
+            samples = EffectiveTimeline.samples(
+                for: pattern, from: min(window.start, pattern.duration) - step, through: window.end + step)
+        } else {
+            samples = EffectiveTimeline.samples(for: pattern)
+        }
         if let window {
             // The samples inside the window and one either side, so the lines reach its edges.
             let first = max(0, (samples.firstIndex { $0.time >= window.start } ?? samples.count) - 1)
