@@ -144,7 +144,7 @@ extension Bench {
                     try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
                 }
                 _ = try await page.evaluate(
-                    "studio.metrics.edits = []; studio.metrics.parts = []; studio.metrics.bytesSent = 0; studio.metrics.bytesReceived = 0; studio.metrics.analyses = 0;"
+                    "studio.metrics.edits = []; studio.metrics.parts = []; studio.metrics.bytesSent = 0; studio.metrics.bytesReceived = 0; studio.metrics.analyses = 0; studio.metrics.drawMilliseconds = []; studio.metrics.eventLayers = 0;"
                 )
                 for n in 0..<drags {
                     // The transient at 300.0 s (entry 3,000 plus the earlier continuous events and curves).
@@ -188,6 +188,10 @@ extension Bench {
                 ] {
                     print("  \(label): \(percentiles(parts.compactMap { $0[part] }))")
                 }
+                let draws = metrics["drawMilliseconds"] as? [Double] ?? []
+                print(
+                    "  each draw of the timeline (\(draws.count), \(Int(metrics["eventLayers"] as? Double ?? 0)) of the events' layer): \(percentiles(draws))"
+                )
             }
         }
 

@@ -30,7 +30,7 @@ const state = {
 // `parts`: per analysis drawn, where its time went (haptic-bench studio prints them): waiting
 // behind the one in flight, the request to its answer, the server's own analysis, the page's
 // applying and drawing it.
-const metrics = { ready: null, edits: [], parts: [], draws: 0, analyses: 0, bytesSent: 0, bytesReceived: 0 };
+const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, analyses: 0, bytesSent: 0, bytesReceived: 0 };
 // Which entry of the opened file each element object of `state.ahap.Pattern` is (objects the
 // page added have none). Edited elements are copies that keep their original's entry.
 let origins = new WeakMap();
@@ -1152,8 +1152,7 @@ function curveColor(id, color) {
 
 // Runs `body` with drawing clipped to the plot area of `lane` (nothing spills into the label
 // gutter, past the right edge, or into another lane).
-function inLane(lane, w, body) {
-  const g = ctx2d;
+function inLane(lane, w, body, g = ctx2d) {
   const [top, bottom] = LANES[lane];
   g.save();
   g.beginPath();
@@ -1163,7 +1162,13 @@ function inLane(lane, w, body) {
   g.restore();
 }
 
+// The events other than the selected one, drawn once into an offscreen canvas and copied onto
+// the timeline until they, the view or the selection change: a drag redraws only what it moves
+// (a whole 10-minute pattern on screen is 6,000 events).
+const eventLayer = { canvas: null, key: "", events: [] };
+
 function draw() {
+  const drawStarted = performance.now();
   const dpr = window.devicePixelRatio || 1;
   const w = canvas.clientWidth, h = canvas.clientHeight;
   if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
@@ -1325,16 +1330,37 @@ function draw() {
     }
     return { lines, fills };
   };
+  const others = visible.filter((e) => e.index !== selectedEvent);
+  const layerKey = [w, h, dpr, state.viewport.start, state.viewport.spp, color("--intensity"), color("--sharpness"), color("--waveform"), JSON.stringify(LANES)].join(" ");
+  if (eventLayer.key !== layerKey || eventLayer.events.length !== others.length || others.some((e, i) => e !== eventLayer.events[i])) {
+    eventLayer.canvas = eventLayer.canvas || document.createElement("canvas");
+    eventLayer.canvas.width = canvas.width;
+    eventLayer.canvas.height = canvas.height;
+    const lg = eventLayer.canvas.getContext("2d");
+    lg.setTransform(dpr, 0, 0, dpr, 0, 0);
+    lg.clearRect(0, 0, w, h);
+    for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
+      const base = color("--" + lane);
+      const groups = [[base, others.filter((e) => e.haptic)]];
+      if (lane === "intensity") groups.push([color("--waveform"), others.filter((e) => !e.haptic)]);
+      for (const [stroke, list] of groups) {
+        if (!list.length) continue;
+        const { lines, fills } = eventShapes(list, lane, false);
+        lg.strokeStyle = stroke; lg.fillStyle = stroke; lg.lineWidth = 1;
+        lg.stroke(lines); lg.fill(fills);
+      }
+    }, lg);
+    eventLayer.key = layerKey;
+    eventLayer.events = others;
+    metrics.eventLayers += 1;
+  }
+  if (eventLayer.canvas.width && eventLayer.canvas.height) {
+    g.save();
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.drawImage(eventLayer.canvas, 0, 0);
+    g.restore();
+  }
   for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
-    const base = color("--" + lane);
-    const groups = [[base, visible.filter((e) => e.haptic && e.index !== selectedEvent)]];
-    if (lane === "intensity") groups.push([color("--waveform"), visible.filter((e) => !e.haptic && e.index !== selectedEvent)]);
-    for (const [stroke, list] of groups) {
-      if (!list.length) continue;
-      const { lines, fills } = eventShapes(list, lane, false);
-      g.strokeStyle = stroke; g.fillStyle = stroke; g.lineWidth = 1;
-      g.stroke(lines); g.fill(fills);
-    }
     for (const e of visible) {
       if (e.index !== selectedEvent || (lane === "sharpness" && !e.haptic)) continue;
       const { lines, fills } = eventShapes([e], lane, true);
@@ -1410,6 +1436,8 @@ function draw() {
   if (head !== null && state.playhead) canvas.dataset.playhead = head.toFixed(4);
 
   metrics.draws += 1;
+  metrics.drawMilliseconds.push(performance.now() - drawStarted);
+  if (metrics.drawMilliseconds.length > 10_000) metrics.drawMilliseconds.splice(0, 5_000);
   canvas.dataset.draws = String(metrics.draws);
   canvas.dataset.eventsDrawn = String(drawn);
   updateReadout();
