@@ -90,42 +90,28 @@ package enum PatternView {
         path: String, file: (version: String, text: String?)?, analysis: Analysis, fallback: JSONValue? = nil,
         locatesLines: Bool, milliseconds: Double, window: Studio.Window? = nil, knownFindings: String? = nil,
         waveform: Columns? = nil
-    ) -> JSONValue {
-        var view: OrderedDictionary<String, JSONValue> = [
-            "path": .string(path), "format": .string(StudioFiles.format(of: path)),
-            "version": file.map { .string($0.version) } ?? .null,
-        ]
-        // The file's text is asked for (`text=1`): for a 1,000-event file it is half a megabyte the
-        // page does not need to draw or edit.
-        if let text = file?.text { view["text"] = .string(text) }
-        if let pattern = analysis.pattern {
-            let written = AHAP.encode(pattern)
-            view["ahap"] = (try? JSONValue(parsing: written)) ?? .null
-            view["duration"] = .number(pattern.duration)
-            view["metadata"] = .object(pattern.metadata)
-            let (events, parameters, curves) = elements(of: pattern)
-            view["events"] = .array(events)
-            view["parameters"] = .array(parameters)
-            view["curves"] = .array(curves)
-            view["effective"] = effective(pattern, window: window)
-            view["waveform"] = (waveform ?? columns(pattern, clips: analysis.clips, window: window)).json
-        } else {
-            view["ahap"] = fallback ?? .null
-            view["duration"] = .number(0)
-            view["metadata"] = .object([:])
-            view["events"] = .array([])
-            view["parameters"] = .array([])
-            view["curves"] = .array([])
-            view["effective"] = .object(["times": .array([]), "intensity": .array([]), "sharpness": .array([])])
-            view["waveform"] = .object(["seconds": .number(0), "min": .array([]), "max": .array([])])
-        }
+    ) -> Studio.PatternViewResponse {
         let (findings, key) = findingsList(analysis, locatesLines: locatesLines)
-        // A drag rarely changes the findings: the page says which it has, and gets them only when
-        // they changed (a 564-finding list is 100 kB).
-        view["findingsKey"] = .string(key)
-        if key != knownFindings { view["diagnostics"] = .array(findings) }
-        view["analyzeMilliseconds"] = .number((milliseconds * 1000).rounded() / 1000)
-        return .object(view)
+        var view = Studio.PatternViewResponse(
+            path: path, format: StudioFiles.format(of: path), version: file?.version,
+            // The file's text is asked for (`text=1`): for a 1,000-event file it is half a megabyte
+            // the page does not need to draw or edit.
+            text: file?.text, ahap: AnyJSON(fallback ?? .null), duration: 0, metadata: AnyJSON(.object([:])),
+            events: [], parameters: [], curves: [], effective: .init(times: [], intensity: [], sharpness: []),
+            waveform: .init(start: 0, seconds: 0, min: [], max: [], truncated: false), findingsKey: key,
+            // A drag rarely changes the findings: the page says which it has, and gets them only
+            // when they changed (a 564-finding list is 100 kB).
+            diagnostics: key != knownFindings ? findings.map(AnyJSON.init) : nil,
+            analyzeMilliseconds: (milliseconds * 1000).rounded() / 1000)
+        if let pattern = analysis.pattern {
+            view.ahap = AnyJSON((try? JSONValue(parsing: AHAP.encode(pattern))) ?? .null)
+            view.duration = pattern.duration
+            view.metadata = AnyJSON(.object(pattern.metadata))
+            (view.events, view.parameters, view.curves) = elements(of: pattern)
+            view.effective = effectiveSamples(pattern, window: window)
+            view.waveform = (waveform ?? columns(pattern, clips: analysis.clips, window: window)).waveform
+        }
+        return view
     }
 
     /// A finding as linted, with the time of its element: what its JSON is made from.
@@ -153,41 +139,32 @@ package enum PatternView {
 
     /// Events, dynamic parameters and curves, each with its index in `Pattern` and its JSON path.
     static func elements(of pattern: HapticPattern) -> (
-        events: [JSONValue], parameters: [JSONValue], curves: [JSONValue]
+        events: [Studio.PatternViewResponse.Event], parameters: [Studio.PatternViewResponse.Parameter],
+        curves: [Studio.PatternViewResponse.Curve]
     ) {
-        var events: [JSONValue] = []
-        var parameters: [JSONValue] = []
-        var curves: [JSONValue] = []
+        var events: [Studio.PatternViewResponse.Event] = []
+        var parameters: [Studio.PatternViewResponse.Parameter] = []
+        var curves: [Studio.PatternViewResponse.Curve] = []
         for (index, element) in pattern.elements.enumerated() {
             switch element {
             case .event(let event):
                 events.append(
-                    .object([
-                        "index": .number(Double(index)), "type": .string(kind(of: event.type)),
-                        "time": .number(event.time),
-                        "duration": .number(event.type.requiresDuration ? event.duration ?? 0 : 0),
-                        "intensity": .number(decimal(event.value(of: intensity(for: event.type)))),
-                        "sharpness": .number(decimal(event.value(of: .hapticSharpness))),
-                        "jsonPath": .string("Pattern[\(index)].Event"),
-                    ]))
+                    .init(
+                        index: index, type: kind(of: event.type), time: event.time,
+                        duration: event.type.requiresDuration ? event.duration ?? 0 : 0,
+                        intensity: decimal(event.value(of: intensity(for: event.type))),
+                        sharpness: decimal(event.value(of: .hapticSharpness)), jsonPath: "Pattern[\(index)].Event"))
             case .parameter(let parameter):
                 parameters.append(
-                    .object([
-                        "index": .number(Double(index)), "parameter": .string(parameter.id.rawValue),
-                        "time": .number(parameter.time), "value": .number(decimal(parameter.value)),
-                        "jsonPath": .string("Pattern[\(index)].Parameter"),
-                    ]))
+                    .init(
+                        index: index, parameter: parameter.id.rawValue, time: parameter.time,
+                        value: decimal(parameter.value), jsonPath: "Pattern[\(index)].Parameter"))
             case .curve(let curve):
                 curves.append(
-                    .object([
-                        "index": .number(Double(index)), "parameter": .string(curve.id.rawValue),
-                        "time": .number(curve.time),
-                        "points": .array(
-                            curve.controlPoints.map {
-                                .object(["time": .number(curve.time + $0.time), "value": .number(decimal($0.value))])
-                            }),
-                        "jsonPath": .string("Pattern[\(index)].ParameterCurve"),
-                    ]))
+                    .init(
+                        index: index, parameter: curve.id.rawValue, time: curve.time,
+                        points: curve.controlPoints.map { .init(time: curve.time + $0.time, value: decimal($0.value)) },
+                        jsonPath: "Pattern[\(index)].ParameterCurve"))
             }
         }
         return (events, parameters, curves)
@@ -211,10 +188,6 @@ package enum PatternView {
 
     /// The effective intensity and sharpness (after curves and dynamic parameters), as three
     /// parallel arrays rounded to what a screen can show.
-    static func effective(_ pattern: HapticPattern, window: Studio.Window? = nil) -> JSONValue {
-        effectiveSamples(pattern, window: window).json
-    }
-
     static func effectiveSamples(_ pattern: HapticPattern, window: Studio.Window? = nil)
         -> Studio.AnalyzeResponse
         .Effective
@@ -282,14 +255,6 @@ package enum PatternView {
         package var high: [Float]
         package var truncated: Bool
 
-        var json: JSONValue {
-            let drawn = waveform
-            return .object([
-                "start": .number(start), "seconds": .number(seconds), "min": .array(drawn.min.map { .number($0) }),
-                "max": .array(drawn.max.map { .number($0) }), "truncated": .bool(truncated),
-            ])
-        }
-
         /// The columns as the page draws them, rounded to what a screen can show.
         var waveform: Studio.AnalyzeResponse.Waveform {
             func rounded(_ values: [Float]) -> [Double] {
@@ -302,12 +267,6 @@ package enum PatternView {
     /// The pattern rendered (default voice, 48 kHz, AudioCustom clips included) as the minimum
     /// and maximum of each of up to ``waveformColumns`` equal stretches: of the whole pattern, or
     /// of `window` only (so the drawing refines as the page zooms in).
-    static func waveform(_ pattern: HapticPattern, clips: [String: AudioClip] = [:], window: Studio.Window? = nil)
-        -> JSONValue
-    {
-        columns(pattern, clips: clips, window: window).json
-    }
-
     static func columns(_ pattern: HapticPattern, clips: [String: AudioClip] = [:], window: Studio.Window? = nil)
         -> Columns
     {

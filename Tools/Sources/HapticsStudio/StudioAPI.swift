@@ -88,12 +88,89 @@ extension Studio {
     }
 }
 
-extension Studio.AnalyzeResponse.Effective {
-    var json: JSONValue {
-        .object([
-            "times": .array(times.map { .number($0) }), "intensity": .array(intensity.map { .number($0) }),
-            "sharpness": .array(sharpness.map { .number($0) }),
-        ])
+extension Studio {
+    /// The pattern view: `GET /api/pattern`, `GET /api/git`, `POST /api/analyze` without edits,
+    /// and the generated pattern of `/api/audio/convert`. What the page draws, edits and lists.
+    package struct PatternViewResponse: Codable, Sendable {
+        package struct Event: Codable, Sendable, Equatable {
+            /// The entry's index in `Pattern`.
+            package var index: Int
+            /// `transient`, `continuous`, `audioContinuous` or `audioCustom`.
+            package var type: String
+            package var time: Double
+            /// 0 for a transient or an AudioCustom event without a duration.
+            package var duration: Double
+            /// Intensity (haptic) or volume (audio), and sharpness, as written.
+            package var intensity: Double
+            package var sharpness: Double
+            package var jsonPath: String
+        }
+
+        package struct Parameter: Codable, Sendable, Equatable {
+            package var index: Int
+            /// The dynamic parameter's ID (`HapticIntensityControl`, ...).
+            package var parameter: String
+            package var time: Double
+            package var value: Double
+            package var jsonPath: String
+        }
+
+        package struct Curve: Codable, Sendable, Equatable {
+            package struct Point: Codable, Sendable, Equatable {
+                /// Pattern seconds (the curve's time plus the point's).
+                package var time: Double
+                package var value: Double
+            }
+
+            package var index: Int
+            package var parameter: String
+            package var time: Double
+            package var points: [Point]
+            package var jsonPath: String
+        }
+
+        package var path: String
+        /// `ahap`, `haptic` or `vij` (`ahap` for a generated pattern).
+        package var format: String
+        /// The file's version (`HEAD` for the last commit); null for a pattern that is not a file.
+        package var version: String?
+        /// The file's text, when asked for (`text=1`).
+        package var text: String?
+        /// What the page edits: the file's own JSON for an AHAP file, the writer's AHAP for a
+        /// clip, or the page's JSON when it did not decode.
+        package var ahap: AnyJSON
+        package var duration: Double
+        package var metadata: AnyJSON
+        package var events: [Event]
+        package var parameters: [Parameter]
+        package var curves: [Curve]
+        package var effective: AnalyzeResponse.Effective
+        package var waveform: AnalyzeResponse.Waveform
+        /// Names the findings list; the page sends it back so that the same list is not resent.
+        package var findingsKey: String
+        /// The findings, as `haptic lint` finds them (absent when the page already has them).
+        package var diagnostics: [AnyJSON]?
+        package var analyzeMilliseconds: Double
+
+        // `version` and `ahap` are written as null when absent, as the page reads them.
+        package func encode(to encoder: any Encoder) throws {
+            var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(path, forKey: .path)
+            try c.encode(format, forKey: .format)
+            try c.encode(version, forKey: .version)
+            try c.encodeIfPresent(text, forKey: .text)
+            try c.encode(ahap, forKey: .ahap)
+            try c.encode(duration, forKey: .duration)
+            try c.encode(metadata, forKey: .metadata)
+            try c.encode(events, forKey: .events)
+            try c.encode(parameters, forKey: .parameters)
+            try c.encode(curves, forKey: .curves)
+            try c.encode(effective, forKey: .effective)
+            try c.encode(waveform, forKey: .waveform)
+            try c.encode(findingsKey, forKey: .findingsKey)
+            try c.encodeIfPresent(diagnostics, forKey: .diagnostics)
+            try c.encode(analyzeMilliseconds, forKey: .analyzeMilliseconds)
+        }
     }
 }
 

@@ -125,7 +125,7 @@ extension Studio {
         package var waveform: AudioColumns
         /// The generated pattern's view, as `GET /api/pattern` has it (its `ahap`, effective
         /// curves, render waveform and findings).
-        package var pattern: AnyJSON
+        package var pattern: PatternViewResponse
         package var analyzeMilliseconds: Double
     }
 
@@ -190,17 +190,14 @@ extension Studio {
         var view = PatternView.make(
             path: path, file: (StudioFiles.version(of: made.ahap), nil), analysis: made.analysis, locatesLines: true,
             milliseconds: milliseconds, window: window)
-        if case .object(var members) = view {
-            members["format"] = .string("ahap")
-            view = .object(members)
-        }
+        view.format = "ahap"
         let events = made.result.pattern.events
         return AudioConvertResponse(
             path: path, version: sound.version, audio: sound.info, options: Self.json(options),
             transients: events.count { $0.type == .hapticTransient },
             continuous: events.count { $0.type == .hapticContinuous }, onsets: made.result.onsets.count,
             droppedForBudget: made.result.droppedForBudget, ahapBytes: made.ahap.count,
-            waveform: sound.columns(window), pattern: AnyJSON(view),
+            waveform: sound.columns(window), pattern: view,
             analyzeMilliseconds: (milliseconds * 1000).rounded() / 1000)
     }
 

@@ -193,7 +193,7 @@ extension Studio {
     /// `GET /api/pattern`: the view of the file as it is on disk. An AHAP file's `ahap` is its
     /// own JSON (values as written, out-of-range ones too), so that the page's edits address
     /// the file's entries; AudioCustom waveforms are loaded as `render` loads them.
-    func openView(path: String, bytes: [UInt8], withText: Bool) -> JSONValue {
+    func openView(path: String, bytes: [UInt8], withText: Bool) -> PatternViewResponse {
         let started = ContinuousClock.now
         let real = try? files.resolve(path)
         let analysis = PatternView.analyze(bytes, path: path, waveformsBeside: real)
@@ -202,16 +202,16 @@ extension Studio {
             path: path, file: (StudioFiles.version(of: bytes), withText ? String(decoding: bytes, as: UTF8.self) : nil),
             analysis: analysis, locatesLines: true,
             milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
-        if case .array(let findings)? = view["diagnostics"], let key = view["findingsKey"]?.string {
+        if let findings = view.diagnostics {
             cache.keepFindings(
-                .init(key: key, locatesLines: true, raw: PatternView.rawFindings(analysis), list: findings))
+                .init(
+                    key: view.findingsKey, locatesLines: true, raw: PatternView.rawFindings(analysis),
+                    list: findings.map(\.value)))
         }
         if analysis.pattern != nil, StudioFiles.format(of: path) == "ahap",
-            let patch = try? sourcePatch(path: path, version: StudioFiles.version(of: bytes), disk: bytes),
-            case .object(var members) = view
+            let patch = try? sourcePatch(path: path, version: StudioFiles.version(of: bytes), disk: bytes)
         {
-            members["ahap"] = patch.value
-            view = .object(members)
+            view.ahap = AnyJSON(patch.value)
         }
         return view
     }

@@ -106,7 +106,7 @@ package final class Studio: Sendable {
             let bytes = try files.read(path)
             watcher.watch(path, version: StudioFiles.version(of: bytes))
             let withText = request.uri.queryParameters.get("text") == "1"
-            return Self.json(openView(path: path, bytes: bytes, withText: withText))
+            return Self.encoded(openView(path: path, bytes: bytes, withText: withText))
         }
         router.post("/api/analyze") { [self] request, _ in
             let raw = try await Self.bodyBytes(request)
@@ -118,7 +118,7 @@ package final class Studio: Sendable {
             let bytes = try files.read(path)
             let edited = try Self.member(body, "ahap")
             guard case .object = edited else { throw StudioError.badRequest("\"ahap\" must be an AHAP object") }
-            return Self.json(try view(path: path, fileBytes: bytes, edited: edited))
+            return Self.encoded(try view(path: path, fileBytes: bytes, edited: edited))
         }
         router.put("/api/pattern") { [self] request, _ in
             let path = try Self.query(request, "path")
@@ -148,11 +148,8 @@ package final class Studio: Sendable {
             let analysis = PatternView.analyze(bytes, path: place.realPath)
             if let pattern = analysis.pattern { try Self.checkAnalysable(pattern) }
             var out = view(path: path, fileBytes: nil, edited: nil, analysis: analysis, locatesLines: true)
-            if case .object(var members) = out {
-                members["version"] = .string("HEAD")
-                out = .object(members)
-            }
-            return Self.json(out)
+            out.version = "HEAD"
+            return Self.encoded(out)
         }
         router.post("/api/diff") { [self] request, _ in
             let raw = try await Self.bodyBytes(request)
@@ -182,7 +179,7 @@ package final class Studio: Sendable {
 
     /// The view of the file at `path`, or of an edit of it (`edited`, the page's AHAP JSON).
     func view(path: String, fileBytes: [UInt8]?, edited: JSONValue?, withText: Bool = false) throws(StudioError)
-        -> JSONValue
+        -> PatternViewResponse
     {
         let started = ContinuousClock.now
         let bytes = edited.map { Array($0.jsonText.utf8) } ?? fileBytes ?? []
@@ -199,7 +196,7 @@ package final class Studio: Sendable {
     func view(
         path: String, fileBytes: [UInt8]?, edited: JSONValue?, analysis: PatternView.Analysis, locatesLines: Bool,
         withText: Bool = false, milliseconds: Double = 0
-    ) -> JSONValue {
+    ) -> PatternViewResponse {
         PatternView.make(
             path: path,
             file: fileBytes.map { (StudioFiles.version(of: $0), withText ? String(decoding: $0, as: UTF8.self) : nil) },
