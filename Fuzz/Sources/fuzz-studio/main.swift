@@ -136,7 +136,8 @@ let status = runFuzzer { data, count in
     require(headers[.contentSecurityPolicy]?.hasPrefix("default-src 'none'") == true, "no CSP: \(what)")
     if code >= 400 {
         require(headers[.contentType] == "application/json", "an error that is not JSON: \(what)")
-        require(body.starts(with: Array("{\"error\": \"".utf8)), "an error without a message: \(what)")
+        let error = try? JSONDecoder().decode(Studio.ErrorResponse.self, from: Data(body))
+        require(error.map { !$0.error.isEmpty } == true, "an error without a message: \(what)")
     }
     if method == .put || route == "/api/audio/save" {
         let left =
