@@ -30,7 +30,7 @@ const state = {
 // `parts`: per analysis drawn, where its time went (haptic-bench studio prints them): waiting
 // behind the one in flight, the request to its answer, the server's own analysis, the page's
 // applying and drawing it.
-const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, analyses: 0, bytesSent: 0, bytesReceived: 0 };
+const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, seriesLayers: 0, analyses: 0, bytesSent: 0, bytesReceived: 0 };
 // Which entry of the opened file each element object of `state.ahap.Pattern` is (objects the
 // page added have none). Edited elements are copies that keep their original's entry.
 let origins = new WeakMap();
@@ -1166,6 +1166,8 @@ function inLane(lane, w, body, g = ctx2d) {
 // the timeline until they, the view or the selection change: a drag redraws only what it moves
 // (a whole 10-minute pattern on screen is 6,000 events).
 const eventLayer = { canvas: null, key: "", events: [] };
+const seriesLayer = { canvas: null, key: "", effective: null };
+const findingMarks = { diagnostics: null, key: "", marks: null };
 
 function draw() {
   const drawStarted = performance.now();
@@ -1248,8 +1250,30 @@ function draw() {
   // Effective intensity (filled) and sharpness, after curves and dynamic parameters.
   const eff = state.view?.effective;
   const other = state.compare?.view?.effective;
+  const range = eff && eff.times.length ? seriesRange(eff.times, t0, t1) : null;
+  const dense = range !== null && range[1] - range[0] > w - LEFT - 8;
+  if (dense) {
+    // Drawn once per analysis and view into a layer of its own, copied until then.
+    const key = [w, h, dpr, state.viewport.start, state.viewport.spp, color("--intensity"), color("--sharpness"), JSON.stringify(LANES)].join(" ");
+    if (seriesLayer.key !== key || seriesLayer.effective !== eff) {
+      seriesLayer.canvas = seriesLayer.canvas || document.createElement("canvas");
+      seriesLayer.canvas.width = canvas.width;
+      seriesLayer.canvas.height = canvas.height;
+      const lg = seriesLayer.canvas.getContext("2d");
+      lg.setTransform(dpr, 0, 0, dpr, 0, 0);
+      lg.clearRect(0, 0, w, h);
+      for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => drawSeriesColumns(lg, eff.times, eff[lane], lane, color("--" + lane), ...range), lg);
+      seriesLayer.key = key;
+      seriesLayer.effective = eff;
+      metrics.seriesLayers += 1;
+    }
+    g.save();
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.drawImage(seriesLayer.canvas, 0, 0);
+    g.restore();
+  }
   for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
-    if (eff && eff.times.length) drawSeries(eff.times, eff[lane], lane, color("--" + lane), true, t0, t1);
+    if (range && !dense) drawSeries(eff.times, eff[lane], lane, color("--" + lane), true, t0, t1);
     if (other && other.times.length) {
       g.setLineDash([5, 4]);
       drawSeries(other.times, other[lane], lane, lane === "intensity" ? "#cfe6ff" : "#ffe0b8", false, t0, t1);
@@ -1410,19 +1434,25 @@ function draw() {
 
   // Findings, as marks on the top edge at their element's time.
   inLane("intensity", w, () => {
-    // One mark per pixel and severity: a 10-minute pattern on screen has 3,700 notes.
-    const marks = { note: new Path2D(), warning: new Path2D(), error: new Path2D() };
-    const marked = new Set();
-    for (const f of state.view?.diagnostics || []) {
-      if (f.time === undefined || f.time < t0 - 1 || f.time > t1 + 1) continue;
-      const severity = marks[f.severity] ? f.severity : "note";
-      const mark = marks[severity];
-      const px = Math.round(x(f.time));
-      if (marked.has(severity + px)) continue;
-      marked.add(severity + px);
-      mark.moveTo(px - 5, LANES.intensity[0] - 6); mark.lineTo(px + 5, LANES.intensity[0] - 6); mark.lineTo(px, LANES.intensity[0] + 2); mark.closePath();
+    // One mark per pixel and severity: a 10-minute pattern on screen has 3,700 notes. The marks
+    // are made again only when the findings or the view change (not on each move of a drag).
+    const diagnostics = state.view?.diagnostics || [];
+    const key = [w, t0, t1, LANES.intensity[0]].join(" ");
+    if (findingMarks.diagnostics !== diagnostics || findingMarks.key !== key) {
+      const marks = { note: new Path2D(), warning: new Path2D(), error: new Path2D() };
+      const marked = new Set();
+      for (const f of diagnostics) {
+        if (f.time === undefined || f.time < t0 - 1 || f.time > t1 + 1) continue;
+        const severity = marks[f.severity] ? f.severity : "note";
+        const mark = marks[severity];
+        const px = Math.round(x(f.time));
+        if (marked.has(severity + px)) continue;
+        marked.add(severity + px);
+        mark.moveTo(px - 5, LANES.intensity[0] - 6); mark.lineTo(px + 5, LANES.intensity[0] - 6); mark.lineTo(px, LANES.intensity[0] + 2); mark.closePath();
+      }
+      Object.assign(findingMarks, { diagnostics, key, marks });
     }
-    for (const severity of ["note", "warning", "error"]) { g.fillStyle = color("--" + severity); g.fill(marks[severity]); }
+    for (const severity of ["note", "warning", "error"]) { g.fillStyle = color("--" + severity); g.fill(findingMarks.marks[severity]); }
   });
 
   // The playhead.
@@ -1443,22 +1473,27 @@ function draw() {
   updateReadout();
 }
 
+// The samples of a series that a drawing of t0...t1 uses: from the one before t0 to the first
+// after t1.
+function seriesRange(times, t0, t1) {
+  const first = Math.max(0, lowerBound(times, t0) - 1);
+  let after = lowerBound(times, t1);
+  while (after < times.length && times[after] <= t1) after += 1;
+  return [first, Math.min(times.length - 1, after)];
+}
+
 function drawSeries(times, values, lane, stroke, fill, t0, t1) {
   const g = ctx2d;
-  let i = lowerBound(times, t0) - 1;
-  if (i < 0) i = 0;
+  const [first, last] = seriesRange(times, t0, t1);
   g.strokeStyle = stroke;
   g.lineWidth = 1.5;
   g.beginPath();
-  const first = i;
-  for (; i < times.length; i += 1) {
+  for (let i = first; i <= last; i += 1) {
     const px = x(times[i]), py = laneY(lane, values[i]);
     if (i === first) g.moveTo(px, py); else g.lineTo(px, py);
-    if (times[i] > t1) break;
   }
   g.stroke();
   if (fill) {
-    const last = Math.min(i, times.length - 1);
     g.lineTo(x(times[last]), LANES[lane][1]);
     g.lineTo(x(times[first]), LANES[lane][1]);
     g.closePath();
@@ -1467,6 +1502,44 @@ function drawSeries(times, values, lane, stroke, fill, t0, t1) {
     g.fill();
     g.globalAlpha = 1;
   }
+}
+
+// A series with more samples on screen than pixel columns (a long pattern seen whole) is drawn
+// per column: a bar over the values the line passes through there, over the area under the
+// column's highest value. It looks as the line does at that scale, and costs the rasteriser
+// only rectangles: a filled line zigzagging through thousands of samples costs a software
+// rasteriser (Chromium without a GPU) several frames each time it is drawn.
+function drawSeriesColumns(g, times, values, lane, stroke, first, last) {
+  const bottom = LANES[lane][1], right = canvas.clientWidth + 2;
+  const columns = [];
+  let column = null, top = 0, low = 0, previous = null;
+  const close = () => { if (column !== null) columns.push(column, top, low); };
+  for (let i = first; i <= last; i += 1) {
+    const px = x(times[i]), py = laneY(lane, values[i]);
+    const c = Math.floor(px);
+    if (c !== column) {
+      close();
+      // Across columns without samples the line runs straight from the previous sample.
+      if (previous !== null) {
+        for (let k = Math.max(column + 1, -2); k < Math.min(c, right); k += 1) {
+          const y = previous[1] + (py - previous[1]) * ((k + 0.5 - previous[0]) / (px - previous[0]));
+          columns.push(k, y, y);
+        }
+      }
+      // The line enters this column at the previous sample's height.
+      const entry = previous !== null && c - column === 1 ? previous[1] : py;
+      column = c; top = Math.min(entry, py); low = Math.max(entry, py);
+    } else {
+      top = Math.min(top, py); low = Math.max(low, py);
+    }
+    previous = [px, py];
+  }
+  close();
+  g.fillStyle = stroke;
+  g.globalAlpha = 0.18;
+  for (let k = 0; k < columns.length; k += 3) g.fillRect(columns[k], columns[k + 1], 1, bottom - columns[k + 1]);
+  g.globalAlpha = 1;
+  for (let k = 0; k < columns.length; k += 3) g.fillRect(columns[k], columns[k + 1] - 0.75, 1, columns[k + 2] - columns[k + 1] + 1.5);
 }
 
 function lowerBound(array, value) {
