@@ -4,7 +4,8 @@ import Testing
 import _ToolTestSupport
 
 /// A pattern of thousands of events in headless Chromium (issue 28, "fluid on big files"): the
-/// drawing of a dense analysis stays what it was while a drag redraws.
+/// pointer finds the event a designer points at among thousands, and the drawing of a dense
+/// analysis stays what it was while a drag redraws.
 @Suite(.serialized) struct StudioBigPatternTests {
     /// 3,000 transients 10 ms apart (several per pixel with the whole pattern on screen), and a
     /// 0.3 s continuous event every second.
@@ -29,6 +30,92 @@ import _ToolTestSupport
         try await page.waitFor(
             "document.body.dataset.ready === '1' && studio.state.path === 'pats/dense.ahap' && !studio.state.analysis.inflight",
             timeout: 30)
+    }
+
+    /// The page's hit test against a plain look at every event (the rule as docs/studio.md gives
+    /// it: a transient within 4 pixels, else the nearest end edge within 5.5, else the nearest
+    /// transient within 7, else a body; of events as near, the first in the pattern), at 500
+    /// points across both lanes: the number of points where they differ, and where they hit.
+    static func disagreements(_ page: DevToolsPage) async throws -> (Int, Int) {
+        let json =
+            try await page.string(
+                """
+                (() => {
+                  const events = studio.model(studio.state.ahap).events;
+                  const reference = (px, lane) => {
+                    let transient = null, td = 7, edge = null, ed = 5.5, body = null;
+                    for (const e of events) {
+                      if (e.continuous) {
+                        const a = studio.x(e.time), b = Math.max(studio.x(e.time + e.duration), a + 2);
+                        const d = Math.abs(px - b);
+                        if (d < ed) { edge = { kind: 'event', index: e.index, edge: 'end', lane }; ed = d; }
+                        if (px >= a - 3 && px <= b && body === null) body = { kind: 'event', index: e.index, lane };
+                      } else {
+                        const d = Math.abs(studio.x(e.time) - px);
+                        if (d < td) { transient = { kind: 'event', index: e.index, lane }; td = d; }
+                      }
+                    }
+                    if (transient && td <= 4) return transient;
+                    return edge || transient || body;
+                  };
+                  const width = document.getElementById('timeline').clientWidth;
+                  let differ = 0, hits = 0;
+                  for (let n = 0; n < 500; n += 1) {
+                    const px = studio.LEFT + (width - studio.LEFT) * n / 500 + 0.37;
+                    const lane = n % 2 ? 'intensity' : 'sharpness';
+                    const py = (studio.LANES[lane][0] + studio.LANES[lane][1]) / 2;
+                    const got = JSON.stringify(studio.hitTest(px, py)), want = JSON.stringify(reference(px, lane));
+                    if (got !== want) differ += 1;
+                    if (want !== 'null') hits += 1;
+                  }
+                  return JSON.stringify([differ, hits]);
+                })()
+                """) ?? "[]"
+        let values = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Int])
+        return (values[0], values[1])
+    }
+
+    @Test(.timeLimit(.minutes(3))) func thePointerFindsTheEventAmongThousandsAndADragMovesOnlyIt() async throws {
+        try await StudioHarness.with(files: ["dense.ahap": Self.dense]) { studio in
+            try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                // The whole pattern on screen, then 2 s (events 4 pixels apart and more).
+                var (differ, hits) = try await Self.disagreements(page)
+                #expect(differ == 0 && hits > 250, "whole pattern: \(differ) of 500 differ, \(hits) hits")
+                _ = try await page.evaluate(
+                    "studio.state.viewport.spp = 2 / (document.getElementById('timeline').clientWidth - 52); studio.state.viewport.start = 9.9; 1"
+                )
+                (differ, hits) = try await Self.disagreements(page)
+                #expect(differ == 0 && hits > 250, "2 s on screen: \(differ) of 500 differ, \(hits) hits")
+
+                // Drag transient 1,042 (10.42 s) by its dot, 25 pixels right and up.
+                let (x, y) = try await StudioBrowserTests.handle(of: 1_042, page)
+                let spp = try #require(try await page.number("studio.state.viewport.spp"))
+                // After each move the pointer finds the event where it now is (to grab it again).
+                let found =
+                    "JSON.stringify(studio.hitTest(studio.x(studio.state.ahap.Pattern[1042].Event.Time), studio.laneY('intensity', 0.5)))"
+                var lost: [String] = []
+                try await page.mouse("mouseMoved", x, y)
+                try await page.mouse("mousePressed", x, y, clickCount: 1)
+                for step in 1...10 {
+                    try await page.mouse("mouseMoved", x + 2.5 * Double(step), y - 2 * Double(step), buttons: 1)
+                    let hit = try await page.string(found) ?? ""
+                    if hit != #"{"kind":"event","index":1042,"lane":"intensity"}"# {
+                        lost.append("move \(step): \(hit)")
+                    }
+                }
+                try await page.mouse("mouseReleased", x + 25, y - 20, clickCount: 1)
+                #expect(lost.isEmpty, "\(lost)")
+                try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
+                let expected = ((10.42 + 25 * spp) * 1000).rounded() / 1000
+                #expect(try await page.number("studio.state.ahap.Pattern[1042].Event.Time") == expected)
+                #expect(try await page.number("studio.edits().length") == 1, "only the dragged event changed")
+                // The event moved past its neighbours in time: the pointer still finds every event.
+                (differ, hits) = try await Self.disagreements(page)
+                #expect(differ == 0 && hits > 250, "after the drag: \(differ) of 500 differ, \(hits) hits")
+                #expect(page.consoleMessages.filter { $0.hasPrefix("exception") }.isEmpty, "\(page.consoleMessages)")
+            }
+        }
     }
 
     /// With far more samples of the effective intensity than pixels, the page draws it per

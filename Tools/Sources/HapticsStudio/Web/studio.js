@@ -1587,6 +1587,55 @@ function summary() {
 
 // ---------------------------------------------------------------- pointer and keys
 
+// The events of a model in time order (transients, and continuous events by start), so that a
+// hit test looks only at those near the pointer (a 10-minute pattern is 6,000 events, and each
+// mouse move tests). An edit's model differs from the one before in the entries it copied, so
+// the index is patched from the last one rather than sorted again.
+const byTime = (a, b) => a.time - b.time || a.index - b.index;
+let eventIndex = null;
+
+function sortedPlace(list, entry) {
+  let lo = 0, hi = list.length;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (byTime(list[mid], entry) < 0) lo = mid + 1; else hi = mid; }
+  return lo;
+}
+
+function firstFrom(list, time) {
+  let lo = 0, hi = list.length;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (list[mid].time < time) lo = mid + 1; else hi = mid; }
+  return lo;
+}
+
+function indexOfEvents(m) {
+  if (eventIndex && eventIndex.model === m) return eventIndex;
+  const last = eventIndex;
+  let changed = null;
+  if (last && last.model.events.length === m.events.length) {
+    changed = [];
+    for (let n = 0; n < m.events.length && changed.length <= 16; n += 1) if (m.events[n] !== last.model.events[n]) changed.push(n);
+  }
+  let index = null;
+  if (changed && changed.length <= 16 && changed.every((n) => m.events[n].index === last.model.events[n].index)) {
+    index = { model: m, transients: last.transients.slice(), continuous: last.continuous.slice(), longest: last.longest };
+    for (const n of changed) {
+      const old = last.model.events[n], e = m.events[n];
+      const from = old.continuous ? index.continuous : index.transients;
+      const at = sortedPlace(from, old);
+      if (from[at] !== old) { index = null; break; }
+      from.splice(at, 1);
+      const to = e.continuous ? index.continuous : index.transients;
+      to.splice(sortedPlace(to, e), 0, e);
+      if (e.continuous) index.longest = Math.max(index.longest, e.duration);
+    }
+  }
+  if (index === null) {
+    index = { model: m, transients: m.events.filter((e) => !e.continuous).sort(byTime), continuous: m.events.filter((e) => e.continuous).sort(byTime), longest: 0 };
+    for (const e of index.continuous) index.longest = Math.max(index.longest, e.duration);
+  }
+  eventIndex = index;
+  return index;
+}
+
 function hitTest(px, py) {
   const m = model(state.ahap);
   const lane = laneAt(py);
@@ -1601,18 +1650,26 @@ function hitTest(px, py) {
   }
   if (lane !== "intensity" && lane !== "sharpness") return null;
   // A transient under the pointer wins over a continuous event's body or end edge (grabbing a
-  // transient must never resize its neighbour); then the nearest end edge; then a body.
+  // transient must never resize its neighbour); then the nearest end edge; then a body. Of
+  // events as near, the first in the pattern.
+  const { transients, continuous, longest } = indexOfEvents(m);
   let transient = null, transientDistance = 7, edge = null, edgeDistance = 5.5, body = null;
-  for (const e of m.events) {
-    if (e.continuous) {
-      const a = x(e.time), b = Math.max(x(e.time + e.duration), a + 2);
-      const d = Math.abs(px - b);
-      if (d < edgeDistance) { edge = { kind: "event", index: e.index, edge: "end", lane }; edgeDistance = d; }
-      if (px >= a - 3 && px <= b && body === null) body = { kind: "event", index: e.index, lane };
-    } else {
-      const d = Math.abs(x(e.time) - px);
-      if (d < transientDistance) { transient = { kind: "event", index: e.index, lane }; transientDistance = d; }
-    }
+  // Transients within 7 pixels (a pixel's margin for rounding).
+  for (let n = firstFrom(transients, timeAt(px - 8)); n < transients.length; n += 1) {
+    const e = transients[n];
+    if (e.time > timeAt(px + 8)) break;
+    const d = Math.abs(x(e.time) - px);
+    if (d < transientDistance || (d === transientDistance && transient && e.index < transient.index)) { transient = { kind: "event", index: e.index, lane }; transientDistance = d; }
+  }
+  // Continuous events whose body or end edge can be within reach: starting at most 6 pixels
+  // right of the pointer, and not ending (nor starting, for the shortest) more than 8 left of it.
+  for (let n = firstFrom(continuous, timeAt(px - 8) - Math.max(0, longest)); n < continuous.length; n += 1) {
+    const e = continuous[n];
+    if (e.time > timeAt(px + 6)) break;
+    const a = x(e.time), b = Math.max(x(e.time + e.duration), a + 2);
+    const d = Math.abs(px - b);
+    if (d < edgeDistance || (d === edgeDistance && edge && e.index < edge.index)) { edge = { kind: "event", index: e.index, edge: "end", lane }; edgeDistance = d; }
+    if (px >= a - 3 && px <= b && (body === null || e.index < body.index)) body = { kind: "event", index: e.index, lane };
   }
   if (transient && transientDistance <= 4) return transient;
   return edge || transient || body;
@@ -1829,6 +1886,6 @@ async function start() {
 }
 
 // For tests and the benchmark: where things are drawn, and where the head is.
-Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, LANES, LEFT });
+Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, hitTest, LANES, LEFT });
 
 start();
