@@ -12,6 +12,37 @@ public struct AudioHapticsResult: Sendable {
     public var droppedForBudget: Int
 }
 
+/// What ``AudioHaptics/convert(_:options:writingAHAP:)`` wrote.
+public struct AudioHapticsSummary: Sendable {
+    /// Onsets found, before the events-per-second budget thinned the transients.
+    public var onsets: Int
+    /// Seconds of audio analysed.
+    public var duration: Double
+    /// Transients left out to keep within ``AudioHapticsOptions/maxEventsPerSecond``.
+    public var droppedForBudget: Int
+    /// Transients written.
+    public var transients: Int
+    /// Continuous events written.
+    public var continuousEvents: Int
+
+    init(onsets: Int, duration: Double, droppedForBudget: Int, transients: Int, continuousEvents: Int) {
+        self.onsets = onsets
+        self.duration = duration
+        self.droppedForBudget = droppedForBudget
+        self.transients = transients
+        self.continuousEvents = continuousEvents
+    }
+
+    /// The same figures for a pattern made whole.
+    public init(_ result: AudioHapticsResult) {
+        let events = result.pattern.events
+        self.init(
+            onsets: result.onsets.count, duration: result.duration, droppedForBudget: result.droppedForBudget,
+            transients: events.count { $0.type == .hapticTransient },
+            continuousEvents: events.count { $0.type == .hapticContinuous })
+    }
+}
+
 /// Audio to haptics: a sound file in, a Core Haptics pattern out (docs/audio-to-haptics.md).
 ///
 /// ```swift
@@ -40,5 +71,35 @@ public enum AudioHaptics {
             throw AudioDecodeError(file: reader.name, "no audio: the file holds 0 samples")
         }
         return analyzer.finish()
+    }
+
+    /// Reads `reader` to its end and writes its pattern as AHAP while it reads: `write` gets the
+    /// document's bytes in order, a few at a time. The bytes are those of `AHAP.encode` of the
+    /// pattern ``convert(_:options:)`` returns, but memory stays that of the analysis (the
+    /// window, and the events of the last continuous sound, at most 20 s) however long the file.
+    /// Nothing is written for a file with no samples.
+    ///
+    /// - Throws: ``AudioDecodeError`` as ``convert(_:options:)`` does, or what `write` throws.
+    public static func convert(
+        _ reader: AudioFileReader, options: AudioHapticsOptions,
+        writingAHAP write: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> AudioHapticsSummary {
+        if let problem = options.problem { throw AudioDecodeError(file: reader.name, problem) }
+        let analyzer = AudioHapticsAnalyzer(sampleRate: reader.sampleRate, options: options)
+        let stream = PatternStream(options: options)
+        analyzer.stream = stream
+        let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
+        defer { block.deallocate() }
+        while case let n = reader.read(into: block), n > 0 {
+            analyzer.process(UnsafeBufferPointer(rebasing: block[0..<n]))
+            analyzer.advanceStream()
+            if stream.encoder.pendingBytes >= 1 << 16 { try stream.drain(write) }
+        }
+        guard reader.framesRead > 0 else {
+            throw AudioDecodeError(file: reader.name, "no audio: the file holds 0 samples")
+        }
+        let summary = analyzer.finishStream()
+        try stream.drain(write)
+        return summary
     }
 }

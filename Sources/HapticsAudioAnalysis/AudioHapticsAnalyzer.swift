@@ -132,6 +132,10 @@ public final class AudioHapticsAnalyzer {
     private var silentFrames = 0
     private var elements: [PatternElement] = []
     private var continuousStarts: [Double] = []
+    /// When set (``AudioHaptics/convert(_:options:writingAHAP:)``), events go to the stream as
+    /// they are made instead of being kept for ``finish()``.
+    var stream: PatternStream?
+    private var onsetCount = 0
 
     public init(sampleRate: Int, options: AudioHapticsOptions) {
         self.options = options
@@ -440,13 +444,20 @@ public final class AudioHapticsAnalyzer {
         lastOnsetFrame = c
         lastOnsetTime = time
         onsets.append(time)
+        onsetCount += 1
         peak = max(peak, excess)
         var loudest = -Double.infinity
         for j in c...min(latest, c + 3) { loudest = max(loudest, frames[j % Self.ring].dB) }
         let strength = Double(min(1, excess / peak))
         let intensity = min(1, intensityFor(dB: loudest) * (0.5 + 0.5 * strength))
         let sharpness = frames[min(latest, c + 1) % Self.ring].sharpness
-        transients.append(Transient(time: time, intensity: Float(intensity), sharpness: Float(sharpness)))
+        if let stream {
+            if options.content != .continuousOnly {
+                stream.addTransient(.init(time: time, intensity: Float(intensity), sharpness: Float(sharpness)))
+            }
+        } else {
+            transients.append(Transient(time: time, intensity: Float(intensity), sharpness: Float(sharpness)))
+        }
     }
 
     /// The start of the 1 ms block within frame `c`'s window where energy jumps most over the 4 before it.
@@ -532,17 +543,57 @@ public final class AudioHapticsAnalyzer {
             points.map { ($0.time, $0.sharpness - meanSharpness) }, tolerance: tolerance)
         sharpness.append((end, sharpness.last!.1))
         sharpness.append((end + 0.01, 0))
-        continuousStarts.append(start)
-        elements.append(
+        var made: [PatternElement] = [
             .event(
                 HapticEvent(
                     time: start, type: .hapticContinuous, duration: end - start,
-                    parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, Float(meanSharpness))])))
+                    parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, Float(meanSharpness))]))
+        ]
         for curve in CurveSimplifier.curves(.hapticIntensityControl, intensity)
             + CurveSimplifier.curves(.hapticSharpnessControl, sharpness)
         {
-            elements.append(.curve(curve))
+            made.append(.curve(curve))
         }
+        if let stream {
+            stream.addContinuous(start: start, made)
+        } else {
+            continuousStarts.append(start)
+            elements += made
+        }
+    }
+
+    // MARK: Streaming
+
+    /// Hands the stream what the analysis can no longer change, and forgets onsets no
+    /// continuous event can start at any more.
+    func advanceStream() {
+        guard let stream else { return }
+        // The next onset is picked in frame `frame - postMax`; `refine` puts it no earlier than
+        // the 1 ms block holding the start of that frame's window.
+        let c = frame - Self.postMax
+        let transientBound = Double((c + 1) * hop - size - 2 * block) / rate
+        // A continuous event starts no earlier than the first point of its sound.
+        let continuousBound =
+            options.content == .transientsOnly
+            ? Double.infinity : segment.first?.time ?? max(0, centre(frame))
+        stream.advance(transientBound: transientBound, continuousBound: continuousBound)
+        let keepFrom = min(transientBound, continuousBound) - 0.1
+        if onsets.count > 64, let first = onsets.firstIndex(where: { $0 >= keepFrom }), first > 0 {
+            onsets.removeFirst(first)
+        }
+    }
+
+    /// Flushes the last frames and closes the streamed document.
+    func finishStream() -> AudioHapticsSummary {
+        let tail = size + hop * (Self.postMax + 2)
+        for _ in 0..<tail { take(0) }
+        closeSegment()
+        let stream = stream!
+        stream.finish()
+        return AudioHapticsSummary(
+            onsets: onsetCount, duration: Double(sourceFrames) / Double(sourceRate),
+            droppedForBudget: stream.dropped, transients: stream.transientsWritten,
+            continuousEvents: stream.continuousWritten)
     }
 
     // MARK: Finishing

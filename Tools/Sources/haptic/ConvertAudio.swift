@@ -106,23 +106,37 @@ extension HapticCommand.Convert {
         } catch {
             throw Terminal.failure(error.message, status: 64)
         }
-        let result: AudioHapticsResult
+        let reader: AudioFileReader
         do {
-            let reader = try AudioFileReader(path: input)
-            result = try AudioHaptics.convert(reader, options: options)
+            reader = try AudioFileReader(path: input)
         } catch {
             Terminal.printError("haptic: \(error)")
             throw ExitCode.failure
         }
-        let file = PatternFile(path: input, pattern: result.pattern)
-        let conversion = PatternConversion(file, to: target ?? .ahap, kotlin: kotlin)
-        try write(conversion)
-        let events = result.pattern.events
-        let transients = events.count { $0.type == .hapticTransient }
-        let continuous = events.count { $0.type == .hapticContinuous }
+        let summary: AudioHapticsSummary
+        let conversion: PatternConversion
+        if (target ?? .ahap) == .ahap {
+            // Written while the sound is read: memory stays that of the analysis window.
+            summary = try streamAHAP(reader, options: options)
+            conversion = PatternConversion(PatternFile(path: input, pattern: HapticPattern()), to: .ahap)
+        } else {
+            let result: AudioHapticsResult
+            do {
+                result = try AudioHaptics.convert(reader, options: options)
+            } catch {
+                Terminal.printError("haptic: \(error)")
+                throw ExitCode.failure
+            }
+            let file = PatternFile(path: input, pattern: result.pattern)
+            conversion = PatternConversion(file, to: target ?? .ahap, kotlin: kotlin)
+            try write(conversion)
+            summary = AudioHapticsSummary(result)
+        }
+        let transients = summary.transients
+        let continuous = summary.continuousEvents
         let budget =
-            result.droppedForBudget > 0
-            ? " (\(result.droppedForBudget) over the events-per-second budget left out)" : ""
+            summary.droppedForBudget > 0
+            ? " (\(summary.droppedForBudget) over the events-per-second budget left out)" : ""
         if json {
             print(conversion.json(check: nil))
         } else {
@@ -133,8 +147,33 @@ extension HapticCommand.Convert {
             } else {
                 Terminal.printError(
                     "\(input): \(transients) transients, \(continuous) continuous events from "
-                        + String(format: "%.1f", result.duration) + " s of audio\(budget)")
+                        + String(format: "%.1f", summary.duration) + " s of audio\(budget)")
             }
+        }
+    }
+
+    /// Analyses `reader` into AHAP written as it goes: to standard output, or to a temporary file
+    /// beside the output, moved over it only when complete (removed on any failure).
+    private func streamAHAP(_ reader: AudioFileReader, options: AudioHapticsOptions) throws -> AudioHapticsSummary {
+        let file: AtomicFile?
+        do {
+            file = output == "-" ? nil : try AtomicFile(replacing: output)
+        } catch {
+            throw Terminal.failure("cannot write '\(output)': \(error.errno)")
+        }
+        do {
+            let summary = try AudioHaptics.convert(reader, options: options) { bytes in
+                if let file { try file.write(bytes) } else { FileHandle.standardOutput.write(Data(bytes)) }
+            }
+            try file?.commit()
+            return summary
+        } catch let error as AudioDecodeError {
+            file?.abandon()
+            Terminal.printError("haptic: \(error)")
+            throw ExitCode.failure
+        } catch let error as SystemCallError {
+            file?.abandon()
+            throw Terminal.failure("cannot write '\(output)': \(error.errno)")
         }
     }
 }

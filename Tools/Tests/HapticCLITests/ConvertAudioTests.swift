@@ -39,6 +39,20 @@ struct ConvertAudioTests {
         let times = pattern.pattern.events.filter { $0.type == .hapticTransient }.map(\.time)
         #expect(times.count == Self.clickTimes.count)
         for (found, expected) in zip(times, Self.clickTimes) { #expect(abs(found - expected) <= 0.010) }
+        // Standard output gets the same bytes, streamed.
+        let piped = try await Haptic.run(["convert", input, "-o", "-", "--to", "ahap"])
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(Array(piped.output.utf8) == Array(try Data(contentsOf: URL(filePath: scratch.path("clicks.ahap")))))
+    }
+
+    @Test("A pattern that cannot be written: one line, status 1, no file left behind")
+    func unwritable() async throws {
+        let input = try scratch.write("clicks.wav", Self.clicks())
+        let output = scratch.path("missing/clicks.ahap")
+        let result = try await Haptic.run(["convert", input, "-o", output])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("haptic: cannot write '\(output)': "), "\(result.stderr)")
+        #expect(result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
     }
 
     @Test("Audio input to .haptic and to Android, options and --with-audio")
@@ -98,6 +112,11 @@ struct ConvertAudioTests {
             #expect(result.stderr.hasPrefix(expected), "\(name): \(result.stderr)")
             #expect(result.stderr.filter { $0 == "\n" }.count == 1, "\(name): \(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: scratch.path("out.ahap")))
+            // The temporary file the pattern streams into is gone too.
+            let left = try FileManager.default.contentsOfDirectory(atPath: scratch.url.path).filter {
+                $0.contains("partial")
+            }
+            #expect(left.isEmpty, "\(name): \(left)")
         }
     }
 
