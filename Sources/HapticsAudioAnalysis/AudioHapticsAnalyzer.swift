@@ -364,10 +364,32 @@ public final class AudioHapticsAnalyzer {
         let history = self.history
         let windowed = self.windowed
         let window = self.window
-        // Two loops: the running sum is serial, the windowing vectorises on its own.
+        // The window and the sum of squares in one pass on sixteen lanes: a serial sum would be
+        // one chain of `size` dependent additions, bound by their latency.
         var sumSquares: Float = 0
-        for i in 0..<size { sumSquares += history[i] * history[i] }
-        for i in 0..<size { windowed[i] = history[i] * window[i] }
+        if size & 15 == 0 {
+            typealias V = SIMD8<Float>
+            let h = UnsafeRawPointer(history)
+            let w = UnsafeRawPointer(window)
+            let out = UnsafeMutableRawPointer(windowed)
+            var a = V()
+            var b = V()
+            var o = 0
+            while o < size &* 4 {
+                let x = h.loadUnaligned(fromByteOffset: o, as: V.self)
+                let y = h.loadUnaligned(fromByteOffset: o &+ 32, as: V.self)
+                a += x * x
+                b += y * y
+                out.storeBytes(of: x * w.loadUnaligned(fromByteOffset: o, as: V.self), toByteOffset: o, as: V.self)
+                out.storeBytes(
+                    of: y * w.loadUnaligned(fromByteOffset: o &+ 32, as: V.self), toByteOffset: o &+ 32, as: V.self)
+                o &+= 64
+            }
+            sumSquares = (a + b).sum()
+        } else {
+            for i in 0..<size { sumSquares += history[i] * history[i] }
+            for i in 0..<size { windowed[i] = history[i] * window[i] }
+        }
         let roughDB = 10 * log10(Double(sumSquares) / Double(size) + 1e-30) + options.gain
         let count = bandCount
         let current = levels + (t % (Self.lag + 1)) * count
@@ -379,21 +401,14 @@ public final class AudioHapticsAnalyzer {
             fft.power(windowed, into: power)
             for k in 0..<bins { magnitude[k] = power[k].squareRoot() }
             // Loudness: Parseval over the window (one-sided spectrum: every bin twice but 0 and size/2).
-            var energy = 0.0
-            for k in loudBins { energy += Double(power[k]) }
+            var energy = Self.sum(power, loudBins)
             energy *= 2
             if loudBins.contains(0) { energy -= Double(power[0]) }
             if loudBins.contains(size / 2) { energy -= Double(power[size / 2]) }
             info.dB = 10 * log10(energy / (Double(size) * windowEnergy) + 1e-30) + options.gain
             info.silent = info.dB < options.silenceThreshold
             // Sharpness: centroid (magnitude-weighted) on a log scale across the band.
-            var weighted = 0.0
-            var total = 0.0
-            for k in sharpBins.clamped(to: 0..<bins) {
-                let m = Double(magnitude[k])
-                weighted += m * Double(k)
-                total += m
-            }
+            let (weighted, total) = Self.moments(magnitude, sharpBins.clamped(to: 0..<bins))
             if total > 0 {
                 let centroid = weighted * (rate / Double(size)) / total
                 info.sharpness = min(1, max(0, log(centroid / sharpLow) / log(sharpHigh / sharpLow)))
@@ -418,6 +433,50 @@ public final class AudioHapticsAnalyzer {
         frames[t % Self.ring] = info
         follow(info, at: t)
         if t >= Self.postMax { pick(t - Self.postMax, latest: t) }
+    }
+
+    /// The sum of `values[range]` in double precision, on four independent chains.
+    @inline(__always)
+    private static func sum(_ values: UnsafeMutablePointer<Float>, _ range: Range<Int>) -> Double {
+        var (s0, s1, s2, s3) = (0.0, 0.0, 0.0, 0.0)
+        var k = range.lowerBound
+        while k &+ 4 <= range.upperBound {
+            s0 += Double(values[k])
+            s1 += Double(values[k &+ 1])
+            s2 += Double(values[k &+ 2])
+            s3 += Double(values[k &+ 3])
+            k &+= 4
+        }
+        while k < range.upperBound {
+            s0 += Double(values[k])
+            k &+= 1
+        }
+        return (s0 + s1) + (s2 + s3)
+    }
+
+    /// Σ k·values[k] and Σ values[k] over `range`, in double precision, on four chains each.
+    @inline(__always)
+    private static func moments(_ values: UnsafeMutablePointer<Float>, _ range: Range<Int>) -> (Double, Double) {
+        var w = SIMD4<Double>()
+        var t = SIMD4<Double>()
+        var index = SIMD4<Double>(0, 1, 2, 3) + Double(range.lowerBound)
+        var k = range.lowerBound
+        while k &+ 4 <= range.upperBound {
+            let m = SIMD4<Double>(
+                Double(values[k]), Double(values[k &+ 1]), Double(values[k &+ 2]), Double(values[k &+ 3]))
+            w += m * index
+            t += m
+            index += 4
+            k &+= 4
+        }
+        var weighted = w.sum()
+        var total = t.sum()
+        while k < range.upperBound {
+            weighted += Double(values[k]) * Double(k)
+            total += Double(values[k])
+            k &+= 1
+        }
+        return (weighted, total)
     }
 
     // MARK: Onsets
