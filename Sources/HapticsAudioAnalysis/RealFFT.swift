@@ -75,20 +75,18 @@ final class RealFFT {
         let half = self.half
         let re = self.re
         let im = self.im
-        for i in 0..<half {
-            let j = Int(reversed[i])
-            re[j] = frame[2 &* i]
-            im[j] = frame[2 &* i &+ 1]
-        }
         var m = 1
         if half.trailingZeroBitCount % 2 == 1 {
-            // Radix-2 pass of length 2: no twiddles.
+            // Radix-2 pass of length 2 (no twiddles) as the samples are put in bit-reversed
+            // order: slots k and k + 1 (k even) hold complex samples i and i + half/2.
+            let other = half / 2
             var k = 0
             while k < half {
-                let ar = re[k]
-                let ai = im[k]
-                let br = re[k &+ 1]
-                let bi = im[k &+ 1]
+                let i = Int(reversed[k])
+                let ar = frame[2 &* i]
+                let ai = frame[2 &* i &+ 1]
+                let br = frame[2 &* (i &+ other)]
+                let bi = frame[2 &* (i &+ other) &+ 1]
                 re[k] = ar + br
                 im[k] = ai + bi
                 re[k &+ 1] = ar - br
@@ -96,6 +94,12 @@ final class RealFFT {
                 k &+= 2
             }
             m = 2
+        } else {
+            for i in 0..<half {
+                let j = Int(reversed[i])
+                re[j] = frame[2 &* i]
+                im[j] = frame[2 &* i &+ 1]
+            }
         }
         var table = twiddles
         while 4 &* m <= half {
