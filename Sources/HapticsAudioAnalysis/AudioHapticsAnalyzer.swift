@@ -399,7 +399,20 @@ public final class AudioHapticsAnalyzer {
         } else {
             let bins = size / 2 + 1
             fft.power(windowed, into: power)
-            for k in 0..<bins { magnitude[k] = power[k].squareRoot() }
+            // Eight square roots at a time: a scalar `squareRoot()` is a `sqrtss` with a branch to
+            // libm's `sqrtf` for negative input (to set errno), which does not vectorise.
+            var k = 0
+            let from = UnsafeRawPointer(power)
+            let into = UnsafeMutableRawPointer(magnitude)
+            while k &+ 8 <= bins {
+                let p = from.loadUnaligned(fromByteOffset: k &* 4, as: SIMD8<Float>.self)
+                into.storeBytes(of: p.squareRoot(), toByteOffset: k &* 4, as: SIMD8<Float>.self)
+                k &+= 8
+            }
+            while k < bins {
+                magnitude[k] = power[k].squareRoot()
+                k &+= 1
+            }
             // Loudness: Parseval over the window (one-sided spectrum: every bin twice but 0 and size/2).
             var energy = Self.sum(power, loudBins)
             energy *= 2
