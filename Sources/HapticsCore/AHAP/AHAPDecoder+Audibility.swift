@@ -17,24 +17,38 @@ extension AHAPDecoder {
         let controls = ParameterTimelines(pattern)
         for (element, source) in zip(pattern.elements, sources) {
             guard case .event(let event) = element else { continue }
-            let parameter: EventParameterID = event.type.isHaptic ? .hapticIntensity : .audioVolume
-            let base = event.value(of: parameter)
-            let loudest = Self.loudest(parameter, of: event, under: controls)
+            let loudest = Self.loudest(of: event, under: controls)
             guard loudest < Self.inaudibleLevel else { continue }
-            let name = parameter.rawValue
-            // A Float's shortest text (0.04, not 0.03999999910593033), then the usual number form.
-            func text(_ value: Float) -> String { Describe.number(Double("\(value)") ?? Double(value)) }
-            let why =
-                base < Self.inaudibleLevel
-                ? "its \(name) is \(text(base))"
-                : "its \(name) \(text(base)) is held at \(text(loudest)) or less by \(parameter.control?.rawValue ?? "its control")"
-            at(.index(source.index)) { d in
-                d.report(
-                    .inaudibleEvent,
-                    "\(event.type.rawValue) at \(Describe.number(event.time)) s cannot be heard: \(why), under \(text(Self.inaudibleLevel)) (56 dB below full strength)",
-                    at: d.tree.location(source.node), key: "Event")
-            }
+            diagnostics.append(
+                Self.inaudibleNote(
+                    event, loudest: loudest, at: JSONPath(currentPath.components + [.index(source.index)]),
+                    location: tree.location(source.node)))
         }
+    }
+
+    /// The highest effective intensity (haptic events) or volume (audio events) of `event`.
+    static func loudest(of event: HapticEvent, under controls: ParameterTimelines) -> Float {
+        loudest(event.type.isHaptic ? .hapticIntensity : .audioVolume, of: event, under: controls)
+    }
+
+    /// The `inaudible-event` note for `event`, whose loudest is `loudest` (under
+    /// ``inaudibleLevel``), for the `Pattern` entry at `entry`, located at `location`.
+    static func inaudibleNote(_ event: HapticEvent, loudest: Float, at entry: JSONPath, location: SourceLocation)
+        -> Diagnostic
+    {
+        let parameter: EventParameterID = event.type.isHaptic ? .hapticIntensity : .audioVolume
+        let base = event.value(of: parameter)
+        let name = parameter.rawValue
+        // A Float's shortest text (0.04, not 0.03999999910593033), then the usual number form.
+        func text(_ value: Float) -> String { Describe.number(Double("\(value)") ?? Double(value)) }
+        let why =
+            base < Self.inaudibleLevel
+            ? "its \(name) is \(text(base))"
+            : "its \(name) \(text(base)) is held at \(text(loudest)) or less by \(parameter.control?.rawValue ?? "its control")"
+        return Diagnostic(
+            .inaudibleEvent,
+            "\(event.type.rawValue) at \(Describe.number(event.time)) s cannot be heard: \(why), under \(text(Self.inaudibleLevel)) (56 dB below full strength)",
+            at: entry.key("Event"), location: location)
     }
 
     /// The highest effective value of `parameter` over the event's span: at its start for a

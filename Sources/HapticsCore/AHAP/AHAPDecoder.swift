@@ -297,16 +297,22 @@ struct AHAPDecoder {
         let ok = at(.key("Pattern")) { d in d.decodeElements(patternMember, into: &pattern) }
         guard ok else { return nil }
 
-        let duration = pattern.duration
-        if duration > limits.maxDuration {
-            at(.key("Pattern")) { d in
-                d.report(
-                    .limitExceeded,
-                    "pattern lasts \(Describe.number(duration)) s; the limit is \(Describe.number(d.limits.maxDuration)) s (AHAPLimits.maxDuration)",
-                    at: d.tree.location(patternMember))
-            }
+        if let tooLong = Self.durationFinding(pattern.duration, location: tree.location(patternMember), limits: limits)
+        {
+            diagnostics.append(tooLong)
+            errorCount += 1
         }
         return errorCount == 0 ? pattern : nil
+    }
+
+    /// The `limit-exceeded` error for a pattern that lasts longer than `limits` allow, at the
+    /// `Pattern` array's `location`; nil when it does not.
+    static func durationFinding(_ duration: Double, location: SourceLocation, limits: AHAPLimits) -> Diagnostic? {
+        guard duration > limits.maxDuration else { return nil }
+        return Diagnostic(
+            .limitExceeded,
+            "pattern lasts \(Describe.number(duration)) s; the limit is \(Describe.number(limits.maxDuration)) s (AHAPLimits.maxDuration)",
+            at: JSONPath([.key("Pattern")]), location: location)
     }
 
     /// Decodes the `Pattern` array; false when it is unusable as a whole.

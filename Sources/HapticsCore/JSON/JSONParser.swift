@@ -40,11 +40,16 @@ package enum JSONParser {
     /// - Parameters:
     ///   - maxDepth: how many arrays/objects may nest; deeper input is an error.
     ///   - maxStringBytes: the longest string or key, in UTF-8 bytes.
+    ///   - start: where the first byte is in a larger text (a value cut out of a file): every
+    ///     location, and every message that names one, is then that text's.
     package static func parse(
-        _ bytes: [UInt8], maxDepth: Int = 64, maxStringBytes: Int = 1 << 20
+        _ bytes: [UInt8], maxDepth: Int = 64, maxStringBytes: Int = 1 << 20,
+        start: SourceLocation = SourceLocation(line: 1, column: 1)
     ) throws(JSONSyntaxError) -> JSONDocument {
         let result: Result<JSONDocument, JSONSyntaxError> = bytes.withUnsafeBufferPointer { buffer in
             var parser = Parser(buffer, maxDepth: maxDepth, maxStringBytes: maxStringBytes)
+            parser.line = start.line
+            parser.lineStart = 1 - start.column
             defer { parser.deallocate() }
             do throws(JSONSyntaxError) {
                 let root = try parser.parseDocument()
