@@ -80,9 +80,17 @@ package final class SourcePatch: Sendable {
     ///
     /// - Complexity: O(text) to copy it, plus the edited entries; the rest is not compared.
     package func applying(edits: [Edit]) throws(StudioError) -> [UInt8] {
+        guard let made = try changes(for: edits) else { return try applying(value(after: edits)) }
+        return try assemble(made.changes)
+    }
+
+    /// The changes `edits` make to the text (sorted, not overlapping), and where each added entry
+    /// is in the text of the last change; nil when the edits rewrite the `Pattern` array as a
+    /// whole (it has no entries, or every one is removed).
+    func changes(for edits: [Edit]) throws(StudioError) -> (changes: [Change], added: [Range<Int>])? {
         guard case .array(let entries)? = value["Pattern"], let member = root.member("Pattern"),
             member.value.elements.count == entries.count, !entries.isEmpty
-        else { return try applying(value(after: edits)) }
+        else { return nil }
         let spans = member.value.elements
         var set: [Int: JSONValue] = [:]
         var removed = Set<Int>()
@@ -103,7 +111,7 @@ package final class SourcePatch: Sendable {
                 added.append(element)
             }
         }
-        if removed.count == entries.count { return try applying(value(after: edits)) }
+        if removed.count == entries.count { return nil }
         var changes: [Change] = []
         for (index, element) in set where !removed.contains(index) {
             patch(spans[index], entries[index], element, into: &changes)
@@ -117,14 +125,22 @@ package final class SourcePatch: Sendable {
                 changes.append(Change(range: spans[run.lowerBound - 1].end..<spans[run.upperBound - 1].end, text: ""))
             }
         }
+        var places: [Range<Int>] = []
         if !added.isEmpty {
             let separator = elementSeparator(member.value)
             let template = spans[spans.count - 1]
             let indent = lineIndent(afterSeparator: separator) ?? indent(of: template.start)
-            let text = added.map { separator + write($0, like: template, indent: indent) }.joined()
+            var text = ""
+            for element in added {
+                text += separator
+                let start = text.utf8.count
+                text += write(element, like: template, indent: indent)
+                places.append(start..<text.utf8.count)
+            }
             changes.append(Change(range: template.end..<template.end, text: text))
         }
-        return try assemble(changes)
+        changes.sort { ($0.range.lowerBound, $0.range.upperBound) < ($1.range.lowerBound, $1.range.upperBound) }
+        return (changes, places)
     }
 
     static func runs(_ sorted: [Int]) -> [Range<Int>] {

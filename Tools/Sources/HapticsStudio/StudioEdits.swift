@@ -38,6 +38,12 @@ extension Studio {
         package var start: Double
         package var end: Double
         package var columns: Int?
+
+        package init(start: Double, end: Double, columns: Int? = nil) {
+            self.start = start
+            self.end = end
+            self.columns = columns
+        }
     }
 
     /// One edit: `{"index": i, "element": {...}}` sets `Pattern[i]`, `{"remove": i}` removes
@@ -83,16 +89,7 @@ extension Studio {
     func editedText(path: String, request: EditRequest, current: [UInt8]? = nil) throws(StudioError) -> (
         text: [UInt8], disk: [UInt8]
     ) {
-        let disk: [UInt8]
-        if let current { disk = current } else { disk = try files.read(path) }
-        let version = StudioFiles.version(of: disk)
-        if let base = request.baseVersion, base != version {
-            var conflict = StudioError(409, "\(path) changed on disk since it was opened")
-            conflict.version = version
-            conflict.text = String(decoding: disk, as: UTF8.self)
-            throw conflict
-        }
-        let patch = try sourcePatch(path: path, version: version, disk: disk)
+        let (patch, disk, _) = try basePatch(path: path, request: request, current: current)
         if let edits = request.edits {
             return (try patch.applying(edits: edits.map { e throws(StudioError) in try e.edit() }), disk)
         }
@@ -101,6 +98,66 @@ extension Studio {
             return (try patch.applying(ahap.value), disk)
         }
         return (patch.bytes, disk)
+    }
+
+    /// The file at `path` as the edits' base: its editable text, its bytes and version; a 409
+    /// when it is no longer `request.baseVersion`.
+    func basePatch(path: String, request: EditRequest, current: [UInt8]? = nil) throws(StudioError) -> (
+        patch: SourcePatch, disk: [UInt8], version: String
+    ) {
+        let (disk, version): ([UInt8], String)
+        if let current {
+            (disk, version) = (current, StudioFiles.version(of: current))
+        } else {
+            (disk, version) = try read(path)
+        }
+        if let base = request.baseVersion, base != version {
+            var conflict = StudioError(409, "\(path) changed on disk since it was opened")
+            conflict.version = version
+            conflict.text = String(decoding: disk, as: UTF8.self)
+            throw conflict
+        }
+        return (try sourcePatch(path: path, version: version, disk: disk), disk, version)
+    }
+
+    /// The file's bytes and version; kept while the file's status (inode, size, times) stays
+    /// the same, so that each edit of a drag does not read and hash a 1.8 MB file again. A file
+    /// changed in the last two seconds is read every time (a write within the file system's
+    /// clock tick can leave the times as they were).
+    func read(_ path: String) throws(StudioError) -> (bytes: [UInt8], version: String) {
+        let opened = try files.open(path)
+        let stamp = StudioFiles.stamp(opened.status)
+        if let kept = cache.reads.withLock({ $0.first { $0.path == path && $0.stamp == stamp } }) {
+            return (kept.bytes, kept.version)
+        }
+        let bytes = try StudioFiles.read(opened, path: path, limit: 16 << 20)
+        let version = StudioFiles.version(of: bytes)
+        if StudioFiles.secondsSinceChange(opened.status) >= 2 {
+            cache.reads.withLock { list in
+                list.removeAll { $0.path == path }
+                list.append((path, stamp, bytes, version))
+                if list.count > 4 { list.removeFirst() }
+            }
+        }
+        return (bytes, version)
+    }
+
+    /// The analysis of a file version kept per entry (``EntryAnalysis``), made at its first
+    /// edit; nil for a file it cannot follow.
+    func entryAnalysis(path: String, version: String, patch: SourcePatch, real: StudioFiles.Place?)
+        -> EntryAnalysis?
+    {
+        let key = path + "\n" + version
+        if let cached = cache.entries.withLock({ $0.first { $0.key == key } }) { return cached.entries }
+        let isAHAP = StudioFiles.format(of: path) == "ahap"
+        let base = PatternView.analyze(patch.bytes, path: isAHAP ? path : "edit.ahap", waveformsBeside: real)
+        let entries = EntryAnalysis(patch: patch, base: base)
+        cache.entries.withLock { list in
+            list.removeAll { $0.key == key }
+            list.append((key, entries))
+            if list.count > 2 { list.removeFirst() }
+        }
+        return entries
     }
 
     /// The editable text of a file (its own for AHAP; the writer's AHAP for a clip), kept for the
@@ -257,12 +314,21 @@ extension Studio {
     /// list the page has (a drag on a 10-minute pattern changes one of its 3,700 findings).
     func analyzeEdits(path: String, request: EditRequest) throws(StudioError) -> AnalyzeResponse {
         let started = ContinuousClock.now
-        let (text, disk) = try editedText(path: path, request: request)
+        let (patch, _, version) = try basePatch(path: path, request: request)
         let isAHAP = StudioFiles.format(of: path) == "ahap"
         let real = try? files.resolve(path)
-        let analysis = PatternView.analyze(text, path: isAHAP ? path : "edit.ahap", waveformsBeside: real)
+        let edits = try (request.edits ?? []).map { e throws(StudioError) in try e.edit() }
+        // Only the entries the edits changed are decoded again, when the file allows it.
+        let entries = entryAnalysis(path: path, version: version, patch: patch, real: real)
+        let analysis: PatternView.Analysis
+        if let entries, let edited = try entries.analysis(after: edits) {
+            analysis = edited
+        } else {
+            let text = try patch.applying(edits: edits)
+            analysis = PatternView.analyze(text, path: isAHAP ? path : "edit.ahap", waveformsBeside: real)
+        }
         var response = AnalyzeResponse(
-            path: path, format: StudioFiles.format(of: path), version: StudioFiles.version(of: disk), duration: 0,
+            path: path, format: StudioFiles.format(of: path), version: version, duration: 0,
             metadata: AnyJSON(.object([:])), eventsCount: 0, parametersCount: 0, curvesCount: 0,
             effective: .init(times: [], intensity: [], sharpness: []),
             waveform: .init(start: 0, seconds: 0, min: [], max: [], truncated: false), findingsKey: "",
@@ -281,8 +347,8 @@ extension Studio {
             var columns: PatternView.Columns? = nil
             if let window = request.window {
                 columns = try? editedWaveform(
-                    path: path, disk: disk, window: window, request: request, edited: pattern,
-                    clips: analysis.clips, real: real)
+                    path: path, version: version, patch: patch, window: window, edits: edits, edited: pattern,
+                    clips: analysis.clips, real: real, original: entries?.base)
             }
             response.waveform =
                 (columns ?? PatternView.columns(pattern, clips: analysis.clips, window: request.window)).waveform
@@ -336,18 +402,17 @@ extension Studio {
     /// the columns the edits can change rendered again, so a drag on a 10-minute pattern renders
     /// a few seconds, not ten minutes.
     func editedWaveform(
-        path: String, disk: [UInt8], window: Window, request: EditRequest, edited: HapticPattern,
-        clips: [String: AudioClip], real: StudioFiles.Place?
+        path: String, version: String, patch: SourcePatch, window: Window, edits: [SourcePatch.Edit],
+        edited: HapticPattern, clips: [String: AudioClip], real: StudioFiles.Place?, original: PatternView.Analysis?
     ) throws(StudioError) -> PatternView.Columns {
-        let version = StudioFiles.version(of: disk)
         let key = "\(path)\n\(version)\n\(window.start)\n\(window.end)\n\(window.columns ?? 0)"
-        let patch = try sourcePatch(path: path, version: version, disk: disk)
         let base: PatternView.Columns
         if let cached = cache.waveforms.withLock({ $0.first { $0.key == key }?.columns }) {
             base = cached
         } else {
             let isAHAP = StudioFiles.format(of: path) == "ahap"
-            let original = PatternView.analyze(patch.bytes, path: isAHAP ? path : "edit.ahap", waveformsBeside: real)
+            let original =
+                original ?? PatternView.analyze(patch.bytes, path: isAHAP ? path : "edit.ahap", waveformsBeside: real)
             guard let pattern = original.pattern else {
                 return PatternView.columns(edited, clips: clips, window: window)
             }
@@ -357,7 +422,6 @@ extension Studio {
                 if list.count > 8 { list.removeFirst() }
             }
         }
-        let edits = try (request.edits ?? []).map { e throws(StudioError) in try e.edit() }
         guard !edits.isEmpty else { return base }
         guard case .array(let entries)? = patch.value["Pattern"], !base.low.isEmpty else {
             return PatternView.columns(edited, clips: clips, window: window)
@@ -487,6 +551,10 @@ extension Studio {
 final class StudioCache: Sendable {
     let patches = Mutex<[(key: String, patch: SourcePatch)]>([])
     let waveforms = Mutex<[(key: String, columns: PatternView.Columns)]>([])
+    /// The last files read for edits, with their status when read (``Studio/read(_:)``).
+    let reads = Mutex<[(path: String, stamp: [Int], bytes: [UInt8], version: String)]>([])
+    /// The last file versions edited, analysed per entry (nil: one that is analysed whole).
+    let entries = Mutex<[(key: String, entries: EntryAnalysis?)]>([])
     /// The last few lists of findings sent, by `findingsKey`, so that an analysis sends only
     /// what changed of the list the page has.
     let findings = Mutex<[Findings]>([])

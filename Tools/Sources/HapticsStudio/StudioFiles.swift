@@ -491,6 +491,22 @@ package struct StudioFiles: Sendable {
         return String(cString: resolved)
     }
 
+    /// What tells that a file changed without reading it: its device, inode, size and times.
+    static func stamp(_ status: stat) -> [Int] {
+        [
+            Int(truncatingIfNeeded: status.st_dev), Int(truncatingIfNeeded: status.st_ino), Int(status.st_size),
+            Int(status.st_mtim.tv_sec), Int(status.st_mtim.tv_nsec), Int(status.st_ctim.tv_sec),
+            Int(status.st_ctim.tv_nsec),
+        ]
+    }
+
+    /// Whole seconds since the file's content or status last changed.
+    static func secondsSinceChange(_ status: stat) -> Int {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int(now.tv_sec) - Int(max(status.st_mtim.tv_sec, status.st_ctim.tv_sec))
+    }
+
     /// A file's version: 64-bit FNV-1a of its bytes and their count, in hex. It detects that a file
     /// changed (for conflicts and reloads); it is not a security measure.
     package static func version(of bytes: [UInt8]) -> String {
