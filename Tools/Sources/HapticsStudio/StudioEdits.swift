@@ -142,15 +142,16 @@ extension Studio {
         return (bytes, version)
     }
 
-    /// The analysis of a file version kept per entry (``EntryAnalysis``), made at its first
-    /// edit; nil for a file it cannot follow.
-    func entryAnalysis(path: String, version: String, patch: SourcePatch, real: StudioFiles.Place?)
-        -> EntryAnalysis?
-    {
+    /// The analysis of a file version kept per entry (``EntryAnalysis``), made when the file is
+    /// opened or at its first edit (from `base`, the file's analysis, when given); nil for a file
+    /// it cannot follow.
+    func entryAnalysis(
+        path: String, version: String, patch: SourcePatch, real: StudioFiles.Place?, base: PatternView.Analysis? = nil
+    ) -> EntryAnalysis? {
         let key = path + "\n" + version
         if let cached = cache.entries.withLock({ $0.first { $0.key == key } }) { return cached.entries }
         let isAHAP = StudioFiles.format(of: path) == "ahap"
-        let base = PatternView.analyze(patch.bytes, path: isAHAP ? path : "edit.ahap", waveformsBeside: real)
+        let base = base ?? PatternView.analyze(patch.bytes, path: isAHAP ? path : "edit.ahap", waveformsBeside: real)
         let entries = EntryAnalysis(patch: patch, base: base)
         cache.entries.withLock { list in
             list.removeAll { $0.key == key }
@@ -265,10 +266,16 @@ extension Studio {
                     key: view.findingsKey, locatesLines: true, raw: PatternView.rawFindings(analysis),
                     list: findings.map(\.value)))
         }
+        let version = StudioFiles.version(of: bytes)
         if analysis.pattern != nil, StudioFiles.format(of: path) == "ahap",
-            let patch = try? sourcePatch(path: path, version: StudioFiles.version(of: bytes), disk: bytes)
+            let patch = try? sourcePatch(path: path, version: version, disk: bytes)
         {
             view.ahap = AnyJSON(patch.value)
+            // The per-entry analysis the first edit needs is made now, beside the page's drawing
+            // (a few hundred milliseconds for a 10-minute pattern), from this analysis.
+            Task.detached(priority: .utility) { [self] in
+                _ = entryAnalysis(path: path, version: version, patch: patch, real: real, base: analysis)
+            }
         }
         return view
     }
