@@ -34,16 +34,29 @@ import Testing
         #expect(event.value(of: .hapticSharpness) == 1)
     }
 
-    /// Further out is a mistake (a hand-written sharpness of 10): still a warning. The boundary
-    /// is 10 % of the range: -1...1 ranges allow 0.2.
-    @Test func farOutOfRangeStaysAWarning() {
+    /// sound2ahap normalises a song's levels to peaks of 1.1995 (282 events over 1.1 in one
+    /// file): a device plays its maximum there and nothing in the file can ask for more, so a
+    /// note, not a warning per value (324 of them in that file before).
+    @Test func aGeneratorsLevelsUpToAFifthOverOneAreNotes() {
         let json = pattern(
-            continuous(at: 0, for: 1, intensity: "1.05", sharpness: "10"),
-            #"{"Parameter": {"ParameterID": "HapticSharpnessControl", "Time": 0, "ParameterValue": -1.2}}"#,
-            #"{"Parameter": {"ParameterID": "HapticSharpnessControl", "Time": 0.5, "ParameterValue": -1.25}}"#)
+            continuous(at: 0, for: 0.06, intensity: "1.1994765866", sharpness: "1.1736625814"),
+            continuous(at: 0.06, for: 0.06, intensity: "1.25", sharpness: "0.5"))
         #expect(
             AHAP.lint(Array(json.utf8)).map { "\($0.severity.rawValue)[\($0.code)]" } == [
-                "note[value-overshoot]", "warning[value-clamped]", "note[value-overshoot]", "warning[value-clamped]",
+                "note[value-overshoot]", "note[value-overshoot]", "note[value-overshoot]",
+            ])
+    }
+
+    /// Further out is a mistake (a hand-written sharpness of 10, a generator's levels of 1.6 to
+    /// 4.6): still a warning. The boundary is a quarter of the range: -1...1 ranges allow 0.5.
+    @Test func farOutOfRangeStaysAWarning() {
+        let json = pattern(
+            continuous(at: 0, for: 1, intensity: "1.3", sharpness: "10"),
+            #"{"Parameter": {"ParameterID": "HapticSharpnessControl", "Time": 0, "ParameterValue": -1.5}}"#,
+            #"{"Parameter": {"ParameterID": "HapticSharpnessControl", "Time": 0.5, "ParameterValue": -1.6}}"#)
+        #expect(
+            AHAP.lint(Array(json.utf8)).map { "\($0.severity.rawValue)[\($0.code)]" } == [
+                "warning[value-clamped]", "warning[value-clamped]", "note[value-overshoot]", "warning[value-clamped]",
             ])
     }
 

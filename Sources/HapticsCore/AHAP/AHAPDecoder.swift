@@ -215,9 +215,11 @@ struct AHAPDecoder {
     }
 
     /// How far past its range a value may be, as a share of the range, to draw `value-overshoot`
-    /// (a note) rather than `value-clamped`: audio-to-AHAP generators normalise levels and land a
-    /// few percent over 1; a value further out (sharpness 10, a percentage) is a mistake.
-    static let overshootShare = 0.1
+    /// (a note) rather than `value-clamped`: audio-to-AHAP generators normalise levels and land
+    /// up to a fifth over 1 (a device plays its maximum there; nothing in the file can ask for
+    /// more); a value further out (sharpness 10, levels on another scale) is a mistake
+    /// (docs/ahap-support.md says what the public files write).
+    static let overshootShare = 0.25
 
     /// A parameter value clamped to `range`, with a `value-overshoot` note when it was just
     /// outside and a `value-clamped` warning when it was further out.

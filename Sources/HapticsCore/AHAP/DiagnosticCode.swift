@@ -98,7 +98,7 @@ extension Diagnostic {
 
         public static let valueClamped = Code("value-clamped", .warning, "a value outside its range (clamped)")
         public static let valueOvershoot = Code(
-            "value-overshoot", .note, "a value at most 10 % of its range outside it (clamped, as Core Haptics does)")
+            "value-overshoot", .note, "a value at most 25 % of its range outside it (clamped, as Core Haptics does)")
         public static let inaudibleEvent = Code(
             "inaudible-event", .note, "an event whose intensity or volume, as its control leaves it, stays under 0.04")
         public static let unknownParameterID = Code(
