@@ -45,11 +45,15 @@ public struct ConversionCheck: Hashable, Sendable {
     /// The level a burst must reach within 10 ms of leaving silence to count as an onset: -48 dBFS.
     public static let onsetLevel: Float = 0.004
 
-    /// The RMS window of the envelopes, seconds: longer than one period of the lowest carrier
-    /// (70 Hz, 14.3 ms), so the envelope follows the amplitude, not the waveform. A 5 ms window,
-    /// used before, held 0.35 to 1.4 cycles: its RMS rose and fell with the carrier's phase, and
-    /// two renders with the same flat envelope correlated at 0.64 (BENCHMARKS.md, issue 13).
-    public static let window = 0.020
+    /// The RMS window of the envelopes, seconds: two periods of the lowest carrier (70 Hz), so
+    /// the envelope follows the amplitude, not the waveform. A Hann window of length T is null at
+    /// every multiple of 1/T past its main lobe (2/T on): at T = 2/70 s every harmonic of the
+    /// 70 Hz carrier (and of its square) falls on a null, so the envelope does not depend on the
+    /// carrier's phase. A 20 ms window, used before, put 70 Hz inside its main lobe: a carrier at
+    /// sharpness 0 rippled 8 % with its phase, and two renders of one flat envelope whose carriers
+    /// started at different times correlated at 0.85. A 5 ms window, before that, correlated at
+    /// 0.64 (BENCHMARKS.md, issue 13).
+    public static let window = 2.0 / 70
     /// How often the envelope is sampled, seconds.
     public static let hop = 0.005
     /// How long after an emphasis its peak is looked for, seconds (a transient's click).
@@ -279,6 +283,6 @@ private func format3(_ x: Double) -> String { String(Double((x * 1000).rounded()
 private func format1(_ x: Double) -> String { String(Double((x * 10).rounded()) / 10) }
 private func signed(_ x: Double) -> String {
     guard x.isFinite else { return "n/a" }
-    let v = Double((x * 10).rounded()) / 10
+    let v = Double((x * 10).rounded()) / 10 + 0  // -0.0 prints as +0.0, not +-0.0
     return v >= 0 ? "+\(v)" : "\(v)"
 }

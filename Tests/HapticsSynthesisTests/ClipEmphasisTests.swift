@@ -204,4 +204,19 @@ import Testing
         #expect(abs(check.loudnessDifferenceDB) < 1, "\(check.summary)")
         #expect(check.emphasesKept == 19, "\(check.summary)")
     }
+
+    @Test func aClipWithoutAFrequencyEnvelopePlaysItsCarrierAtSharpnessZero() throws {
+        // Lofelt's `valid_v1_from_invalid_v0_conversion` shape: an amplitude envelope and no
+        // frequency envelope. Meta's exporter and Lofelt's player write the carrier at sharpness 0
+        // and no sharpness curve; the mapping played it at 0.5 (correlation 0.81 on that clip).
+        let clip = HapticClip(amplitude: [
+            .init(time: 0, amplitude: 0.2), .init(time: 0.1, amplitude: 0.3), .init(time: 0.2, amplitude: 0.2),
+            .init(time: 0.3, amplitude: 0.5), .init(time: 2, amplitude: 0.5),
+        ])
+        let carriers = clip.pattern.events.filter { $0.type == .hapticContinuous }
+        #expect(!carriers.isEmpty && carriers.allSatisfy { $0.value(of: .hapticSharpness) == 0 })
+        let check = try ConversionCheck(clip: clip, converted: clip.pattern)
+        #expect((check.envelopeCorrelation ?? 0) >= 0.99, "\(check.summary)")
+        #expect(abs(check.loudnessDifferenceDB) < 0.5, "\(check.summary)")
+    }
 }

@@ -486,7 +486,7 @@ extension HapticClip {
         var ledger = LossLedger()
         let plan = playPlan
         let silent = amplitude.allSatisfy { $0.amplitude == 0 }
-        let base: Float = frequency.first.map { $0.frequency.squareRoot() } ?? 0.5
+        let base = plan.base
         let sharpness = frequency.filter { $0.time <= duration + 1e-9 }.map {
             (time: $0.time, value: $0.frequency.squareRoot())
         }

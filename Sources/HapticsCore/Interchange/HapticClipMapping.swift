@@ -18,8 +18,9 @@ extension HapticClip {
     /// to play, draw and convert a clip:
     ///
     /// - a carrier of `HapticContinuous` events from 0 to the last amplitude breakpoint (split
-    ///   every ``continuousLimit`` seconds), intensity 1, sharpness sqrt(first frequency) (0.5
-    ///   without a frequency envelope);
+    ///   every ``continuousLimit`` seconds), intensity 1, sharpness sqrt(first frequency) (0
+    ///   without a frequency envelope: Meta's exporter and Lofelt's player write their carrier
+    ///   at sharpness 0 and add no sharpness curve then);
     /// - `HapticIntensityControl` curves through sqrt(amplitude) at every amplitude breakpoint,
     ///   ``emphasisDucking`` lower at a breakpoint with an emphasis (as the players duck the
     ///   carrier there), from 0 at time 0 when the first breakpoint comes later (Lofelt's player
@@ -103,7 +104,7 @@ extension HapticClip {
     var playPlan: PlayPlan {
         let silent = amplitude.allSatisfy { $0.amplitude == 0 }
         let end = duration
-        let base: Float = frequency.first.map { $0.frequency.squareRoot() } ?? 0.5
+        let base: Float = frequency.first.map { $0.frequency.squareRoot() } ?? 0
         var envelope = amplitude.map {
             (time: $0.time, value: $0.amplitude.squareRoot() * ($0.emphasis == nil ? 1 : 1 - Self.emphasisDucking))
         }
