@@ -219,4 +219,21 @@ import Testing
         #expect((check.envelopeCorrelation ?? 0) >= 0.99, "\(check.summary)")
         #expect(abs(check.loudnessDifferenceDB) < 0.5, "\(check.summary)")
     }
+
+    @Test func aBetaImpulseLouderThanTheEnvelopeIsHeldAsAnEmphasisIs() throws {
+        // Lofelt's `valid_beta_impulses` shape: impulses of amplitude 1 over an envelope of 0.3
+        // to 0.5. Core Haptics scales a transient by the control in force: written as a tap under
+        // the envelope, they played 10 dB under a player's (1 of 3 taps kept).
+        let clip = HapticClip(
+            amplitude: [
+                .init(time: 0, amplitude: 0.2), .init(time: 0.1, amplitude: 0.3),
+                .init(time: 0.2, amplitude: 0.2, emphasis: .init(amplitude: 0.6, frequency: 0.7)),
+                .init(time: 0.3, amplitude: 0.5), .init(time: 1.5, amplitude: 0.5),
+            ],
+            impulses: [.init(time: 0.1, amplitude: 1, frequency: 1), .init(time: 0.76, amplitude: 1, frequency: 1)])
+        let check = try ConversionCheck(clip: clip, converted: clip.pattern)
+        #expect(check.emphases == 3 && check.emphasesKept == 3, "\(check.summary)")
+        #expect((check.envelopeCorrelation ?? 0) >= 0.95, "\(check.summary)")
+        #expect(clip.ahapLosses.map(\.kind) == ["emphasis-held"])
+    }
 }

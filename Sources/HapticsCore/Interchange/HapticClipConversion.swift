@@ -507,12 +507,19 @@ extension HapticClip {
                 }
             }
         }
+        let line = amplitude.map { (time: $0.time, value: $0.amplitude.squareRoot()) }
         for impulse in impulses where !silent {
-            let control = Self.interpolate(plan.intensity, at: impulse.time)
-            if impulse.amplitude.squareRoot() > control + 1e-6 {
+            let onEmphasis = amplitude.contains { abs($0.time - impulse.time) <= 1e-9 && $0.emphasis != nil }
+            guard impulse.amplitude.squareRoot() > Self.interpolate(line, at: impulse.time) + 1e-6 else { continue }
+            if onEmphasis || impulse.time > duration + 1e-9 {
                 ledger.add(
                     "impulse-scaled",
-                    "Core Haptics scales a transient by the intensity control in force, so an impulse louder than the envelope around it plays quieter than on a Meta/Lofelt player"
+                    "Core Haptics scales a transient by the intensity control in force, so an impulse louder than the envelope on a breakpoint that has an emphasis plays quieter than on a Meta/Lofelt player"
+                )
+            } else {
+                ledger.add(
+                    "emphasis-held",
+                    "Core Haptics scales a transient by the intensity control in force, so at an emphasis louder than its breakpoint the control is held at the emphasis's level for \(Int(Self.emphasisHold * 1000)) ms and the carrier under it is an event of its own at the envelope's level, with 1 ms ramps a Meta/Lofelt player does not have"
                 )
             }
         }

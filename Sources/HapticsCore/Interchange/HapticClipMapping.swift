@@ -37,7 +37,9 @@ extension HapticClip {
     ///   envelope), the carrier over the hold is an event of its own at the envelope's level
     ///   divided by the held control (so it goes on as loud as the envelope; a pause under a
     ///   silent breakpoint) and the transient is written at 1;
-    /// - each impulse (`signals.impulses`) a transient as an emphasis is.
+    /// - each impulse (`signals.impulses`) a transient as an emphasis is, on a point the
+    ///   intensity curve gets on its line at the impulse's time (no ducking there), held as an
+    ///   emphasis is when louder than the envelope.
     ///
     /// A clip whose amplitude is 0 throughout keeps its length: a carrier of intensity 0 and no
     /// curves, its transients as they are. Curves are chunked at ``curvePointLimit`` points.
@@ -145,21 +147,39 @@ extension HapticClip {
             }
             gaps.append(gap)
         }
-        // Walk the envelope, writing each point and, at an emphasis the control would quieten
-        // below its own intensity, the hold around it.
-        let shift = envelope.count - amplitude.count
+        // The taps on the envelope: each emphasis on its breakpoint, and each impulse (beta data
+        // model) on a point put on the envelope's line at its time (or on the breakpoint there),
+        // so that a loud impulse is held as an emphasis is; neither player ducks at an impulse.
+        // An impulse on a breakpoint with an emphasis, or past the end, is a tap of its own.
+        var marks: [(level: Float, frequency: Float)?] =
+            [(level: Float, frequency: Float)?](repeating: nil, count: envelope.count - amplitude.count)
+            + amplitude.map { $0.emphasis.map { (level: $0.amplitude.squareRoot(), frequency: $0.frequency) } }
+        var loose: [Impulse] = []
+        for impulse in impulses {
+            let at = envelope.firstIndex { $0.time >= impulse.time - 1e-9 } ?? envelope.endIndex
+            let mark = (level: impulse.amplitude.squareRoot(), frequency: impulse.frequency)
+            if silent || at == envelope.endIndex {
+                loose.append(impulse)
+            } else if abs(envelope[at].time - impulse.time) <= 1e-9 {
+                if marks[at] == nil { marks[at] = mark } else { loose.append(impulse) }
+            } else {
+                envelope.insert((time: impulse.time, value: Self.interpolate(envelope, at: impulse.time)), at: at)
+                marks.insert(mark, at: at)
+            }
+        }
+        // Walk the envelope, writing each point and, at a tap the control would quieten below
+        // its own intensity, the hold around it.
         for (i, point) in envelope.enumerated() {
-            let emphasis = i >= shift ? amplitude[i - shift].emphasis : nil
             if silent {
-                if let emphasis { taps.append((point.time, emphasis.amplitude.squareRoot(), emphasis.frequency)) }
+                if let mark = marks[i] { taps.append((point.time, mark.level, mark.frequency)) }
                 continue
             }
-            guard let emphasis else {
+            guard let mark = marks[i] else {
                 intensity.append(point)
                 continue
             }
-            let level = emphasis.amplitude.squareRoot()
-            let sharp = Self.unit(emphasis.frequency - offsetAt(point.time))
+            let level = mark.level
+            let sharp = Self.unit(mark.frequency - offsetAt(point.time))
             var last = i
             while last + 1 < envelope.count, envelope[last + 1].time == point.time { last += 1 }
             let control = envelope[last].value
@@ -175,7 +195,7 @@ extension HapticClip {
                 taps.append((point.time, 1, sharp))
             }
         }
-        for impulse in impulses {
+        for impulse in loose {
             let control = silent ? 1 : Self.interpolate(intensity, at: impulse.time)
             let level = impulse.amplitude.squareRoot()
             taps.append(
