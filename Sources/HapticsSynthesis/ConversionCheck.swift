@@ -27,9 +27,14 @@ public struct ConversionCheck: Hashable, Sendable {
     /// Onsets (bursts after 10 ms of silence that reach ``onsetLevel`` within 10 ms) in each render.
     public var originalOnsets: Int
     public var convertedOnsets: Int
-    /// The largest distance, in ms, from an original onset to the nearest converted one; nil
-    /// when either has none.
+    /// The largest distance, in ms, from an original onset to the nearest converted burst (an
+    /// onset under the rule read within ``phaseResolution``); nil when either has none.
     public var maxOnsetShiftMilliseconds: Double?
+    /// Original onsets with no converted burst within ``onsetMatch`` (the rule read within
+    /// ``phaseResolution``).
+    public var onsetsLost: Int
+    /// Converted onsets with no original burst within ``onsetMatch``, read the same way.
+    public var onsetsAdded: Int
     /// Converted minus original RMS level, dB.
     public var loudnessDifferenceDB: Double
     /// Converted minus original audible length, ms: each render up to its last sample louder
@@ -44,6 +49,19 @@ public struct ConversionCheck: Hashable, Sendable {
 
     /// The level a burst must reach within 10 ms of leaving silence to count as an onset: -48 dBFS.
     public static let onsetLevel: Float = 0.004
+    /// How far the carrier's phase moves what the onset rule reads, seconds: half a period of the
+    /// lowest carrier (70 Hz). Silence ends at the first sample above -60 dBFS, which is a peak
+    /// of the waveform, so where a burst rises slowly from silence that sample comes up to half a
+    /// period earlier or later with the carrier's phase (a carrier that restarts after a held
+    /// emphasis has another phase than the player's one carrier). So a silence of 9.7 ms on one
+    /// side is 10.3 ms on the other, or a rise of 9 ms is 14 ms, and an onset is counted on one
+    /// side only though the envelopes agree within 1 dB. An onset is lost (or added) only when the
+    /// other side has no burst near it even read this much more loosely: 10 ms of silence less,
+    /// 10 ms more to rise (the rise is read in 5 ms hops).
+    public static let phaseResolution = 1.0 / 140
+    /// How near a burst on the other side must be to match an onset, seconds: the 10 ms an onset
+    /// may move plus ``phaseResolution``.
+    public static let onsetMatch = 0.010 + phaseResolution
 
     /// The RMS window of the envelopes, seconds: two periods of the lowest carrier (70 Hz), so
     /// the envelope follows the amplitude, not the waveform. A Hann window of length T is null at
@@ -117,11 +135,14 @@ public struct ConversionCheck: Hashable, Sendable {
             b.envelope + [Double](repeating: 0, count: count - b.envelope.count))
         originalOnsets = a.onsets.count
         convertedOnsets = b.onsets.count
-        if a.onsets.isEmpty || b.onsets.isEmpty {
+        if a.onsets.isEmpty || b.bursts.isEmpty {
             maxOnsetShiftMilliseconds = nil
         } else {
-            maxOnsetShiftMilliseconds = Double(Self.largestShift(a.onsets, b.onsets)) * 1000 / Double(sampleRate)
+            maxOnsetShiftMilliseconds = Double(Self.largestShift(a.onsets, b.bursts)) * 1000 / Double(sampleRate)
         }
+        let match = Int(Self.onsetMatch * Double(sampleRate))
+        onsetsLost = Self.unmatched(a.onsets, b.bursts, within: match)
+        onsetsAdded = Self.unmatched(b.onsets, a.bursts, within: match)
         loudnessDifferenceDB = b.rmsDBFS - a.rmsDBFS
         lengthDifferenceMilliseconds = Double(b.audibleLength - a.audibleLength) * 1000 / Double(sampleRate)
         emphases = emphasisTimes.count
@@ -137,6 +158,17 @@ public struct ConversionCheck: Hashable, Sendable {
                 let first = Int(t / Self.hop)
                 return peak(pb, from: first) >= peak(pa, from: first) * tolerance
             }.count
+    }
+
+    /// How many onsets of `a` have none of `b` within `limit` frames (both ascending).
+    static func unmatched(_ a: [Int], _ b: [Int], within limit: Int) -> Int {
+        var j = 0
+        var count = 0
+        for onset in a {
+            while j + 1 < b.count, abs(b[j + 1] - onset) <= abs(b[j] - onset) { j += 1 }
+            if b.isEmpty || abs(b[j] - onset) > limit { count += 1 }
+        }
+        return count
     }
 
     /// The largest distance from an onset of `a` to the nearest of `b` (both ascending).
@@ -161,6 +193,12 @@ public struct ConversionCheck: Hashable, Sendable {
         /// The largest absolute sample in each hop.
         var peaks: [Float] = []
         var onsets: [Int] = []
+        /// Onsets under the rule read within ``ConversionCheck/phaseResolution`` (a superset of
+        /// `onsets`): what an onset on the other side is matched against.
+        var bursts: [Int] = []
+        /// Where silence ended (the first sample above -60 dBFS after at least the loose gap),
+        /// and how long it had lasted, frames.
+        var candidates: [(frame: Int, gap: Int)] = []
         var rmsDBFS = -Double.infinity
         var audibleLength = 0
 
@@ -192,7 +230,9 @@ public struct ConversionCheck: Hashable, Sendable {
             var total = 0
             var sum = 0.0
             var lastLoud = Int.min
-            let gap = hopFrames * 2  // 10 ms of silence before an onset
+            // 10 ms of silence before an onset; read loosely, less half a carrier period.
+            let looseGap = max(
+                1, hopFrames * 2 - Int(ConversionCheck.phaseResolution * Double(hopFrames) / ConversionCheck.hop))
             while true {
                 for i in 0..<block { mix[i] = 0 }
                 let frames = max(
@@ -208,7 +248,11 @@ public struct ConversionCheck: Hashable, Sendable {
                     if magnitude > peaks[hopIndex] { peaks[hopIndex] = magnitude }
                     if magnitude > 1e-3 {
                         audibleLength = frame + 1
-                        if lastLoud == Int.min || frame - lastLoud - 1 >= gap { onsets.append(frame) }
+                        if lastLoud == Int.min {
+                            candidates.append((frame, Int.max))
+                        } else if frame - lastLoud - 1 >= looseGap {
+                            candidates.append((frame, frame - lastLoud - 1))
+                        }
                         lastLoud = frame
                     }
                 }
@@ -232,12 +276,14 @@ public struct ConversionCheck: Hashable, Sendable {
             // quietest tap does); a fade-in from silence (a curve ramping up from 0) crosses
             // -60 dBFS wherever the renderer's carrier and ramp happen to put it, so it is not
             // compared as an onset.
-            let rise = 2
-            onsets.removeAll { onset in
+            func rises(_ onset: Int, within hops: Int) -> Bool {
                 let first = onset / hopFrames
-                let last = min(peaks.count, first + rise + 1)
-                return !peaks[first..<last].contains { $0 >= ConversionCheck.onsetLevel }
+                let last = min(peaks.count, first + hops + 1)
+                return peaks[first..<last].contains { $0 >= ConversionCheck.onsetLevel }
             }
+            let gap = hopFrames * 2
+            onsets = candidates.filter { $0.gap >= gap && rises($0.frame, within: 2) }.map(\.frame)
+            bursts = candidates.filter { rises($0.frame, within: 4) }.map(\.frame)
         }
 
         /// Hann-weighted RMS of `count` samples from `start`.
@@ -274,8 +320,11 @@ public struct ConversionCheck: Hashable, Sendable {
     public var summary: String {
         let correlation = envelopeCorrelation.map { String(format3($0)) } ?? "n/a (silent)"
         let shift = maxOnsetShiftMilliseconds.map { ", largest shift \(format1($0)) ms" } ?? ""
+        let matched =
+            onsetsLost == 0 && onsetsAdded == 0 && originalOnsets == convertedOnsets
+            ? "" : " (\(onsetsLost) lost, \(onsetsAdded) added)"
         return
-            "envelope correlation \(correlation), onsets \(originalOnsets) -> \(convertedOnsets)\(shift), emphases \(emphasesKept) of \(emphases) kept, loudness \(signed(loudnessDifferenceDB)) dB, length \(signed(lengthDifferenceMilliseconds)) ms"
+            "envelope correlation \(correlation), onsets \(originalOnsets) -> \(convertedOnsets)\(matched)\(shift), emphases \(emphasesKept) of \(emphases) kept, loudness \(signed(loudnessDifferenceDB)) dB, length \(signed(lengthDifferenceMilliseconds)) ms"
     }
 }
 

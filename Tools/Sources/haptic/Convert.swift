@@ -187,6 +187,8 @@ struct PatternConversion {
             var originalOnsets: Int
             var convertedOnsets: Int
             var maxOnsetShiftMilliseconds: Double?
+            var onsetsLost: Int
+            var onsetsAdded: Int
             var loudnessDifferenceDB: Double?
             var lengthDifferenceMilliseconds: Double
             var emphases: Int
@@ -207,6 +209,7 @@ struct PatternConversion {
             Check(
                 envelopeCorrelation: $0.envelopeCorrelation, originalOnsets: $0.originalOnsets,
                 convertedOnsets: $0.convertedOnsets, maxOnsetShiftMilliseconds: $0.maxOnsetShiftMilliseconds,
+                onsetsLost: $0.onsetsLost, onsetsAdded: $0.onsetsAdded,
                 loudnessDifferenceDB: $0.loudnessDifferenceDB.isFinite ? $0.loudnessDifferenceDB : nil,
                 lengthDifferenceMilliseconds: $0.lengthDifferenceMilliseconds, emphases: $0.emphases,
                 emphasesKept: $0.emphasesKept)
