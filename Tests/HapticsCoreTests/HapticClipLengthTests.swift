@@ -80,6 +80,23 @@ import Testing
         #expect(again.clip.amplitude.contains { $0.time == 0.4 && abs(($0.emphasis?.amplitude ?? 0) - 0.49) < 1e-3 })
     }
 
+    @Test func anAudioOnlyPatternBecomesASilentClipOfItsLength() throws {
+        // A Hapticlabs export of three AudioCustom events and an audio curve: no haptic event, so
+        // the clip had an empty amplitude envelope, which `convert --check` then refused to read
+        // back (`empty-envelope`).
+        let pattern = HapticPattern(elements: [
+            .event(
+                HapticEvent(
+                    time: 0, type: .audioContinuous, duration: 1.5, parameters: [.init(.audioVolume, 0.5)]))
+        ])
+        var losses: [ConversionLoss] = []
+        let clip = HapticClip(pattern: pattern, losses: &losses)
+        #expect(losses.map(\.kind) == ["audio-event"])
+        #expect(clip.amplitude.map(\.time) == [0, 1.5] && clip.amplitude.allSatisfy { $0.amplitude == 0 })
+        let again = try HapticClip.decode(HapticClip.encode(clip))
+        #expect(again.diagnostics.isEmpty, "\(again.diagnostics)")
+    }
+
     @Test func aLoneTransientBecomesAClipOfTwoBreakpoints() throws {
         let pattern = HapticPattern(elements: [
             .event(HapticEvent(time: 0.2, type: .hapticTransient, parameters: [.init(.hapticIntensity, 0.5)]))

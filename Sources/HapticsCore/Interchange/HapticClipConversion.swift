@@ -159,6 +159,9 @@ extension HapticClip {
         for i in amplitude.indices where amplitude[i].emphasis != nil {
             amplitude[i].amplitude = Self.unit(amplitude[i].amplitude / (1 - Self.emphasisDucking).squared)
         }
+        // A pattern with no haptic event (audio only) is a silent clip of its length, not an
+        // empty envelope, which every reader refuses (`empty-envelope`).
+        if amplitude.isEmpty { amplitude = [AmplitudeBreakpoint(time: 0, amplitude: 0)] }
         // The clip lasts as long as the pattern, its first and last breakpoints apart (what Meta's
         // validator asks): a lone transient gets a breakpoint where its click has died away.
         if let last = amplitude.last, pattern.duration > last.time + 1e-9 {
