@@ -115,11 +115,7 @@ public final class AudioHapticsAnalyzer {
     private var peak: Float
     private let peakDecay: Float
 
-    private struct Transient {
-        var time: Double
-        var intensity: Float
-        var sharpness: Float
-    }
+    private typealias Transient = PatternStream.Transient
     private var transients: [Transient] = []
     private var onsets: [Double] = []
 
@@ -735,34 +731,12 @@ public final class AudioHapticsAnalyzer {
     /// The transients left when no second holds more than the budget of events (continuous
     /// starts count too): in each over-full second the weakest go.
     private func budget(_ all: [Transient], dropped: inout Int) -> [Transient] {
-        let limit = options.maxEventsPerSecond
-        var keep = [Bool](repeating: true, count: all.count)
-        var continuousIndex = 0
-        for i in all.indices where keep[i] {
-            let from = all[i].time
-            while continuousIndex < continuousStarts.count, continuousStarts[continuousIndex] < from {
-                continuousIndex += 1
-            }
-            var continuous = 0
-            var k = continuousIndex
-            while k < continuousStarts.count, continuousStarts[k] < from + 1 {
-                continuous += 1
-                k += 1
-            }
-            var window: [Int] = []
-            var j = i
-            while j < all.count, all[j].time < from + 1 {
-                if keep[j] { window.append(j) }
-                j += 1
-            }
-            var excess = window.count + continuous - limit
-            guard excess > 0 else { continue }
-            for victim in window.sorted(by: { all[$0].intensity < all[$1].intensity }) where excess > 0 {
-                keep[victim] = false
-                dropped += 1
-                excess -= 1
-            }
+        var all = all
+        var startIndex = 0
+        for i in all.indices where all[i].keep {
+            dropped += Transient.thin(
+                &all, at: i, starts: continuousStarts, from: &startIndex, limit: options.maxEventsPerSecond)
         }
-        return all.indices.filter { keep[$0] }.map { all[$0] }
+        return all.filter(\.keep)
     }
 }

@@ -16,6 +16,39 @@ final class PatternStream {
         var intensity: Float
         var sharpness: Float
         var keep = true
+
+        /// The events-per-second budget at `transients[i]`: when the second from its time holds
+        /// more than `limit` events (the kept transients and the continuous events starting in
+        /// it), the weakest kept transients of that second are dropped. `startIndex` is the first
+        /// of `starts` (ascending) not before an earlier call's time. Returns how many it dropped.
+        /// One rule for the streamed and the whole-pattern writer, so their bytes stay the same.
+        static func thin(
+            _ transients: inout [Transient], at i: Int, starts: [Double], from startIndex: inout Int, limit: Int
+        ) -> Int {
+            let from = transients[i].time
+            while startIndex < starts.count, starts[startIndex] < from { startIndex += 1 }
+            var continuous = 0
+            var k = startIndex
+            while k < starts.count, starts[k] < from + 1 {
+                continuous += 1
+                k += 1
+            }
+            var window: [Int] = []
+            var j = i
+            while j < transients.count, transients[j].time < from + 1 {
+                if transients[j].keep { window.append(j) }
+                j += 1
+            }
+            var excess = window.count + continuous - limit
+            guard excess > 0 else { return 0 }
+            var dropped = 0
+            for victim in window.sorted(by: { transients[$0].intensity < transients[$1].intensity }) where excess > 0 {
+                transients[victim].keep = false
+                dropped += 1
+                excess -= 1
+            }
+            return dropped
+        }
     }
 
     private struct Queued {
@@ -110,30 +143,8 @@ final class PatternStream {
     private func decide(upTo bound: Double) {
         while decided < pending.count, pending[decided].time + 1 <= bound {
             let i = decided
-            let from = pending[i].time
             if pending[i].keep {
-                while startIndex < starts.count, starts[startIndex] < from { startIndex += 1 }
-                var continuous = 0
-                var k = startIndex
-                while k < starts.count, starts[k] < from + 1 {
-                    continuous += 1
-                    k += 1
-                }
-                var window: [Int] = []
-                var j = i
-                while j < pending.count, pending[j].time < from + 1 {
-                    if pending[j].keep { window.append(j) }
-                    j += 1
-                }
-                var excess = window.count + continuous - limit
-                if excess > 0 {
-                    for victim in window.sorted(by: { pending[$0].intensity < pending[$1].intensity }) where excess > 0
-                    {
-                        pending[victim].keep = false
-                        dropped += 1
-                        excess -= 1
-                    }
-                }
+                dropped += Transient.thin(&pending, at: i, starts: starts, from: &startIndex, limit: limit)
             }
             decided += 1
             if pending[i].keep { queueTransient(pending[i]) }
