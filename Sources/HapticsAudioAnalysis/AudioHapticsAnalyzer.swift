@@ -695,23 +695,8 @@ public final class AudioHapticsAnalyzer {
             let intensityControl = ParameterTimeline(.hapticIntensityControl, pattern: pattern)
             let sharpnessControl = ParameterTimeline(.hapticSharpnessControl, pattern: pattern)
             for transient in kept {
-                // Curves act on every event: write what makes the transient play as measured.
-                var intensity = transient.intensity
-                var sharpness = transient.sharpness
-                if !intensityControl.isEmpty {
-                    intensity = min(1, intensity / max(0.01, intensityControl.value(at: transient.time)))
-                }
-                if !sharpnessControl.isEmpty {
-                    sharpness = min(1, max(0, sharpness - sharpnessControl.value(at: transient.time)))
-                }
                 pattern.elements.append(
-                    .event(
-                        HapticEvent(
-                            time: transient.time, type: .hapticTransient,
-                            parameters: [
-                                .init(.hapticIntensity, Self.rounded(intensity)),
-                                .init(.hapticSharpness, Self.rounded(sharpness)),
-                            ])))
+                    .event(transient.event(intensity: intensityControl, sharpness: sharpnessControl)))
             }
         }
         if let audio = options.audioPath {

@@ -49,6 +49,26 @@ final class PatternStream {
             }
             return dropped
         }
+
+        /// The transient's event under the pattern's controls: curves act on every event, so it
+        /// is written with what makes it play as measured (intensity divided by the intensity
+        /// control, sharpness less the sharpness control). One rule for both writers.
+        func event(intensity control: ParameterTimeline?, sharpness offset: ParameterTimeline?) -> HapticEvent {
+            var intensity = self.intensity
+            var sharpness = self.sharpness
+            if let control, !control.isEmpty {
+                intensity = min(1, intensity / max(0.01, control.value(at: time)))
+            }
+            if let offset, !offset.isEmpty {
+                sharpness = min(1, max(0, sharpness - offset.value(at: time)))
+            }
+            return HapticEvent(
+                time: time, type: .hapticTransient,
+                parameters: [
+                    .init(.hapticIntensity, AudioHapticsAnalyzer.rounded(intensity)),
+                    .init(.hapticSharpness, AudioHapticsAnalyzer.rounded(sharpness)),
+                ])
+        }
     }
 
     private struct Queued {
@@ -158,24 +178,8 @@ final class PatternStream {
                 ParameterTimeline(.hapticSharpnessControl, parameters: [], curves: sharpnessCurves)
             )
         }
-        var intensity = transient.intensity
-        var sharpness = transient.sharpness
-        if let controls, !controls.intensity.isEmpty {
-            intensity = min(1, intensity / max(0.01, controls.intensity.value(at: transient.time)))
-        }
-        if let controls, !controls.sharpness.isEmpty {
-            sharpness = min(1, max(0, sharpness - controls.sharpness.value(at: transient.time)))
-        }
         transientsWritten += 1
-        enqueue(
-            .event(
-                HapticEvent(
-                    time: transient.time, type: .hapticTransient,
-                    parameters: [
-                        .init(.hapticIntensity, AudioHapticsAnalyzer.rounded(intensity)),
-                        .init(.hapticSharpness, AudioHapticsAnalyzer.rounded(sharpness)),
-                    ])),
-            group: 1)
+        enqueue(.event(transient.event(intensity: controls?.intensity, sharpness: controls?.sharpness)), group: 1)
     }
 
     private func enqueue(_ element: PatternElement, group: Int) {
