@@ -1169,6 +1169,26 @@ const eventLayer = { canvas: null, key: "", events: [] };
 const seriesLayer = { canvas: null, key: "", effective: null };
 const findingMarks = { diagnostics: null, key: "", marks: null };
 
+// Paints `layer` into its offscreen canvas when `stale` (`paint` gets that canvas's context),
+// then copies it onto the timeline.
+function copyLayer(g, layer, stale, w, h, dpr, paint) {
+  if (stale || !layer.canvas) {
+    layer.canvas = layer.canvas || document.createElement("canvas");
+    layer.canvas.width = canvas.width;
+    layer.canvas.height = canvas.height;
+    const lg = layer.canvas.getContext("2d");
+    lg.setTransform(dpr, 0, 0, dpr, 0, 0);
+    lg.clearRect(0, 0, w, h);
+    paint(lg);
+  }
+  if (layer.canvas.width && layer.canvas.height) {
+    g.save();
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.drawImage(layer.canvas, 0, 0);
+    g.restore();
+  }
+}
+
 function draw() {
   const drawStarted = performance.now();
   const dpr = window.devicePixelRatio || 1;
@@ -1255,22 +1275,12 @@ function draw() {
   if (dense) {
     // Drawn once per analysis and view into a layer of its own, copied until then.
     const key = [w, h, dpr, state.viewport.start, state.viewport.spp, color("--intensity"), color("--sharpness"), JSON.stringify(LANES)].join(" ");
-    if (seriesLayer.key !== key || seriesLayer.effective !== eff) {
-      seriesLayer.canvas = seriesLayer.canvas || document.createElement("canvas");
-      seriesLayer.canvas.width = canvas.width;
-      seriesLayer.canvas.height = canvas.height;
-      const lg = seriesLayer.canvas.getContext("2d");
-      lg.setTransform(dpr, 0, 0, dpr, 0, 0);
-      lg.clearRect(0, 0, w, h);
+    copyLayer(g, seriesLayer, seriesLayer.key !== key || seriesLayer.effective !== eff, w, h, dpr, (lg) => {
       for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => drawSeriesColumns(lg, eff.times, eff[lane], lane, color("--" + lane), ...range), lg);
       seriesLayer.key = key;
       seriesLayer.effective = eff;
       metrics.seriesLayers += 1;
-    }
-    g.save();
-    g.setTransform(1, 0, 0, 1, 0, 0);
-    g.drawImage(seriesLayer.canvas, 0, 0);
-    g.restore();
+    });
   }
   for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
     if (range && !dense) drawSeries(eff.times, eff[lane], lane, color("--" + lane), true, t0, t1);
@@ -1356,13 +1366,8 @@ function draw() {
   };
   const others = visible.filter((e) => e.index !== selectedEvent);
   const layerKey = [w, h, dpr, state.viewport.start, state.viewport.spp, color("--intensity"), color("--sharpness"), color("--waveform"), JSON.stringify(LANES)].join(" ");
-  if (eventLayer.key !== layerKey || eventLayer.events.length !== others.length || others.some((e, i) => e !== eventLayer.events[i])) {
-    eventLayer.canvas = eventLayer.canvas || document.createElement("canvas");
-    eventLayer.canvas.width = canvas.width;
-    eventLayer.canvas.height = canvas.height;
-    const lg = eventLayer.canvas.getContext("2d");
-    lg.setTransform(dpr, 0, 0, dpr, 0, 0);
-    lg.clearRect(0, 0, w, h);
+  const stale = eventLayer.key !== layerKey || eventLayer.events.length !== others.length || others.some((e, i) => e !== eventLayer.events[i]);
+  copyLayer(g, eventLayer, stale, w, h, dpr, (lg) => {
     for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
       const base = color("--" + lane);
       const groups = [[base, others.filter((e) => e.haptic)]];
@@ -1377,13 +1382,7 @@ function draw() {
     eventLayer.key = layerKey;
     eventLayer.events = others;
     metrics.eventLayers += 1;
-  }
-  if (eventLayer.canvas.width && eventLayer.canvas.height) {
-    g.save();
-    g.setTransform(1, 0, 0, 1, 0, 0);
-    g.drawImage(eventLayer.canvas, 0, 0);
-    g.restore();
-  }
+  });
   for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
     for (const e of visible) {
       if (e.index !== selectedEvent || (lane === "sharpness" && !e.haptic)) continue;
