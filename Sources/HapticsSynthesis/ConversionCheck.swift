@@ -24,6 +24,22 @@ public struct ConversionCheck: Hashable, Sendable {
     /// every ``hop``, the shorter padded with silence); 1 for identical shapes. Nil when either
     /// render is silent throughout.
     public var envelopeCorrelation: Double?
+    /// How much the original's envelope varies: its standard deviation over its mean, across
+    /// every window of the original's render. Nil when the original is silent throughout.
+    public var originalEnvelopeSpread: Double?
+    /// The 95th percentile of the level difference between the two envelopes, dB, over the
+    /// windows where either is louder than -60 dBFS (a quieter window reads as -60 dBFS, so a
+    /// window audible on one side only differs by its level above that). Nil when both are silent.
+    public var envelopeLevelDifferenceDB: Double?
+    /// Whether the converted envelope keeps the original's: correlation at least
+    /// ``minimumCorrelation``, or, for a flat original (spread at most ``flatSpread``), every
+    /// window but the 5 % farthest within ``flatLevelTolerance`` dB (``envelopeLevelDifferenceDB``).
+    /// A correlation normalises away the level and measures only the shape; a flat envelope has
+    /// almost no shape, so its correlation measures the ripple of the carrier (a pitch change, a
+    /// restarted phase) rather than the conversion, and two renders within half a decibel of each
+    /// other can correlate at 0.65. What can be lost from a flat envelope is its level and its
+    /// length, which the level difference measures directly.
+    public var envelopeKept: Bool
     /// Onsets (bursts after 10 ms of silence that reach ``onsetLevel`` within 10 ms) in each render.
     public var originalOnsets: Int
     public var convertedOnsets: Int
@@ -74,6 +90,18 @@ public struct ConversionCheck: Hashable, Sendable {
     public static let window = 2.0 / 70
     /// How often the envelope is sampled, seconds.
     public static let hop = 0.005
+    /// The envelope correlation at which a converted envelope keeps the original's shape.
+    public static let minimumCorrelation = 0.9
+    /// The largest spread (standard deviation over mean) of an envelope judged flat: 10 %, about
+    /// +-0.8 dB. Its variations are then under the level tolerance below, so the shape a correlation
+    /// would judge is no shape a user feels; an envelope with a silence, a fade or a step in it
+    /// spreads far more (a buzz with 5 % of silence before it: 23 %). A silence of 1 % of the
+    /// length or less still reads as flat; it is an onset the onset rule names (10 ms or more).
+    public static let flatSpread = 0.10
+    /// How far a flat envelope's level may move, dB, at the 95th percentile of its windows: 1 dB,
+    /// under the smallest vibration-intensity difference people tell apart (about 1.5 to 2 dB,
+    /// Gescheider et al.), and twice the carrier's ripple between two renders of one flat level.
+    public static let flatLevelTolerance = 1.0
     /// How long after an emphasis its peak is looked for, seconds (a transient's click).
     public static let emphasisSpan = 0.020
     /// How much quieter an emphasis may come out and still count as kept, dB.
@@ -129,10 +157,11 @@ public struct ConversionCheck: Hashable, Sendable {
         var b = try Meter(layers: converted, format: format)
         a.run()
         b.run()
-        let count = max(a.envelope.count, b.envelope.count)
-        envelopeCorrelation = Self.correlation(
-            a.envelope + [Double](repeating: 0, count: count - a.envelope.count),
-            b.envelope + [Double](repeating: 0, count: count - b.envelope.count))
+        let judged = Self.judge(original: a.envelope, converted: b.envelope)
+        envelopeCorrelation = judged.correlation
+        originalEnvelopeSpread = judged.spread
+        envelopeLevelDifferenceDB = judged.levelDifference
+        envelopeKept = judged.kept
         originalOnsets = a.onsets.count
         convertedOnsets = b.onsets.count
         if a.onsets.isEmpty || b.bursts.isEmpty {
@@ -299,6 +328,51 @@ public struct ConversionCheck: Hashable, Sendable {
         }
     }
 
+    /// The envelope figures of two renders' envelopes (one value per ``hop``), the shorter padded
+    /// with silence, and the rule of ``envelopeKept``.
+    static func judge(original a: [Double], converted b: [Double]) -> (
+        correlation: Double?, spread: Double?, levelDifference: Double?, kept: Bool
+    ) {
+        let count = max(a.count, b.count)
+        let correlation = Self.correlation(
+            a + [Double](repeating: 0, count: count - a.count), b + [Double](repeating: 0, count: count - b.count))
+        let spread = Self.spread(a)
+        let levelDifference = Self.levelDifference(a, b)
+        var kept = false
+        if let correlation, correlation >= minimumCorrelation {
+            kept = true
+        } else if let spread, spread <= flatSpread, let levelDifference {
+            kept = levelDifference <= flatLevelTolerance
+        }
+        return (correlation, spread, levelDifference, kept)
+    }
+
+    /// Standard deviation over mean; nil for a silent envelope.
+    static func spread(_ x: [Double]) -> Double? {
+        let n = Double(x.count)
+        let mean = x.reduce(0, +) / n
+        guard x.count > 0, mean > 0 else { return nil }
+        let variance = x.reduce(0) { $0 + ($1 - mean) * ($1 - mean) } / n
+        return variance.squareRoot() / mean
+    }
+
+    /// The 95th percentile (nearest rank) of |20 log10(b / a)| over the windows where either side is
+    /// above -60 dBFS, each read as at least -60 dBFS; the shorter side padded with silence.
+    static func levelDifference(_ a: [Double], _ b: [Double]) -> Double? {
+        let floor = 1e-3
+        var differences: [Double] = []
+        for i in 0..<max(a.count, b.count) {
+            let x = i < a.count ? a[i] : 0
+            let y = i < b.count ? b[i] : 0
+            guard x > floor || y > floor else { continue }
+            differences.append(abs(20 * log10(max(y, floor) / max(x, floor))))
+        }
+        guard !differences.isEmpty else { return nil }
+        differences.sort()
+        let rank = Int((0.95 * Double(differences.count)).rounded(.up))
+        return differences[max(0, rank - 1)]
+    }
+
     static func correlation(_ x: [Double], _ y: [Double]) -> Double? {
         let n = Double(x.count)
         guard n > 1 else { return nil }
@@ -318,7 +392,13 @@ public struct ConversionCheck: Hashable, Sendable {
 
     /// One line: `envelope correlation 0.998, onsets 3 -> 3 (largest shift 0.0 ms), emphases 2 of 2 kept, loudness +0.1 dB, length +0 ms`.
     public var summary: String {
-        let correlation = envelopeCorrelation.map { String(format3($0)) } ?? "n/a (silent)"
+        var correlation = envelopeCorrelation.map { String(format3($0)) } ?? "n/a (silent)"
+        // A flat original is judged by its level (envelopeKept): say which way it went.
+        if let spread = originalEnvelopeSpread, spread <= Self.flatSpread, let level = envelopeLevelDifferenceDB,
+            (envelopeCorrelation ?? 0) < Self.minimumCorrelation
+        {
+            correlation += " (flat: level within \(format1(level)) dB, \(envelopeKept ? "kept" : "not kept"))"
+        }
         let shift = maxOnsetShiftMilliseconds.map { ", largest shift \(format1($0)) ms" } ?? ""
         let matched =
             onsetsLost == 0 && onsetsAdded == 0 && originalOnsets == convertedOnsets

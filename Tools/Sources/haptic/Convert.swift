@@ -184,6 +184,9 @@ struct PatternConversion {
     func json(check: ConversionCheck?) -> String {
         struct Check: Encodable {
             var envelopeCorrelation: Double?
+            var originalEnvelopeSpread: Double?
+            var envelopeLevelDifferenceDB: Double?
+            var envelopeKept: Bool
             var originalOnsets: Int
             var convertedOnsets: Int
             var maxOnsetShiftMilliseconds: Double?
@@ -207,7 +210,9 @@ struct PatternConversion {
         }
         let measured = check.map {
             Check(
-                envelopeCorrelation: $0.envelopeCorrelation, originalOnsets: $0.originalOnsets,
+                envelopeCorrelation: $0.envelopeCorrelation, originalEnvelopeSpread: $0.originalEnvelopeSpread,
+                envelopeLevelDifferenceDB: $0.envelopeLevelDifferenceDB, envelopeKept: $0.envelopeKept,
+                originalOnsets: $0.originalOnsets,
                 convertedOnsets: $0.convertedOnsets, maxOnsetShiftMilliseconds: $0.maxOnsetShiftMilliseconds,
                 onsetsLost: $0.onsetsLost, onsetsAdded: $0.onsetsAdded,
                 loudnessDifferenceDB: $0.loudnessDifferenceDB.isFinite ? $0.loudnessDifferenceDB : nil,

@@ -350,6 +350,31 @@ func longPattern(seconds: Int) -> String {
         // The waveform keeps the envelope's shape (10 ms steps); the emphasis is below the carrier.
         #expect(correlation > 0.9, "\(correlation)")
         #expect(abs(try #require(check["lengthDifferenceMilliseconds"] as? Double)) <= 50)
+        #expect(check["envelopeKept"] as? Bool == true, "\(check)")
+    }
+
+    @Test func aFlatBuzzAtChangingPitchesIsJudgedByItsLevel() async throws {
+        // 2 s at intensity 1, the pitch changing every 50 ms (as ahap_rs doom.ahap): the
+        // envelope's only shape is the carriers' ripple, which a correlation measures; the
+        // level is what the conversion keeps (ConversionCheck.envelopeKept).
+        let events = (0..<40).map { i in
+            #"{"Event": {"Time": \#(Double(i) * 0.05), "EventType": "HapticContinuous", "EventDuration": 0.05, "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 1}, {"ParameterID": "HapticSharpness", "ParameterValue": \#([0.1, 0.9, 0.4][i % 3])}]}}"#
+        }
+        let input = try scratch.write("flat.ahap", #"{"Version": 1, "Pattern": [\#(events.joined(separator: ", "))]}"#)
+        let result = try await Haptic.run([
+            "convert", input, "-o", scratch.path("flat.haptic"), "--check", "--json",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let report = try #require(JSONSerialization.jsonObject(with: Data(result.stdout)) as? [String: Any])
+        let check = try #require(report["check"] as? [String: Any])
+        let correlation = try #require(check["envelopeCorrelation"] as? Double)
+        #expect(correlation < 0.9, "a flat envelope's correlation measures its ripple: \(check)")
+        #expect(try #require(check["originalEnvelopeSpread"] as? Double) <= 0.1, "\(check)")
+        #expect(try #require(check["envelopeLevelDifferenceDB"] as? Double) <= 1, "\(check)")
+        #expect(check["envelopeKept"] as? Bool == true, "\(check)")
+        let line = try await Haptic.run(["convert", input, "-o", scratch.path("flat.haptic"), "--check"])
+        #expect(line.stderr.contains("(flat: level within 0."), "\(line.stderr)")
+        #expect(line.stderr.contains(" dB, kept), onsets 1 -> 1"), "\(line.stderr)")
     }
 }
 
