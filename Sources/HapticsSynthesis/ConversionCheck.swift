@@ -99,8 +99,10 @@ public struct ConversionCheck: Hashable, Sendable {
     /// length or less still reads as flat; it is an onset the onset rule names (10 ms or more).
     public static let flatSpread = 0.10
     /// How far a flat envelope's level may move, dB, at the 95th percentile of its windows: 1 dB,
-    /// under the smallest vibration-intensity difference people tell apart (about 1.5 to 2 dB,
-    /// Gescheider et al.), and twice the carrier's ripple between two renders of one flat level.
+    /// under the smallest vibration-intensity difference people tell apart (median difference
+    /// thresholds of 0.20 to 0.58 of the level, 1.6 to 4.0 dB, in "Vibrotactile difference
+    /// thresholds: effects of vibration frequency, vibration magnitude, contact area, and body
+    /// location"), and twice the carrier's ripple between two renders of one flat level.
     public static let flatLevelTolerance = 1.0
     /// How long after an emphasis its peak is looked for, seconds (a transient's click).
     public static let emphasisSpan = 0.020
