@@ -233,14 +233,18 @@ extension Studio {
     }
 
     static func encoded<T: Encodable>(_ value: T) -> Response {
-        let data = Data(jsonText(value).utf8)
-        return Response(
-            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        encoded(json: jsonText(value))
+    }
+
+    /// A 200 answer of JSON text.
+    static func encoded(json: String) -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: ByteBuffer(string: json)))
     }
 
     /// `value` as compact JSON, members in sorted order (JSONEncoder's own order changes from run
     /// to run), slashes unescaped (paths read as they are written).
-    static func jsonText<T: Encodable>(_ value: T) -> String {
+    package static func jsonText<T: Encodable>(_ value: T) -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"

@@ -111,7 +111,7 @@ package final class Studio: Sendable {
         router.post("/api/analyze") { [self] request, _ in
             let raw = try await Self.bodyBytes(request)
             if let edited = Self.editRequest(raw) {
-                return Self.encoded(try analyzeEdits(path: edited.path ?? "", request: edited))
+                return Self.encoded(json: Self.analyzeJSON(try analyzeEdits(path: edited.path ?? "", request: edited)))
             }
             let body = try Self.jsonBody(raw)
             let path = try Self.text(body, "path")

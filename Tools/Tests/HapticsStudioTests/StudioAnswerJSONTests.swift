@@ -1,0 +1,55 @@
+import Foundation
+import HapticsStudio
+import Testing
+
+/// `POST /api/analyze` writes its answer's numbers directly (``Studio/analyzeJSON(_:)``); the
+/// bytes are JSONEncoder's (``Studio/jsonText(_:)``) for every number and every optional member.
+@Suite struct StudioAnswerJSONTests {
+    static let answer = #"""
+        {"analyzeMilliseconds":1.25,"curvesCount":2,"diagnostics":[{"code":"x","line":3,"path":"a/b"}],
+        "duration":600,"effective":{"intensity":[0,0.5,1],"sharpness":[0.5,0.5,0.25],"times":[0,1,2]},
+        "eventsCount":3,"findingsKey":"K","findingsPatch":{"from":"F","insert":[{"message":"é \"q\" /"}],
+        "remove":1,"start":2},"format":"ahap","metadata":{"Project":"p/q","Version":1},"parametersCount":1,
+        "path":"pats/a b.ahap","version":"V","waveform":{"max":[0.5],"min":[-0.5],"seconds":0.0005,
+        "start":1.5,"truncated":true}}
+        """#
+
+    @Test func theAnswerIsJSONEncodersBytes() throws {
+        var answer = try JSONDecoder().decode(Studio.AnalyzeResponse.self, from: Data(Self.answer.utf8))
+        #expect(Studio.analyzeJSON(answer) == Studio.jsonText(answer))
+        // Numbers of every kind: integers, fractions, tiny and huge ones, negative zero.
+        var state: UInt64 = 0x5EED
+        func next() -> UInt64 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return state
+        }
+        func number() -> Double {
+            switch next() % 6 {
+            case 0: Double(Int64(bitPattern: next()) % 100_000)
+            case 1: Double(next() % 1_000_000) / 1000
+            case 2: Double(bitPattern: next() & 0x7FEF_FFFF_FFFF_FFFF) * (next() % 2 == 0 ? 1 : -1)
+            case 3: -0.0
+            case 4: Double(next() % 1000) * 1e-9
+            default: Double(next()) / Double(UInt64.max)
+            }
+        }
+        for round in 0..<50 {
+            let count = Int(next() % 300)
+            answer.effective.times = (0..<count).map { _ in number() }
+            answer.effective.intensity = (0..<count).map { _ in number() }
+            answer.effective.sharpness = (0..<count).map { _ in number() }
+            answer.waveform.min = (0..<count / 2).map { _ in number() }
+            answer.waveform.max = (0..<count / 2).map { _ in number() }
+            answer.waveform.seconds = number()
+            answer.duration = number()
+            answer.analyzeMilliseconds = number()
+            answer.waveform.truncated = round % 2 == 0
+            answer.diagnostics = round % 3 == 0 ? nil : answer.diagnostics
+            answer.findingsPatch = round % 4 == 0 ? nil : answer.findingsPatch
+            #expect(Studio.analyzeJSON(answer) == Studio.jsonText(answer), "round \(round)")
+        }
+        // A number JSONEncoder refuses: the whole answer is JSONEncoder's (`{}`).
+        answer.effective.times = [1, .nan]
+        #expect(Studio.analyzeJSON(answer) == Studio.jsonText(answer))
+    }
+}
