@@ -503,7 +503,8 @@ extension Studio {
         // The check and the write happen under one lock, so two tabs saving at once cannot both win.
         let result: Result<SaveResponse, StudioError> = saveLock.withLock { _ in
             do throws(StudioError) {
-                let (text, _) = try editedText(path: path, request: request, current: try files.read(path))
+                let current = try files.read(path)
+                let (text, _) = try editedText(path: path, request: request, current: current)
                 let analysis = PatternView.analyze(text, path: "edit.ahap")
                 guard let document = analysis.pattern else {
                     let first = analysis.findings.first { $0.severity == .error } ?? analysis.findings.first
@@ -512,8 +513,17 @@ extension Studio {
                 var losses: [ConversionLoss] = []
                 let bytes =
                     format == "haptic" ? HapticClip.encode(HapticClip(pattern: document, losses: &losses)) : text
-                try files.write(path, bytes: bytes)
                 let saved = StudioFiles.version(of: bytes)
+                // The watcher knows the new version before the write, so the write's own inotify
+                // event is not announced as another program's change (a tab would then say "changed
+                // on disk" instead of "saved in another tab"); after it, the file's new status.
+                watcher.watch(path, version: saved)
+                do throws(StudioError) {
+                    try files.write(path, bytes: bytes)
+                } catch {
+                    watcher.watch(path, version: StudioFiles.version(of: current))
+                    throw error
+                }
                 watcher.watch(path, version: saved)
                 return .success(SaveResponse(version: saved, losses: losses.map(\.description), bytes: bytes.count))
             } catch {
