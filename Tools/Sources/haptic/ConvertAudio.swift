@@ -110,8 +110,7 @@ extension HapticCommand.Convert {
         do {
             reader = try AudioFileReader(path: input)
         } catch {
-            Terminal.printError("haptic: \(error)")
-            throw ExitCode.failure
+            throw Terminal.failure("\(error)")
         }
         let summary: AudioHapticsSummary
         let conversion: PatternConversion
@@ -124,8 +123,7 @@ extension HapticCommand.Convert {
             do {
                 result = try AudioHaptics.convert(reader, options: options)
             } catch {
-                Terminal.printError("haptic: \(error)")
-                throw ExitCode.failure
+                throw Terminal.failure("\(error)")
             }
             let file = PatternFile(path: input, pattern: result.pattern)
             conversion = PatternConversion(file, to: target ?? .ahap, kotlin: kotlin)
@@ -169,8 +167,7 @@ extension HapticCommand.Convert {
             return summary
         } catch let error as AudioDecodeError {
             file?.abandon()
-            Terminal.printError("haptic: \(error)")
-            throw ExitCode.failure
+            throw Terminal.failure("\(error)")
         } catch let error as SystemCallError {
             file?.abandon()
             throw Terminal.failure("cannot write '\(output)': \(error.errno)")

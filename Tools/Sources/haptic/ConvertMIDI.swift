@@ -44,15 +44,13 @@ extension HapticCommand.Convert {
             bytes = try PatternFile.readFile(
                 input, limit: limits.maxFileBytes, what: "MIDI file", file: input, at: .root)
         } catch {
-            Terminal.printError(error.description)
-            throw ExitCode.failure
+            throw Terminal.failure(located: error.description)
         }
         let song: MIDIFile
         do {
             song = try MIDIFile.decode(bytes, limits: limits)
         } catch {
-            Terminal.printError("\(input): error[midi-\(error.kind.rawValue)]: \(error)")
-            throw ExitCode.failure
+            throw Terminal.failure(located: "\(input): error[midi-\(error.kind.rawValue)]: \(error)")
         }
         if let track = midi.track, track > song.tracks.count {
             throw Terminal.failure("\(input) has \(song.tracks.count) tracks; there is no track \(track)", status: 64)

@@ -67,8 +67,7 @@ extension HapticCommand {
                 Terminal.report(file.diagnostics, in: file.path)
                 return file
             } catch {
-                Terminal.printError(error.description)
-                throw ExitCode(2)
+                throw Terminal.failure(located: error.description, status: 2)
             }
         }
     }

@@ -139,8 +139,7 @@ extension HapticCommand {
             do {
                 return try OrderScript.parse(text, file: path)
             } catch {
-                Terminal.printError(error.description)
-                throw ExitCode.failure
+                throw Terminal.failure(located: error.description)
             }
         }
 

@@ -19,8 +19,7 @@ enum Terminal {
         do {
             return try PatternFile.load(path, waveformFolders: waveforms.folders, missingWaveforms: .skip)
         } catch {
-            printError(error.description)
-            throw ExitCode.failure
+            throw failure(located: error.description)
         }
     }
 
@@ -41,7 +40,13 @@ enum Terminal {
     /// `throw Terminal.failure("...")`. Commands leave only through ArgumentParser, so every `defer`
     /// (engine stop, device close, temporary-file removal) runs.
     static func failure(_ message: String, status: Int32 = 1) -> ExitCode {
-        printError("haptic: \(message)")
+        failure(located: "haptic: \(message)", status: status)
+    }
+
+    /// Prints `line` as it is, for errors that already begin with their file and place
+    /// (`FILE:PATH: error[code]: ...`), and returns the error that ends the command with `status`.
+    static func failure(located line: String, status: Int32 = 1) -> ExitCode {
+        printError(line)
         return ExitCode(status)
     }
 
