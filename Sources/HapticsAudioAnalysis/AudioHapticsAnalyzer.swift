@@ -17,7 +17,9 @@ import HapticsCore
 ///   after silence a small one suffices), at least the minimum gap after the last; its time
 ///   refined to the 1 ms block where energy jumps most. The local mean leaves out the largest
 ///   flux before the peak's own rise: in a fast run (a roll, 16th notes) that is the previous
-///   note's peak, which would otherwise raise the bar for the next. No maximum filter across bands
+///   note's peak, which would otherwise raise the bar for the next. A peak where the level does
+///   not rise and then falls by more than `endDrop` is a sound's abrupt end (a sample cut off
+///   mid-decay clicks in the high bands), not an onset. No maximum filter across bands
 ///   (SuperFlux): on the benchmark it cost soft piano notes and speech more than it saved;
 /// - loudness: the frame's mean square (within the band, if one is given), as a perceptual
 ///   intensity (amplitude^0.6, Stevens' loudness exponent, -12 dBFS RMS at 1);
@@ -42,6 +44,10 @@ public final class AudioHapticsAnalyzer {
     static let postMax = 3
     static let preAvg = 7
     static let postAvg = 1
+    /// Decibels the level may fall across a peak that brought no rise in level, from `lag` frames
+    /// before it to `postMax` frames after (where the window holds the new sound): more is a
+    /// sound's end.
+    static let endDrop = 15.0
     /// Frames between a frame and the one its flux is measured against (its window overlaps 57 %).
     static let lag = 2
     /// Silence that closes a continuous event, seconds.
@@ -531,6 +537,13 @@ public final class AudioHapticsAnalyzer {
         }
         let excess = f.flux - meanWeight * sum / n
         guard excess >= delta else { return }
+        // A sound's abrupt end, not a start: no rise at the peak, and the level falls across it.
+        // (A click shorter than the window also leaves it by `postMax`, but it rose at the peak.)
+        let before = frames[max(0, c - Self.lag) % Self.ring].dB
+        if before.isFinite, f.dB <= before, frames[min(latest, c + Self.postMax) % Self.ring].dB < before - Self.endDrop
+        {
+            return
+        }
         let gapFrames = Int((options.minimumGap * framesPerSecond).rounded(.down))
         guard c - lastOnsetFrame >= max(1, gapFrames) else { return }
         let time = refine(c)

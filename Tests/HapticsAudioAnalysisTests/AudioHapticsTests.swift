@@ -134,6 +134,29 @@ struct AudioHapticsTests {
         #expect(worstMiss(times, found) <= 0.010, "\(found)")
     }
 
+    @Test("A sound cut off mid-decay: a transient at its start, none at the cut")
+    func abruptEnd() throws {
+        // A synthesised kick (a falling sine), stopped after 350 ms at -25 dB of its start:
+        // the cut clicks in the high bands while the level falls to the noise floor.
+        let rate = 48_000
+        var samples = [Float](repeating: 0, count: 3 * rate)
+        var noise = Noise(state: 3)
+        for i in samples.indices { samples[i] = 0.001 * noise.next() }
+        let starts = [0.3, 1.0, 1.7, 2.4]
+        for start in starts {
+            var phase = 0.0
+            for i in 0..<(rate * 35 / 100) {
+                let t = Double(i) / Double(rate)
+                phase += 2 * Double.pi * (50 + 120 * exp(-t / 0.03)) / Double(rate)
+                let fadeIn = min(1, Double(i) / 48)
+                samples[Int(start * Double(rate)) + i] += Float(0.5 * fadeIn * sin(phase) * exp(-t / 0.12))
+            }
+        }
+        let found = transientTimes(try convert(wav(samples)).pattern)
+        #expect(found.count == starts.count, "\(found)")
+        #expect(worstMiss(starts, found) <= 0.010, "\(found)")
+    }
+
     @Test("Plucked notes: one transient per note, each within 10 ms of it")
     func plucked() throws {
         let notes = [(0.2, 196.0), (0.7, 247.0), (1.1, 294.0), (1.45, 392.0), (2.0, 330.0), (2.6, 220.0), (3.0, 440.0)]
