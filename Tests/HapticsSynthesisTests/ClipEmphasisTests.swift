@@ -236,4 +236,30 @@ import Testing
         #expect((check.envelopeCorrelation ?? 0) >= 0.95, "\(check.summary)")
         #expect(clip.ahapLosses.map(\.kind) == ["emphasis-held"])
     }
+    /// Meta's DoorKnob1 has an emphasis on a breakpoint 5 µs after one at 0 (amplitude 0.08
+    /// after 0, the emphasis at 0.22): the mapping holds the control at the emphasis's level
+    /// from a point between the two, less than a frame before the emphasis, and the click used
+    /// to read the control at its frame, before the hold (8.7 dB soft at 48 kHz).
+    @Test(arguments: [44_100, 48_000, 96_000], [0.11, 0.4, 0.6])
+    func anEmphasisOnAStepShorterThanAFrameIsKept(rate: Int, past: Double) throws {
+        let time = (0.25 * Double(rate) + past) / Double(rate)
+        let clip = HapticClip(amplitude: [
+            .init(time: 0, amplitude: 0.03), .init(time: 0.2, amplitude: 0.03),
+            .init(time: time - 0.000005, amplitude: 0),
+            .init(time: time, amplitude: 0.08, emphasis: .init(amplitude: 0.22, frequency: 0.5)),
+            .init(time: 0.3, amplitude: 0.04), .init(time: 0.35, amplitude: 0.01),
+        ])
+        let format = AudioFormat(sampleRate: rate, channels: 1)
+        let alone = try PatternRenderer.render(try #require(ClipPlayback.layers(clip).emphases), format: format)
+        let converted = try PatternRenderer.render(clip.pattern, format: format)
+        let first = Int(time * Double(rate)) - 1
+        func peak(_ samples: [Float]) -> Double {
+            Self.dB(samples[first..<min(samples.count, first + rate / 50)].map(abs).max() ?? 0)
+        }
+        #expect(abs(peak(converted) - peak(alone)) < 1.5, "\(peak(converted)) dB against \(peak(alone)) dB")
+        if rate == 48_000 {
+            let check = try ConversionCheck(clip: clip, converted: clip.pattern)
+            #expect(check.emphasesKept == 1, "\(check.summary)")
+        }
+    }
 }

@@ -239,6 +239,37 @@ import _HapticsTestSupport
         #expect(early > middle + 6.03 && middle > late + 9.55)
     }
 
+    /// A transient takes its level from the intensity control at its own time, as the pattern
+    /// orders them, even where a control step falls between that time and the frame it sounds
+    /// on (up to half a frame away): before it (the step sets the click) or after it (it does not).
+    @Test(arguments: rates, [(0.1, 0.3), (0.3, 0.45), (0.55, 0.9), (0.7, 0.6)])
+    func aTransientReadsTheControlAtItsOwnTimeNotItsFrames(rate: Int, fractions: (step: Double, onset: Double)) throws {
+        let format = AudioFormat(sampleRate: rate)
+        let frame = 0.25 * Double(rate)
+        let onset = (frame + fractions.onset) / Double(rate)
+        let step = (frame + fractions.step) / Double(rate)
+        // Quiet until the step, full after it; the click is loud exactly when the step comes first.
+        let loud = fractions.step < fractions.onset
+        let pattern = HapticPattern(elements: [
+            transient(onset),
+            .parameter(DynamicParameter(.hapticIntensityControl, value: 0.1, time: 0)),
+            .parameter(DynamicParameter(.hapticIntensityControl, value: 1, time: step)),
+        ])
+        let samples = try PatternRenderer.render(pattern, format: format)
+        let reference = try PatternRenderer.render(
+            HapticPattern(elements: [
+                transient(onset),
+                .parameter(DynamicParameter(.hapticIntensityControl, value: loud ? 1 : 0.1, time: 0)),
+            ]), format: format)
+        // Sample for sample (compared apart from #expect, which would print every sample).
+        let same = samples == reference
+        #expect(
+            same,
+            "step at +\(fractions.step), onset at +\(fractions.onset) frames: peak \(AudioAnalysis.peak(samples[...])) against \(AudioAnalysis.peak(reference[...]))"
+        )
+        #expect(Measure.firstNonZero(samples) == Int(try format.frame(at: onset)))
+    }
+
     @Test func scheduledChangesLandAtExactFramesWhateverTheBlocks() throws {
         let format = AudioFormat(sampleRate: 48_000)
         let click = try Synthesizer.prepare(
