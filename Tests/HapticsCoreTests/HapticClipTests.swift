@@ -269,6 +269,48 @@ import Testing
         }
     }
 
+    @Test func anEmphasisUnderTheSharpnessCurvePlaysAtItsOwnFrequency() throws {
+        // Meta's CarEngine1: emphases at frequency 0.1 where sqrt(frequency) is about 0.5, the
+        // first frequency 0. The control adds to every event, so with the carrier at sharpness 0
+        // a tap there was written at 0.1 - 0.5, clamped to 0, and played at 0.5. The carrier
+        // plays sqrt(frequency) whatever its own sharpness (the control makes up the rest), so
+        // that sharpness moves to where every tap can be written.
+        let clip = HapticClip(
+            amplitude: [
+                .init(time: 0, amplitude: 0.1),
+                .init(time: 0.2, amplitude: 0.1, emphasis: .init(amplitude: 0.3, frequency: 0.1)),
+                .init(time: 0.5, amplitude: 0.2, emphasis: .init(amplitude: 0.1, frequency: 0.8)),
+                .init(time: 1, amplitude: 0.1),
+            ],
+            frequency: [
+                .init(time: 0.05, frequency: 0), .init(time: 0.3, frequency: 0.25), .init(time: 0.7, frequency: 0.5),
+                .init(time: 1, frequency: 0.36),
+            ])
+        let pattern = clip.pattern
+        let controls = ParameterTimelines(pattern)
+        let taps = pattern.events.filter { $0.type == .hapticTransient }
+        #expect(taps.map(\.time) == [0.2, 0.5])
+        for (tap, frequency) in zip(taps, [Float(0.1), 0.8]) {
+            let played = controls.value(of: .hapticSharpness, for: tap, at: tap.time)
+            #expect(abs(played - frequency) < 1e-5, "\(tap.time): \(played)")
+        }
+        // The carrier plays sqrt(frequency) throughout, before the first breakpoint too.
+        let line: [(Double, Float)] = [(0, 0), (0.05, 0), (0.3, 0.5), (0.7, Float(0.5).squareRoot()), (1, 0.6)]
+        for t in [0, 0.03, 0.05, 0.2, 0.45, 0.5, 0.9] {
+            let carrier = try #require(
+                pattern.events.last { $0.type == .hapticContinuous && $0.time <= t && t < $0.time + ($0.duration ?? 0) }
+            )
+            let k = line.lastIndex { $0.0 <= t }!
+            let expected =
+                k + 1 < line.count
+                ? line[k].1 + (line[k + 1].1 - line[k].1) * Float((t - line[k].0) / (line[k + 1].0 - line[k].0))
+                : line[k].1
+            let played = controls.value(of: .hapticSharpness, for: carrier, at: t)
+            #expect(abs(played - expected) < 1e-5, "carrier at \(t): \(played), not \(expected)")
+        }
+        #expect(!clip.ahapLosses.contains { $0.kind == "emphasis-sharpness-clamped" }, "\(clip.ahapLosses)")
+    }
+
     @Test func aSharpnessSweepClampedAt0And1KeepsItsBends() throws {
         // Apple's Inflate: carrier sharpness 0.5, control -0.8 to +0.8 over 1.7 s: the played
         // sharpness is 0 until 0.31875 s, then rises to 1 at 1.38125 s and holds.

@@ -20,13 +20,15 @@ extension HapticClip {
     /// - a carrier of `HapticContinuous` events from 0 to the last amplitude breakpoint (split
     ///   every ``continuousLimit`` seconds), intensity 1, sharpness sqrt(first frequency) (0
     ///   without a frequency envelope: Meta's exporter and Lofelt's player write their carrier
-    ///   at sharpness 0 and add no sharpness curve then);
+    ///   at sharpness 0 and add no sharpness curve then), moved where that would push a
+    ///   transient's sharpness outside 0...1 (``carrierSharpness(_:)``);
     /// - `HapticIntensityControl` curves through sqrt(amplitude) at every amplitude breakpoint,
     ///   ``emphasisDucking`` lower at a breakpoint with an emphasis (as the players duck the
     ///   carrier there), from 0 at time 0 when the first breakpoint comes later (Lofelt's player
     ///   ramps up to it);
     /// - `HapticSharpnessControl` curves through sqrt(frequency) minus the carrier's sharpness at
-    ///   every frequency breakpoint up to the clip's end (the control adds to the event's value);
+    ///   every frequency breakpoint up to the clip's end (the control adds to the event's value),
+    ///   from time 0 when the carrier's sharpness is not the first frequency's;
     /// - each emphasis a `HapticTransient` at its breakpoint that sounds at intensity
     ///   sqrt(emphasis amplitude) and sharpness emphasis frequency, whatever the envelope there,
     ///   as Meta's and Lofelt's players play it (a transient of its own, not scaled by the
@@ -106,13 +108,18 @@ extension HapticClip {
     var playPlan: PlayPlan {
         let silent = amplitude.allSatisfy { $0.amplitude == 0 }
         let end = duration
-        let base: Float = frequency.first.map { $0.frequency.squareRoot() } ?? 0
         var envelope = amplitude.map {
             (time: $0.time, value: $0.amplitude.squareRoot() * ($0.emphasis == nil ? 1 : 1 - Self.emphasisDucking))
         }
         if let first = envelope.first, first.time > 0 { envelope.insert((time: 0, value: 0), at: 0) }
-        let sharpnessAbsolute = frequency.filter { $0.time <= end + 1e-9 }.map {
+        var sharpnessAbsolute = frequency.filter { $0.time <= end + 1e-9 }.map {
             (time: $0.time, value: $0.frequency.squareRoot())
+        }
+        let base = silent ? (sharpnessAbsolute.first?.value ?? 0) : carrierSharpness(sharpnessAbsolute)
+        // Before the first frequency breakpoint the carrier is at its first value, as it is
+        // with no control there when the carrier is written at that value.
+        if let first = sharpnessAbsolute.first, first.time > 0, first.value != base {
+            sharpnessAbsolute.insert((time: 0, value: first.value), at: 0)
         }
         let offsetAt: (Double) -> Float = { time in
             sharpnessAbsolute.isEmpty ? 0 : Self.interpolate(sharpnessAbsolute, at: time) - base
@@ -209,6 +216,28 @@ extension HapticClip {
             silent: silent, base: base, intensity: intensity,
             sharpness: silent ? [] : sharpnessAbsolute.map { (time: $0.time, value: $0.value - base) }, taps: taps,
             gaps: gaps)
+    }
+
+    /// The carrier's `HapticSharpness` under a sharpness curve through `sharpness` (absolute,
+    /// sqrt(frequency)): sqrt(first frequency), unless a transient's sharpness would then leave
+    /// 0...1. The control adds to every event, so a tap at sharpness `f` under a curve at `s` is
+    /// written at `f - (s - base)`; the carrier plays `s` whatever `base` is, so `base` is free
+    /// in 0...1 and is moved (as little as it takes) to where every emphasis and impulse is
+    /// written within 0...1. Where no value serves them all, the middle of what would serve the
+    /// lowest and the highest.
+    func carrierSharpness(_ sharpness: [(time: Double, value: Float)]) -> Float {
+        guard let first = sharpness.first else { return 0 }
+        // Each tap wants base within `s - f ... s - f + 1`.
+        var low: Float = 0
+        var high: Float = 1
+        func include(_ time: Double, _ frequency: Float) {
+            let offset = Self.interpolate(sharpness, at: time) - frequency
+            low = max(low, offset)
+            high = min(high, offset + 1)
+        }
+        for point in amplitude { if let e = point.emphasis { include(point.time, e.frequency) } }
+        for impulse in impulses { include(impulse.time, impulse.frequency) }
+        return low <= high ? min(max(first.value, low), high) : (low + high) / 2
     }
 
     /// `points` (absolute times) as curves of at most ``curvePointLimit`` points; each curve after
