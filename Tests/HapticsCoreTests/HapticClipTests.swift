@@ -332,6 +332,39 @@ import Testing
         #expect(zip(clip.frequency.map(\.frequency), [0, 0, 1, 1] as [Float]).allSatisfy { abs($0 - $1) < 1e-6 })
     }
 
+    @Test func overlappingSharpnessCurvesGiveBreakpointsInOrderAsTheLaterCurveTakesOver() throws {
+        // A generator's pattern (issue 31's third sweep): a sharpness curve starts before the
+        // previous one ends. Core Haptics lets the later curve take over at its start; the clip
+        // written used to list each curve's points in turn, out of time order, and every reader
+        // refused it (`breakpoint-order`).
+        let pattern = HapticPattern(elements: [
+            .event(
+                HapticEvent(
+                    time: 0, type: .hapticContinuous, duration: 1.5,
+                    parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, 0.5)])),
+            .curve(
+                ParameterCurve(
+                    .hapticSharpnessControl, time: 0,
+                    controlPoints: [.init(time: 0, value: -0.5), .init(time: 1, value: 0.5)])),
+            .curve(
+                ParameterCurve(
+                    .hapticSharpnessControl, time: 0.5,
+                    controlPoints: [.init(time: 0, value: 0.3), .init(time: 0.5, value: -0.3)])),
+        ])
+        var losses: [ConversionLoss] = []
+        let clip = HapticClip(pattern: pattern, losses: &losses)
+        // Sharpness 0.5 + control: 0 rising to 0.5 when the second curve starts, 0.8 there,
+        // falling to 0.2 at 1 s; the frequency is its square.
+        let expected: [(Double, Float)] = [(0, 0), (0.5, 0.25), (0.5, 0.64), (1, 0.04)]
+        #expect(clip.frequency.count == expected.count, "\(clip.frequency)")
+        for (point, (time, frequency)) in zip(clip.frequency, expected) {
+            #expect(abs(point.time - time) < 1e-9 && abs(point.frequency - frequency) < 1e-6, "\(clip.frequency)")
+        }
+        let read = try HapticClip.decode(HapticClip.encode(clip))
+        #expect(read.diagnostics.isEmpty, "\(read.diagnostics)")
+        #expect(read.clip == clip)
+    }
+
     @Test func hapticToAHAPToHapticKeepsEveryBreakpointWithin1e3() throws {
         #expect(Self.clip.ahapLosses.map(\.kind).first == "emphasis-held")
         let ahap = AHAP.encode(Self.clip.pattern)

@@ -98,7 +98,7 @@ extension HapticClip {
             // Inflate sweeps -0.3 to 1.3; without the bends the clip's sweep is a straight line).
             frequency = []
             for (i, point) in sharpness.enumerated() {
-                if i > 0 {
+                if i > 0, sharpness[i - 1].time < point.time {
                     let previous = sharpness[i - 1]
                     let (a, b) = (carrierSharpness + previous.value, carrierSharpness + point.value)
                     let crossings = [Float(0), 1].compactMap { edge -> Double? in
@@ -176,16 +176,22 @@ extension HapticClip {
         losses += ledger.entries
     }
 
-    /// Every control point of `id`'s curves in absolute time, in order; a chunk's first point that
-    /// repeats the previous chunk's last (what ``curves(_:_:)`` writes) is kept once.
+    /// The line `id`'s curves draw, as points in absolute time in ascending order: each curve
+    /// point, and where a curve starts before the previous one has ended, the later one takes over
+    /// from there (``ParameterTimeline``, Core Haptics' rule): the earlier curve's later points go,
+    /// and where the later curve does not start from the value reached, two points at its start
+    /// make the step. A chunk's first point that repeats the previous chunk's last (what
+    /// ``curves(_:_:)`` writes) is kept once.
     static func points(of id: DynamicParameterID, in pattern: HapticPattern) -> [(time: Double, value: Float)] {
+        let knots = ParameterTimeline(id, parameters: [], curves: pattern.parameterCurves).knots
         var result: [(time: Double, value: Float)] = []
-        for curve in pattern.parameterCurves.filter({ $0.id == id }).sorted(by: { $0.time < $1.time }) {
-            for point in curve.controlPoints {
-                let time = curve.time + point.time
-                if let last = result.last, abs(last.time - time) < 1e-9, last.value == point.value { continue }
-                result.append((time, point.value))
-            }
+        for (i, knot) in knots.enumerated() {
+            if let last = result.last, abs(last.time - knot.time) < 1e-9, last.value == knot.value { continue }
+            result.append((knot.time, knot.value))
+            guard i + 1 < knots.count else { continue }
+            let next = knots[i + 1]
+            let reached = knot.value + Float(knot.slope * (next.time - knot.time))
+            if abs(reached - next.value) > 1e-6 { result.append((next.time, reached)) }
         }
         return result
     }
