@@ -524,6 +524,7 @@ extension Studio {
                     watcher.watch(path, version: StudioFiles.version(of: current))
                     throw error
                 }
+                afterSaveWriteHook.withLock { $0 }?(path)
                 watcher.watch(path, version: saved)
                 return .success(SaveResponse(version: saved, losses: losses.map(\.description), bytes: bytes.count))
             } catch {

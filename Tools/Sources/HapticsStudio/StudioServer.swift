@@ -29,6 +29,8 @@ package final class Studio: Sendable {
     let watcher: StudioWatcher
     /// Edited texts and waveforms kept between requests (see `sourcePatch`, `editedWaveform`).
     let cache = StudioCache()
+    /// Test-only: see ``afterSaveWrite(_:)``.
+    let afterSaveWriteHook = Mutex<(@Sendable (_ path: String) -> Void)?>(nil)
 
     /// - Parameters:
     ///   - folders: what is served (studio paths start with each one's label).
@@ -48,6 +50,21 @@ package final class Studio: Sendable {
             let byte = UInt8.random(in: 0...255, using: &generator)
             return String(byte >> 4, radix: 16) + String(byte & 15, radix: 16)
         }.joined()
+    }
+
+    /// Test-only: `hook` is called with the path after each save's write, before the save
+    /// returns, so that a test can make the watcher look at the file there
+    /// (``checkWatcher(_:)``), as an inotify event arriving at that moment does.
+    package func afterSaveWrite(_ hook: (@Sendable (_ path: String) -> Void)?) {
+        afterSaveWriteHook.withLock { $0 = hook }
+    }
+
+    /// Test-only: the watcher's check of `path` now, as on an inotify event: the messages it
+    /// announces (sent to the pages too).
+    package func checkWatcher(_ path: String) -> [String] {
+        let messages = watcher.changes([path])
+        Task { [hub] in for message in messages { await hub.broadcast(message) } }
+        return messages
     }
 
     /// The port the server listens on (0 until it does).

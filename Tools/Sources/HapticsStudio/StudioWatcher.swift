@@ -229,6 +229,13 @@ final class StudioWatcher: Sendable {
     /// Compares each path's status with the last seen and, when it moved, its version;
     /// announces the changed ones.
     func check(_ paths: [String]) async {
+        for message in changes(paths) { await hub.broadcast(message) }
+    }
+
+    /// What ``check(_:)`` announces for `paths`: a message for each whose version moved since
+    /// last seen (noting the new status and version).
+    func changes(_ paths: [String]) -> [String] {
+        var messages: [String] = []
         for path in paths {
             guard let entry = known.withLock({ $0[path] }) else { continue }
             let now = stamp(path)
@@ -248,8 +255,9 @@ final class StudioWatcher: Sendable {
                 let message: JSONValue = .object([
                     "type": .string("changed"), "path": .string(path), "version": .string(version),
                 ])
-                await hub.broadcast(message.jsonText)
+                messages.append(message.jsonText)
             }
         }
+        return messages
     }
 }

@@ -228,6 +228,36 @@ import _ToolTestSupport
         }
     }
 
+    /// The save's own write, seen by the watcher before the save returns (its inotify event can
+    /// be handled at that moment), is not another program's change: the other tabs are told only
+    /// that the studio saved it ("was saved in another tab"), never "changed on disk".
+    @Test(.timeLimit(.minutes(1))) func aSaveTheWatcherSeesBeforeItReturnsIsToldAsTheStudios() async throws {
+        try await StudioHarness.with { studio in
+            let opened = try await studio.object("GET", "/api/pattern?path=pats/sharp-tap.ahap")
+            let version = try #require(opened["version"] as? String)
+            let announced = Mutex<[String]>([])
+            studio.studio.afterSaveWrite { [studio = studio.studio] path in
+                let messages = studio.checkWatcher(path)
+                announced.withLock { $0 += messages }
+            }
+            let save = """
+                {"baseVersion": "\(version)", "tab": "other", "edits": [{"index": 0, "element":
+                  {"Event": {"Time": 0.05, "EventType": "HapticTransient", "EventParameters": [
+                    {"ParameterID": "HapticIntensity", "ParameterValue": 0.5},
+                    {"ParameterID": "HapticSharpness", "ParameterValue": 0.5}]}}}]}
+                """
+            let messages = try await Self.socket(
+                studio, until: { $0.contains { $0["type"] as? String == "changed" && $0["by"] != nil } }
+            ) {
+                let response = try await studio.call("PUT", "/api/pattern?path=pats/sharp-tap.ahap", json: save)
+                #expect(response.status == 200, "\(response.text)")
+            }
+            #expect(announced.withLock { $0 } == [], "the watcher announced the save as a change on disk")
+            let changed = messages.filter { $0["type"] as? String == "changed" }
+            #expect(changed.count == 1 && changed.allSatisfy { $0["by"] as? String == "studio" }, "\(changed)")
+        }
+    }
+
     /// Both ways an editor saves, each on the socket within half a second: inotify on the held
     /// folder reports it at once (a poll, or the once-a-second fallback, would be late).
     @Test(.timeLimit(.minutes(1))) func inPlaceWritesAndRenamesOverReachTheSocketWithinHalfASecond() async throws {
