@@ -146,6 +146,17 @@ extension Bench {
                 _ = try await page.evaluate(
                     "studio.metrics.edits = []; studio.metrics.parts = []; studio.metrics.bytesSent = 0; studio.metrics.bytesReceived = 0; studio.metrics.analyses = 0; studio.metrics.drawMilliseconds = []; studio.metrics.eventLayers = 0;"
                 )
+                // Chromium's long animation frames (over 50 ms) during the drags: how long, how
+                // much of each was script (and whose), how much style, layout and paint.
+                _ = try await page.evaluate(
+                    """
+                    window.benchFrames = []; new PerformanceObserver((list) => { for (const f of list.getEntries()) {
+                      const scripts = f.scripts.map(s => [s.invoker || s.invokerType, s.duration]).sort((a, b) => b[1] - a[1]);
+                      benchFrames.push({ duration: f.duration, blocking: f.blockingDuration, render: f.renderStart ? f.startTime + f.duration - f.renderStart : 0,
+                        style: f.styleAndLayoutStart ? f.startTime + f.duration - f.styleAndLayoutStart : 0,
+                        script: scripts.reduce((t, s) => t + s[1], 0), top: scripts.slice(0, 3).map(s => `${s[0]} ${s[1].toFixed(0)}`).join("; ") });
+                    } }).observe({ type: "long-animation-frame" }); 1
+                    """)
                 for n in 0..<drags {
                     // The transient at 300.0 s (entry 3,000 plus the earlier continuous events and curves).
                     let json =
@@ -184,9 +195,32 @@ extension Bench {
                 let parts = metrics["parts"] as? [[String: Double]] ?? []
                 for (part, label) in [
                     ("wait", "waiting behind the analysis in flight"), ("answer", "request to answer"),
-                    ("server", "the server's analysis (inside the answer)"), ("page", "applying and drawing it"),
-                ] {
+                    ("server", "the server's analysis (inside the answer)"),
+                    ("headers", "request to the answer's headers (inside the answer)"),
+                    ("page", "applying and drawing it"),
+                ] where parts.contains(where: { $0[part] != nil }) {
                     print("  \(label): \(percentiles(parts.compactMap { $0[part] }))")
+                }
+                // The p99's own analyses: the slowest 2 %, each part of each.
+                let slowest = zip(times, parts).sorted { $0.0 > $1.0 }.prefix(max(1, times.count / 50))
+                for (time, part) in slowest {
+                    let pieces = part.sorted { $0.key < $1.key }.map { String(format: "%@ %.1f", $0.key, $0.value) }
+                    print(String(format: "  slow: %.1f ms = ", time) + pieces.joined(separator: ", "))
+                }
+                let framesJSON = try await page.string("JSON.stringify(window.benchFrames || [])") ?? "[]"
+                let frames = (try JSONSerialization.jsonObject(with: Data(framesJSON.utf8)) as? [[String: Any]]) ?? []
+                print(
+                    "  long animation frames (over 50 ms): \(percentiles(frames.compactMap { $0["duration"] as? Double }))"
+                )
+                for frame in frames.sorted(by: { ($0["duration"] as? Double ?? 0) > ($1["duration"] as? Double ?? 0) })
+                    .prefix(3)
+                {
+                    let number = { (key: String) in frame[key] as? Double ?? 0 }
+                    print(
+                        String(
+                            format: "    %.0f ms: script %.0f, rendering %.0f (style and layout %.0f); ",
+                            number("duration"), number("script"), number("render"), number("style"))
+                            + "\(frame["top"] as? String ?? "")")
                 }
                 let draws = metrics["drawMilliseconds"] as? [Double] ?? []
                 print(

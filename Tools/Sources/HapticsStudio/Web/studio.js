@@ -28,8 +28,8 @@ const state = {
   analysis: { inflight: false, pending: false, seq: 0, since: null },
 };
 // `parts`: per analysis drawn, where its time went (haptic-bench studio prints them): waiting
-// behind the one in flight, the request to its answer, the server's own analysis, the page's
-// applying and drawing it.
+// behind the one in flight, the request to its answer (and, of it, to the answer's headers), the
+// server's own analysis, the page's applying and drawing it.
 const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, seriesLayers: 0, analyses: 0, bytesSent: 0, bytesReceived: 0 };
 // Which entry of the opened file each element object of `state.ahap.Pattern` is (objects the
 // page added have none). Edited elements are copies that keep their original's entry.
@@ -63,7 +63,7 @@ const launch = (() => {
 })();
 const token = sessionStorage.getItem("haptic-studio-token") || "";
 
-async function api(method, url, body, raw) {
+async function api(method, url, body, raw, timing) {
   const init = { method, credentials: "omit", headers: { "X-Studio-Token": token } };
   // An edit's analysis is what a drag waits for: at the default priority Chromium hands its
   // answer to the page only after the drag's queued frames and mouse moves.
@@ -74,6 +74,7 @@ async function api(method, url, body, raw) {
     metrics.bytesSent += init.body.length;
   }
   const response = await fetch(url, init);
+  if (timing) timing.headers = performance.now();
   if (raw && response.ok) return response.arrayBuffer();
   const text = await response.text();
   metrics.bytesReceived += text.length;
@@ -443,7 +444,8 @@ async function runAnalysis() {
   const path = state.path;
   try {
     const sent = performance.now();
-    const view = await api("POST", "/api/analyze", analysisRequest());
+    const timing = {};
+    const view = await api("POST", "/api/analyze", analysisRequest(), false, timing);
     if (path === state.path) {
       const received = performance.now();
       const server = view.analyzeMilliseconds;
@@ -453,7 +455,7 @@ async function runAnalysis() {
       metrics.analyses += 1;
       const drawn = performance.now();
       metrics.edits.push(drawn - started);
-      metrics.parts.push({ wait: sent - started, answer: received - sent, server, page: drawn - received });
+      metrics.parts.push({ wait: sent - started, answer: received - sent, server, headers: timing.headers - sent, page: drawn - received });
       document.body.dataset.analyses = String(metrics.analyses);
       status(summary());
     }
