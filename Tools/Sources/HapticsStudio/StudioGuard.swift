@@ -92,7 +92,7 @@ struct StudioGuard<Context: RequestContext>: RouterMiddleware {
     }
 
     /// The page's static files: the same for every studio, no data in them.
-    static var assets: Set<String> { ["/", "/studio.js", "/studio.css"] }
+    static var assets: Set<String> { ["/", "/studio.js", "/studio-worker.js", "/studio.css"] }
 
     /// Compares in time that does not depend on where the strings differ.
     static func equal(_ a: String, _ b: String) -> Bool {

@@ -110,6 +110,9 @@ package final class Studio: Sendable {
     func routes(_ router: Router<BasicWebSocketRequestContext>) {
         router.get("/") { _, _ in Self.asset(PackageResources.studio_html, "text/html; charset=utf-8") }
         router.get("/studio.js") { _, _ in Self.asset(PackageResources.studio_js, "text/javascript; charset=utf-8") }
+        router.get("/studio-worker.js") { _, _ in
+            Self.asset(PackageResources.studio_worker_js, "text/javascript; charset=utf-8")
+        }
         router.get("/studio.css") { _, _ in Self.asset(PackageResources.studio_css, "text/css; charset=utf-8") }
         router.get("/api/files") { [self] _, _ in
             let (list, truncated) = files.list()

@@ -75,6 +75,11 @@ import _ToolTestSupport
                 let expected = ((1.0 + 40 * spp) * 1000).rounded() / 1000
                 #expect(try await page.number("studio.state.ahap.Pattern[10].Event.Time") == expected)
                 #expect(try await page.evaluate("studio.state.dirty") as? Bool == true)
+                // The analysis was fetched by the page's worker, not on its main thread (whose
+                // resource timeline lists every fetch it makes).
+                let fetchedHere = try await page.number(
+                    "performance.getEntriesByType('resource').filter(e => e.name.endsWith('/api/analyze')).length")
+                #expect(fetchedHere == 0, "analyses fetched on the page's main thread")
                 // The server's analysis of the edit is drawn: the effective intensity peaks where the tap now is.
                 let peak = try await page.number(
                     "(() => { const e = studio.state.view.effective; let best = 0, at = 0; e.intensity.forEach((v, i) => { if (v > best) { best = v; at = e.times[i]; } }); return at; })()"

@@ -75,7 +75,7 @@ import _ToolTestSupport
     @Test(.timeLimit(.minutes(1))) func thePageNeedsNoTokenAndNothingSetsACookie() async throws {
         try await StudioHarness.with { studio in
             let host = ("Host", "127.0.0.1:\(studio.port)")
-            for target in ["/", "/?token=\(studio.token)", "/studio.js", "/studio.css"] {
+            for target in ["/", "/?token=\(studio.token)", "/studio.js", "/studio-worker.js", "/studio.css"] {
                 let response = try await RawHTTP.request(
                     port: studio.port, method: "GET", target: target, headers: [host])
                 #expect(response.status == 200, "\(target)")

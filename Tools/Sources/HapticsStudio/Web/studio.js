@@ -63,26 +63,67 @@ const launch = (() => {
 })();
 const token = sessionStorage.getItem("haptic-studio-token") || "";
 
+// An edit's analysis is what a drag waits for. Fetched here, its answer reaches the page's script
+// in several tasks (the headers, then the body), and during a drag Chromium runs each only in a
+// gap between the drag's frames; a worker (studio-worker.js) receives and reads the answer whole
+// on its own thread and hands it over in one message.
+const analyzer = { worker: null, next: 0, waiting: new Map() };
+try {
+  analyzer.worker = new Worker("/studio-worker.js");
+  analyzer.worker.onmessage = ({ data }) => {
+    const resolve = analyzer.waiting.get(data.id);
+    analyzer.waiting.delete(data.id);
+    if (resolve) resolve(data);
+  };
+  // A worker that cannot run: the requests waiting on it fail (and are shown), later ones are
+  // fetched here.
+  analyzer.worker.onerror = () => {
+    analyzer.worker = null;
+    for (const resolve of analyzer.waiting.values()) resolve({ failed: "the analysis worker stopped" });
+    analyzer.waiting.clear();
+  };
+} catch (e) {
+  analyzer.worker = null;
+}
+
+function analyzerFetch(body) {
+  const id = (analyzer.next += 1);
+  return new Promise((resolve) => {
+    analyzer.waiting.set(id, resolve);
+    analyzer.worker.postMessage({ id, url: location.origin + "/api/analyze", token, body });
+  });
+}
+
 async function api(method, url, body, raw, timing) {
   const init = { method, credentials: "omit", headers: { "X-Studio-Token": token } };
-  // An edit's analysis is what a drag waits for: at the default priority Chromium hands its
-  // answer to the page only after the drag's queued frames and mouse moves.
+  // Without the worker: at the default priority Chromium hands the answer to the page only after
+  // the drag's queued frames and mouse moves.
   if (url === "/api/analyze") init.priority = "high";
   if (body !== undefined) {
     init.body = JSON.stringify(body);
     init.headers["Content-Type"] = "application/json";
     metrics.bytesSent += init.body.length;
   }
-  const response = await fetch(url, init);
-  if (timing) timing.headers = performance.now();
-  if (raw && response.ok) return response.arrayBuffer();
-  const text = await response.text();
+  let status, text;
+  if (url === "/api/analyze" && analyzer.worker) {
+    const posted = performance.now();
+    const answer = await analyzerFetch(init.body);
+    if (answer.failed !== undefined) throw new TypeError(answer.failed);
+    if (timing) timing.headers = posted + answer.headers;
+    ({ status, text } = answer);
+  } else {
+    const response = await fetch(url, init);
+    if (timing) timing.headers = performance.now();
+    if (raw && response.ok) return response.arrayBuffer();
+    status = response.status;
+    text = await response.text();
+  }
   metrics.bytesReceived += text.length;
   let json = null;
   try { json = text ? JSON.parse(text) : null; } catch (e) { json = { error: text }; }
-  if (!response.ok) {
-    const error = new Error((json && json.error) || `${response.status}`);
-    error.status = response.status;
+  if (status < 200 || status > 299) {
+    const error = new Error((json && json.error) || `${status}`);
+    error.status = status;
     error.body = json;
     throw error;
   }
