@@ -98,6 +98,43 @@ import _ToolTestSupport
         }
     }
 
+    /// An edit made while the previous edit's analysis is on its way is sent at once (two out),
+    /// and the older answer, arriving after the newer one was drawn, is dropped: the page never
+    /// draws an older analysis over a newer one.
+    @Test(.timeLimit(.minutes(2))) func aLateOlderAnalysisIsNeverDrawnOverANewerOne() async throws {
+        try await StudioHarness.with { studio in
+            let seen = try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                // The first edit's answer is held back in the page until released.
+                _ = try await page.evaluate(
+                    """
+                    studio.state.selection = {kind: 'event', index: 10};
+                    window.firstHeld = studio.analyzer.next + 1; window.held = null;
+                    const w = studio.analyzer.worker, deliver = w.onmessage;
+                    window.release = () => deliver(window.held);
+                    w.onmessage = (m) => { if (m.data.id === window.firstHeld) window.held = m; else deliver(m); }; 1
+                    """)
+                let analyses = try await page.number("studio.metrics.analyses") ?? 0
+                try await page.press("ArrowRight", modifiers: DevToolsPage.shift)
+                try await page.press("ArrowRight", modifiers: DevToolsPage.shift)
+                try await page.waitFor("studio.metrics.analyses >= \(analyses + 1) && window.held !== null")
+                let peak =
+                    "(() => { const e = studio.state.view.effective; let best = 0, at = 0; e.intensity.forEach((v, i) => { if (v > best) { best = v; at = e.times[i]; } }); return at; })()"
+                let time = try await page.number("studio.state.ahap.Pattern[10].Event.Time")
+                let newer = try await page.number(peak)
+                _ = try await page.evaluate("window.release(); 1")
+                try await page.waitFor("studio.metrics.dropped >= 1 && !studio.state.analysis.inflight")
+                let after = try await page.number(peak)
+                let dropped = try await page.number("studio.metrics.dropped") ?? 0
+                return (time, newer, after, dropped)
+            }
+            #expect(seen.0 == 1.02, "two nudges of 10 ms from 1.0 s: \(seen.0 ?? -1)")
+            #expect(seen.1 == seen.0, "the newer analysis drawn: its peak at \(seen.1 ?? -1)")
+            #expect(seen.2 == seen.0, "still the newer analysis after the older arrived: peak at \(seen.2 ?? -1)")
+            #expect(seen.3 == 1, "the older analysis dropped: \(seen.3)")
+        }
+    }
+
     /// Six silent taps, each with its note ("cannot be heard").
     static let quiet =
         #"{"Version": 1, "Pattern": ["#

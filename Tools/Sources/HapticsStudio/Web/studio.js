@@ -25,12 +25,14 @@ const state = {
   playhead: null, audio: null, drag: null,
   // An open audio file: `mode` is "audio", `sound` the last conversion (docs/studio.md, "Audio").
   mode: "pattern", sound: null, buffers: {},
-  analysis: { inflight: false, pending: false, seq: 0, since: null },
+  // `inflight`: requests out; `sent`/`applied`: the numbers of the last sent and the newest
+  // applied; `out`: each request's first edit time, by number (see runAnalysis).
+  analysis: { inflight: 0, pending: false, sent: 0, applied: 0, out: new Map(), since: null },
 };
 // `parts`: per analysis drawn, where its time went (haptic-bench studio prints them): waiting
 // behind the one in flight, the request to its answer (and, of it, to the answer's headers), the
 // server's own analysis, the page's applying and drawing it.
-const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, seriesLayers: 0, analyses: 0, bytesSent: 0, bytesReceived: 0 };
+const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, seriesLayers: 0, analyses: 0, dropped: 0, bytesSent: 0, bytesReceived: 0 };
 // Which entry of the opened file each element object of `state.ahap.Pattern` is (objects the
 // page added have none). Edited elements are copies that keep their original's entry.
 let origins = new WeakMap();
@@ -270,6 +272,20 @@ function setFileName(path) {
   $("file-name").title = path;
 }
 
+// The last few findings lists shown, by key: an answer to a request sent before the previous
+// answer was applied patches the list that request named, not the one shown now.
+const recentFindings = new Map();
+
+// The one stretch between two lists that differs, as a patch of `from`.
+function findingsDifference(from, to) {
+  const same = (x, y) => x === y || JSON.stringify(x) === JSON.stringify(y);
+  let start = 0;
+  while (start < from.length && start < to.length && same(from[start], to[start])) start += 1;
+  let end = 0;
+  while (end < from.length - start && end < to.length - start && same(from[from.length - 1 - end], to[to.length - 1 - end])) end += 1;
+  return { start, remove: from.length - start - end, insert: to.slice(start, to.length - end) };
+}
+
 function applyView(view) {
   // An analysis sends the findings only when they changed, and then (when the studio has the
   // list this page has) as the one stretch of it that changed.
@@ -278,10 +294,16 @@ function applyView(view) {
   if (view.diagnostics === undefined && old) {
     const list = old.diagnostics || [];
     const p = view.findingsPatch;
-    if (!p || view.path !== old.path) view.diagnostics = list;
-    else if (p.from === old.findingsKey) {
-      view.diagnostics = list.slice(0, p.start).concat(p.insert, list.slice(p.start + p.remove));
-      patch = p;
+    // A list the answer names by key alone (unchanged since the request's), or patches.
+    const named = view.findingsKey === old.findingsKey ? list : recentFindings.get(view.findingsKey);
+    const base = p && (p.from === old.findingsKey ? list : recentFindings.get(p.from));
+    if (view.path !== old.path) view.diagnostics = list;
+    else if (!p) {
+      view.diagnostics = named || list;
+      if (view.diagnostics !== list) patch = findingsDifference(list, view.diagnostics);
+    } else if (base) {
+      view.diagnostics = base.slice(0, p.start).concat(p.insert, base.slice(p.start + p.remove));
+      patch = base === list ? p : findingsDifference(list, view.diagnostics);
     } else {
       // A patch of a list this page no longer has (it reopened the file meanwhile): keep the
       // list it has and ask again, for the whole list.
@@ -293,6 +315,11 @@ function applyView(view) {
   }
   const findingsChanged = view.findingsKey !== old?.findingsKey || view.path !== old?.path;
   state.view = view;
+  if (view.findingsKey !== undefined && view.diagnostics) {
+    recentFindings.delete(view.findingsKey);
+    recentFindings.set(view.findingsKey, view.diagnostics);
+    if (recentFindings.size > 4) recentFindings.delete(recentFindings.keys().next().value);
+  }
   if (findingsChanged) renderFindings(patch);
   renderMetadata();
   updateButtons();
@@ -467,27 +494,38 @@ function deleteSelection() {
   updateButtons();
 }
 
-// Each edit is analysed by the server; while one request is out, later edits wait and only the
-// newest is sent, so a drag never queues a backlog.
+// Each edit is analysed by the server. Up to two requests are out at once, so an edit made
+// while one is on its way is sent at once rather than after its answer; later edits wait and
+// only the newest is sent, so a drag never queues a backlog. Answers are applied newest-wins:
+// one that arrives after a newer one was applied is dropped, never drawn over it.
+const MAX_IN_FLIGHT = 2;
 function analyze() {
   if (state.mode === "audio") return convertAudio();
   const a = state.analysis;
   if (a.since === null) a.since = performance.now();
-  if (a.inflight) { a.pending = true; return; }
+  if (a.inflight >= MAX_IN_FLIGHT) { a.pending = true; return; }
   runAnalysis();
 }
 
 async function runAnalysis() {
   const a = state.analysis;
-  a.inflight = true;
-  const started = a.since;
+  a.inflight += 1;
+  const number = (a.sent += 1);
+  a.out.set(number, a.since);
   a.since = null;
   const path = state.path;
   try {
     const sent = performance.now();
     const timing = {};
     const view = await api("POST", "/api/analyze", analysisRequest(), false, timing);
-    if (path === state.path) {
+    if (number <= a.applied) {
+      metrics.dropped += 1;
+    } else if (path === state.path) {
+      // This answer answers every edit sent with it and before it: timed from the first of them.
+      let started = Infinity;
+      for (const [n, t] of a.out) if (n <= number) { started = Math.min(started, t ?? Infinity); a.out.delete(n); }
+      if (started === Infinity) started = sent;
+      a.applied = number;
       const received = performance.now();
       const server = view.analyzeMilliseconds;
       applyView(view);
@@ -504,11 +542,11 @@ async function runAnalysis() {
     if (error.status === 409) status(`${state.path} changed on disk; reloading`);
     else banner("The studio could not analyse the edit: " + error.message, null, null, true);
   } finally {
-    a.inflight = false;
-    if (a.pending) {
+    a.inflight -= 1;
+    if (a.pending && a.inflight < MAX_IN_FLIGHT) {
       a.pending = false;
       if (state.mode === "audio") convertAudio();
-      else { a.since = a.since ?? started; runAnalysis(); }
+      else runAnalysis();
     }
   }
 }
@@ -1001,7 +1039,7 @@ function audioOptions() {
 async function convertAudio() {
   const a = state.analysis;
   if (a.inflight) { a.pending = true; return null; }
-  a.inflight = true;
+  a.inflight += 1;
   const path = state.path;
   const body = { path, options: audioOptions() };
   if (state.sound && state.sound.path === path) {
@@ -1036,7 +1074,7 @@ async function convertAudio() {
     status(`cannot convert ${path}`);
     made = null;
   } finally {
-    a.inflight = false;
+    a.inflight -= 1;
     // What waited is sent for whatever is open now (a pattern file may have been opened meanwhile).
     if (a.pending) { a.pending = false; if (state.mode === "audio") convertAudio(); else analyze(); }
   }
@@ -1931,6 +1969,6 @@ async function start() {
 }
 
 // For tests and the benchmark: where things are drawn, and where the head is.
-Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, hitTest, LANES, LEFT });
+Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, hitTest, LANES, LEFT, analyzer });
 
 start();
