@@ -135,6 +135,57 @@ import _ToolTestSupport
         }
     }
 
+    /// Two edits' analyses out at once, both answers delivered in order: the second names the
+    /// findings list shown when it was sent, which the first answer has since replaced; the page
+    /// patches the list the second named and shows the result without asking again.
+    @Test(.timeLimit(.minutes(2))) func twoAnswersOutAtOnceShowTheNewerFindings() async throws {
+        try await StudioHarness.with(files: ["quiet.ahap": Self.quiet]) { studio in
+            let seen = try await DevTools.withPage { page in
+                try await page.navigate(to: studio.studio.url + "#pats%2Fquiet.ahap")
+                try await page.waitFor(
+                    "document.body.dataset.ready === '1' && studio.state.path === 'pats/quiet.ahap' && !studio.state.analysis.inflight"
+                )
+                // The opening's own analyses (the waveform after the view settles) done first.
+                try await Task.sleep(for: .milliseconds(400))
+                try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
+                // Both edits' answers are held back in the page until released, the first first.
+                _ = try await page.evaluate(
+                    """
+                    window.firstHeld = studio.analyzer.next + 1; window.held = [];
+                    const w = studio.analyzer.worker, deliver = w.onmessage;
+                    window.release = () => deliver(window.held.shift());
+                    w.onmessage = (m) => { if ([window.firstHeld, window.firstHeld + 1].includes(m.data.id)) window.held.push(m); else deliver(m); };
+                    studio.state.selection = {kind: 'event', index: 0}; 1
+                    """)
+                let analyses = try await page.number("studio.metrics.analyses") ?? 0
+                let requests = try await page.number("studio.analyzer.next") ?? 0
+                let count = "document.querySelectorAll('#findings li').length"
+                let before = try await page.number(count)
+                try await page.press("ArrowUp")
+                _ = try await page.evaluate("studio.state.selection = {kind: 'event', index: 1}; 1")
+                try await page.press("ArrowUp")
+                try await page.waitFor("window.held.length === 2")
+                _ = try await page.evaluate("window.held.sort((a, b) => a.data.id - b.data.id); 1")
+                _ = try await page.evaluate("window.release(); 1")
+                try await page.waitFor("studio.metrics.analyses >= \(analyses + 1)")
+                let between = try await page.number(count)
+                _ = try await page.evaluate("window.release(); 1")
+                try await page.waitFor("studio.metrics.analyses >= \(analyses + 2) && !studio.state.analysis.inflight")
+                // Asking again would go out at once (a timer of 0); give it time to.
+                try await Task.sleep(for: .milliseconds(300))
+                let places = try await page.string(
+                    "[...document.querySelectorAll('#findings li .place')].map(e => e.textContent).join(' ')")
+                let sent = (try await page.number("studio.analyzer.next") ?? 0) - requests
+                return (before, between, try await page.number(count), places ?? "", sent)
+            }
+            #expect(
+                seen.0 == 6 && seen.1 == 5, "six notes, five after the first answer: \(seen.0 ?? -1), \(seen.1 ?? -1)")
+            #expect(seen.2 == 4, "four notes after the second answer: \(seen.2 ?? -1)")
+            #expect(!seen.3.contains("Pattern[0]") && !seen.3.contains("Pattern[1]"), "\(seen.3)")
+            #expect(seen.4 == 2, "two requests, none asking again: \(seen.4)")
+        }
+    }
+
     /// Six silent taps, each with its note ("cannot be heard").
     static let quiet =
         #"{"Version": 1, "Pattern": ["#
