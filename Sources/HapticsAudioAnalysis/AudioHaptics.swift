@@ -102,4 +102,39 @@ public enum AudioHaptics {
         try stream.drain(write)
         return summary
     }
+
+    /// Reads `reader` to its end and writes its pattern as a Meta/Lofelt clip (`.haptic`) while
+    /// it reads, as ``convert(_:options:writingAHAP:)`` does AHAP: the bytes are those of
+    /// `HapticClip.encode(HapticClip(pattern:losses:))` of the pattern ``convert(_:options:)``
+    /// returns, and `losses` gets what that conversion reports. Memory is the analysis's, the
+    /// envelope around the transients not yet placed, and the frequency envelope (16 bytes a
+    /// point; it comes after the amplitude in the file).
+    ///
+    /// - Throws: ``AudioDecodeError`` as ``convert(_:options:)`` does, or what `write` throws.
+    public static func convert(
+        _ reader: AudioFileReader, options: AudioHapticsOptions, losses: inout [ConversionLoss],
+        writingClip write: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> AudioHapticsSummary {
+        if let problem = options.problem { throw AudioDecodeError(file: reader.name, problem) }
+        let analyzer = AudioHapticsAnalyzer(sampleRate: reader.sampleRate, options: options)
+        let stream = PatternStream(options: options)
+        let clip = ClipStream(options: options)
+        stream.sink = { clip.add($0) }
+        analyzer.stream = stream
+        let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
+        defer { block.deallocate() }
+        while case let n = reader.read(into: block), n > 0 {
+            analyzer.process(UnsafeBufferPointer(rebasing: block[0..<n]))
+            analyzer.advanceStream()
+            if clip.pendingBytes >= 1 << 16 { try clip.drain(write) }
+        }
+        guard reader.framesRead > 0 else {
+            throw AudioDecodeError(file: reader.name, "no audio: the file holds 0 samples")
+        }
+        let summary = analyzer.finishStream()
+        clip.finish()
+        try clip.drain(write)
+        losses += clip.losses
+        return summary
+    }
 }

@@ -86,6 +86,8 @@ final class PatternStream {
 
     private let limit: Int
     private(set) var encoder = AHAPStreamEncoder()
+    /// When set, elements go here (in the order written) instead of to the AHAP encoder.
+    var sink: ((PatternElement) -> Void)?
     /// Transients not yet written; those before `decided` are final (kept or dropped).
     private var pending: [Transient] = []
     private var decided = 0
@@ -196,7 +198,7 @@ final class PatternStream {
 
     private func write(before horizon: Double) {
         while queueHead < queue.count, queue[queueHead].time < horizon {
-            encoder.append(queue[queueHead].element)
+            if let sink { sink(queue[queueHead].element) } else { encoder.append(queue[queueHead].element) }
             queueHead += 1
         }
         if queueHead > 64, queueHead * 2 > queue.count {

@@ -1,3 +1,5 @@
+package import OrderedCollections
+
 /// What a conversion between formats could not carry over: one line per kind of loss, with how
 /// often it happened.
 public struct ConversionLoss: Hashable, Sendable, CustomStringConvertible {
@@ -98,20 +100,8 @@ extension HapticClip {
             // Inflate sweeps -0.3 to 1.3; without the bends the clip's sweep is a straight line).
             frequency = []
             for (i, point) in sharpness.enumerated() {
-                if i > 0, sharpness[i - 1].time < point.time {
-                    let previous = sharpness[i - 1]
-                    let (a, b) = (carrierSharpness + previous.value, carrierSharpness + point.value)
-                    let crossings = [Float(0), 1].compactMap { edge -> Double? in
-                        guard (a - edge) * (b - edge) < 0 else { return nil }
-                        return previous.time + (point.time - previous.time) * Double((edge - a) / (b - a))
-                    }
-                    for t in crossings.sorted() {
-                        let level = Self.unit(a + (b - a) * Float((t - previous.time) / (point.time - previous.time)))
-                        frequency.append(FrequencyBreakpoint(time: t, frequency: level.squared))
-                    }
-                }
-                frequency.append(
-                    FrequencyBreakpoint(time: point.time, frequency: Self.unit(carrierSharpness + point.value).squared))
+                Self.appendFrequency(
+                    point, after: i > 0 ? sharpness[i - 1] : nil, carrier: carrierSharpness, to: &frequency)
             }
         } else {
             frequency = []
@@ -129,35 +119,13 @@ extension HapticClip {
         // Haptics scales it); an emphasis is not scaled on a Meta/Lofelt player, so its amplitude
         // is what the transient sounds at. Its sharpness is the transient's plus the control.
         for tap in events where tap.type == .hapticTransient {
-            let sharp = Self.unit(sharpnessTimeline.modulate(tap.value(of: .hapticSharpness), at: tap.time))
-            let level = intensityTimeline.modulate(tap.value(of: .hapticIntensity), at: tap.time)
-            if let i = amplitude.firstIndex(where: { abs($0.time - tap.time) < 1e-9 && $0.emphasis == nil }) {
-                amplitude[i].emphasis = Emphasis(amplitude: Self.unit(level).squared, frequency: sharp)
-            } else if let held = Self.heldEmphasis(at: tap.time, in: amplitude) {
-                // What ``pattern`` writes at an emphasis louder than its breakpoint: the carrier
-                // pauses around it. The breakpoint comes back, on the line the envelope leaves.
-                amplitude.replaceSubrange(
-                    held.range,
-                    with: [
-                        AmplitudeBreakpoint(
-                            time: tap.time, amplitude: held.amplitude,
-                            emphasis: Emphasis(amplitude: Self.unit(level).squared, frequency: sharp))
-                    ])
-            } else {
-                let emphasis = Emphasis(amplitude: Self.unit(level).squared, frequency: sharp)
-                let value = Self.interpolate(amplitude.map { (time: $0.time, value: $0.amplitude) }, at: tap.time)
-                let at = amplitude.firstIndex { $0.time > tap.time } ?? amplitude.endIndex
-                let inside = at > 0 && at < amplitude.endIndex
-                amplitude.insert(
-                    AmplitudeBreakpoint(time: tap.time, amplitude: inside ? value : 0, emphasis: emphasis),
-                    at: at)
-            }
+            Self.placeEmphasis(tap, in: &amplitude, intensity: intensityTimeline, sharpness: sharpnessTimeline)
         }
         // A player ducks the carrier at an emphasis's breakpoint (``emphasisDucking``): each is
         // written that much louder, so that it plays at the level the pattern has there. Done
         // after every emphasis is placed, so that none is placed by a louder neighbour's level.
         for i in amplitude.indices where amplitude[i].emphasis != nil {
-            amplitude[i].amplitude = Self.unit(amplitude[i].amplitude / (1 - Self.emphasisDucking).squared)
+            amplitude[i].amplitude = Self.ducked(amplitude[i].amplitude)
         }
         // A pattern with no haptic event (audio only) is a silent clip of its length, not an
         // empty envelope, which every reader refuses (`empty-envelope`).
@@ -175,6 +143,63 @@ extension HapticClip {
         self.init(metadata: pattern.metadata, amplitude: amplitude, frequency: frequency)
         losses += ledger.entries
     }
+
+    /// The frequency breakpoints of one sharpness control point: where the played sharpness
+    /// (carrier + control, clamped to 0...1) crosses 0 or 1 since `previous`, a bend, then the
+    /// point. Shared by ``init(pattern:losses:)`` and the streamed writer of audio analysis.
+    package static func appendFrequency(
+        _ point: (time: Double, value: Float), after previous: (time: Double, value: Float)?, carrier: Float,
+        to frequency: inout [FrequencyBreakpoint]
+    ) {
+        if let previous, previous.time < point.time {
+            let (a, b) = (carrier + previous.value, carrier + point.value)
+            let crossings = [Float(0), 1].compactMap { edge -> Double? in
+                guard (a - edge) * (b - edge) < 0 else { return nil }
+                return previous.time + (point.time - previous.time) * Double((edge - a) / (b - a))
+            }
+            for t in crossings.sorted() {
+                let level = Self.unit(a + (b - a) * Float((t - previous.time) / (point.time - previous.time)))
+                frequency.append(FrequencyBreakpoint(time: t, frequency: level.squared))
+            }
+        }
+        frequency.append(FrequencyBreakpoint(time: point.time, frequency: Self.unit(carrier + point.value).squared))
+    }
+
+    /// A transient as an emphasis in `amplitude` (the carrier's breakpoints and the emphases
+    /// placed before it): on the breakpoint at its time, in a held emphasis's pause, or on a new
+    /// breakpoint there. Shared by ``init(pattern:losses:)`` and the streamed writer of audio
+    /// analysis, which hands it a window of the envelope around the transient.
+    package static func placeEmphasis(
+        _ tap: HapticEvent, in amplitude: inout [AmplitudeBreakpoint], intensity: ParameterTimeline,
+        sharpness: ParameterTimeline
+    ) {
+        let sharp = Self.unit(sharpness.modulate(tap.value(of: .hapticSharpness), at: tap.time))
+        let level = intensity.modulate(tap.value(of: .hapticIntensity), at: tap.time)
+        if let i = amplitude.firstIndex(where: { abs($0.time - tap.time) < 1e-9 && $0.emphasis == nil }) {
+            amplitude[i].emphasis = Emphasis(amplitude: Self.unit(level).squared, frequency: sharp)
+        } else if let held = Self.heldEmphasis(at: tap.time, in: amplitude) {
+            // What ``pattern`` writes at an emphasis louder than its breakpoint: the carrier
+            // pauses around it. The breakpoint comes back, on the line the envelope leaves.
+            amplitude.replaceSubrange(
+                held.range,
+                with: [
+                    AmplitudeBreakpoint(
+                        time: tap.time, amplitude: held.amplitude,
+                        emphasis: Emphasis(amplitude: Self.unit(level).squared, frequency: sharp))
+                ])
+        } else {
+            let emphasis = Emphasis(amplitude: Self.unit(level).squared, frequency: sharp)
+            let value = Self.interpolate(amplitude.map { (time: $0.time, value: $0.amplitude) }, at: tap.time)
+            let at = amplitude.firstIndex { $0.time > tap.time } ?? amplitude.endIndex
+            let inside = at > 0 && at < amplitude.endIndex
+            amplitude.insert(
+                AmplitudeBreakpoint(time: tap.time, amplitude: inside ? value : 0, emphasis: emphasis),
+                at: at)
+        }
+    }
+
+    /// An emphasis's breakpoint amplitude made louder by the players' ducking (``emphasisDucking``).
+    package static func ducked(_ amplitude: Float) -> Float { unit(amplitude / (1 - emphasisDucking).squared) }
 
     /// The line `id`'s curves draw, as points in absolute time in ascending order: each curve
     /// point, and where a curve starts before the previous one has ended, the later one takes over
@@ -209,12 +234,17 @@ extension HapticClip {
     /// clip has one carrier, so the amplitude there is the level of that sum, the square root
     /// of the sum of the events' squared amplitudes (carriers of different sharpness add as
     /// uncorrelated tones do; the beating of two pitches is lost and reported).
-    static func carrierEnvelope(_ continuous: [HapticEvent], intensity: ParameterTimeline) -> [AmplitudeBreakpoint] {
+    ///
+    /// `previous`: the envelope's last breakpoint before these events (the streamed writer of
+    /// audio analysis makes the envelope an event at a time); it is not returned.
+    package static func carrierEnvelope(
+        _ continuous: [HapticEvent], intensity: ParameterTimeline, after previous: AmplitudeBreakpoint? = nil
+    ) -> [AmplitudeBreakpoint] {
         let overlapping = zip(continuous, continuous.dropFirst()).contains {
             $1.time < $0.time + ($0.duration ?? 0) - 1e-9
         }
         if overlapping { return summedEnvelope(continuous, intensity: intensity) }
-        var result: [AmplitudeBreakpoint] = []
+        var result: [AmplitudeBreakpoint] = previous.map { [$0] } ?? []
         func add(_ time: Double, _ amplitude: Float) {
             if let last = result.last, abs(last.time - time) < 1e-9, last.amplitude == amplitude { return }
             result.append(AmplitudeBreakpoint(time: time, amplitude: amplitude))
@@ -245,7 +275,7 @@ extension HapticClip {
             let next = i + 1 < continuous.count ? continuous[i + 1].time : nil
             if let next, next > end + 1e-9 { add(end, 0) }
         }
-        return result
+        return previous == nil ? result : Array(result.dropFirst())
     }
 
     /// ``carrierEnvelope(_:intensity:)`` for events that overlap: each event's own breakpoints
@@ -320,7 +350,7 @@ extension HapticClip {
     }
 
     /// The frequency envelope up to `end`, with a last point interpolated there.
-    static func clipped(_ points: [FrequencyBreakpoint], to end: Double) -> [FrequencyBreakpoint] {
+    package static func clipped(_ points: [FrequencyBreakpoint], to end: Double) -> [FrequencyBreakpoint] {
         guard let i = points.firstIndex(where: { $0.time > end + 1e-9 }) else { return points }
         var kept = Array(points[..<i])
         if i > 0, kept.last.map({ $0.time < end - 1e-9 }) ?? true {
@@ -533,5 +563,100 @@ extension HapticClip {
             }
         }
         return ledger.entries
+    }
+}
+
+/// A clip written a breakpoint at a time, for clips too long to hold whole: the bytes are exactly
+/// those ``HapticClip/encode(_:)`` writes for a clip with the same version, metadata, amplitude
+/// breakpoints (in the order appended) and frequency breakpoints, and no impulses. Amplitude
+/// breakpoints stream; the frequency envelope, written after them, is handed over at the end.
+package struct ClipStreamEncoder {
+    private var writer = AHAPWriter()
+    private var count = 0
+    private var finished = false
+
+    /// Starts the document, up to the amplitude array.
+    package init(
+        version: HapticClip.Version = .init(major: 1, minor: 0, patch: 0),
+        metadata: OrderedDictionary<String, JSONValue> = [:]
+    ) {
+        writer.raw("{")
+        writer.indentLevel = 1
+        writer.newline()
+        writer.string("version")
+        writer.raw(": ")
+        writer.object([
+            ("major", { $0.raw("\(version.major)") }),
+            ("minor", { $0.raw("\(version.minor)") }),
+            ("patch", { $0.raw("\(version.patch)") }),
+        ])
+        writer.separator()
+        writer.newline()
+        writer.string("metadata")
+        writer.raw(": ")
+        writer.json(.object(metadata))
+        writer.separator()
+        for key in ["signals", "continuous", "envelopes"] {
+            writer.newline()
+            writer.string(key)
+            writer.raw(": {")
+            writer.indentLevel += 1
+        }
+        writer.newline()
+        writer.string("amplitude")
+        writer.raw(": ")
+    }
+
+    /// Amplitude breakpoints appended so far.
+    package var amplitudeCount: Int { count }
+
+    /// Writes the next amplitude breakpoint.
+    package mutating func append(_ point: HapticClip.AmplitudeBreakpoint) {
+        precondition(!finished, "a ClipStreamEncoder takes no breakpoints after finish(frequency:)")
+        if count == 0 {
+            writer.raw("[")
+            writer.indentLevel += 1
+        } else {
+            writer.separator()
+        }
+        count += 1
+        writer.newline()
+        HapticClip.writeAmplitude(&writer, point)
+    }
+
+    /// Closes the amplitude array, writes the frequency envelope and closes the document.
+    package mutating func finish(frequency: [HapticClip.FrequencyBreakpoint]) {
+        guard !finished else { return }
+        finished = true
+        if count == 0 {
+            writer.raw("[]")
+        } else {
+            writer.indentLevel -= 1
+            writer.newline()
+            writer.raw("]")
+        }
+        if !frequency.isEmpty {
+            writer.separator()
+            writer.newline()
+            writer.string("frequency")
+            writer.raw(": ")
+            writer.array(frequency, HapticClip.writeFrequency)
+        }
+        for _ in 0..<4 {
+            writer.indentLevel -= 1
+            writer.newline()
+            writer.raw("}")
+        }
+        writer.raw("\n")
+    }
+
+    /// Bytes written since the last drain.
+    package var pendingBytes: Int { writer.out.count }
+
+    /// Hands the bytes written since the last drain to `body`, then forgets them.
+    package mutating func drain<E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> Void) throws(E) {
+        guard !writer.out.isEmpty else { return }
+        defer { writer.out.removeAll(keepingCapacity: true) }
+        try writer.out.withUnsafeBytes { raw in Result { () throws(E) in try body(raw) } }.get()
     }
 }

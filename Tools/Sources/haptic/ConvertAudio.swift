@@ -113,11 +113,19 @@ extension HapticCommand.Convert {
             throw Terminal.failure("\(error)")
         }
         let summary: AudioHapticsSummary
-        let conversion: PatternConversion
+        var conversion: PatternConversion
         if (target ?? .ahap) == .ahap {
             // Written while the sound is read: memory stays that of the analysis window.
-            summary = try streamAHAP(reader, options: options)
+            summary = try streamOut { write in try AudioHaptics.convert(reader, options: options, writingAHAP: write) }
             conversion = PatternConversion(PatternFile(path: input, pattern: HapticPattern()), to: .ahap)
+        } else if target == .haptic {
+            // The clip too: its amplitude envelope is written as the analysis makes it.
+            var losses: [ConversionLoss] = []
+            summary = try streamOut { write in
+                try AudioHaptics.convert(reader, options: options, losses: &losses, writingClip: write)
+            }
+            conversion = PatternConversion(PatternFile(path: input, pattern: HapticPattern()), to: .haptic)
+            conversion.losses = losses
         } else {
             let result: AudioHapticsResult
             do {
@@ -150,9 +158,12 @@ extension HapticCommand.Convert {
         }
     }
 
-    /// Analyses `reader` into AHAP written as it goes: to standard output, or to a temporary file
-    /// beside the output, moved over it only when complete (removed on any failure).
-    private func streamAHAP(_ reader: AudioFileReader, options: AudioHapticsOptions) throws -> AudioHapticsSummary {
+    /// Runs `convert`, which writes the output as it goes through the function it is given: to
+    /// standard output, or to a temporary file beside the output, moved over it only when
+    /// complete (removed on any failure).
+    private func streamOut(
+        _ convert: ((UnsafeRawBufferPointer) throws -> Void) throws -> AudioHapticsSummary
+    ) throws -> AudioHapticsSummary {
         let file: AtomicFile?
         do {
             file = output == "-" ? nil : try AtomicFile(replacing: output)
@@ -160,7 +171,7 @@ extension HapticCommand.Convert {
             throw Terminal.failure("cannot write '\(output)': \(error.errno)")
         }
         do {
-            let summary = try AudioHaptics.convert(reader, options: options) { bytes in
+            let summary = try convert { bytes in
                 if let file { try file.write(bytes) } else { FileHandle.standardOutput.write(Data(bytes)) }
             }
             try file?.commit()
