@@ -55,6 +55,27 @@ struct ConvertAudioTests {
         #expect(result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
     }
 
+    @Test("A .haptic from audio, written as it is made: the bytes and losses of the AHAP's conversion")
+    func streamedClip() async throws {
+        let input = try scratch.write("clicks.wav", Self.clicks())
+        let (ahap, direct, via) = (scratch.path("c.ahap"), scratch.path("c.haptic"), scratch.path("via.haptic"))
+        func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(filePath: path))) }
+        var result = try await Haptic.run(["convert", input, "-o", ahap, "--with-audio"])
+        #expect(result.status == 0, "\(result.stderr)")
+        result = try await Haptic.run(["convert", ahap, "-o", via])
+        #expect(result.stderr.hasPrefix("\(ahap): lost: audio-event (1x): "), "\(result.stderr)")
+        result = try await Haptic.run(["convert", input, "-o", direct, "--with-audio"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("\(input): lost: audio-event (1x): "), "\(result.stderr)")
+        #expect(try bytes(direct) == bytes(via))
+        let piped = try await Haptic.run(["convert", input, "-o", "-", "--to", "haptic", "--with-audio"])
+        #expect(Array(piped.output.utf8) == (try bytes(via)))
+        let missing = scratch.path("missing/c.haptic")
+        result = try await Haptic.run(["convert", input, "-o", missing])
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("haptic: cannot write '\(missing)': "), "\(result.stderr)")
+    }
+
     @Test("Audio input to .haptic and to Android, options and --with-audio")
     func otherTargets() async throws {
         let input = try scratch.write("clicks.wav", Self.clicks())
