@@ -132,8 +132,8 @@ public enum AudioHaptics {
             throw AudioDecodeError(file: reader.name, "no audio: the file holds 0 samples")
         }
         let summary = analyzer.finishStream()
-        clip.finish()
         try clip.drain(write)
+        try clip.finish(write)
         losses += clip.losses
         return summary
     }

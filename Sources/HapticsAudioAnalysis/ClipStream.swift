@@ -6,7 +6,7 @@ import HapticsCore
 /// What is held: the continuous event being closed and the last few (their curves make the
 /// controls), the transients not yet placed, a window of the envelope around them, and the
 /// frequency envelope (written after the amplitude, so held whole: a time and a value per
-/// sharpness point, 16 bytes).
+/// sharpness point, 16 bytes; written in pieces at the end).
 ///
 /// It takes the elements ``PatternStream`` writes, in the whole pattern's order, and relies on
 /// the shape the analysis makes: continuous events at intensity 1 that do not overlap, each with
@@ -103,11 +103,12 @@ final class ClipStream {
         placeTaps(final: false)
     }
 
-    /// Everything is known: the rest of the envelope, its end, the frequency envelope.
-    func finish() {
+    /// Everything is known: the rest of the envelope, its end, the frequency envelope, handed
+    /// to `write` as it goes.
+    func finish(_ write: (UnsafeRawBufferPointer) throws -> Void) throws {
         if let sound = open { finish(sound) }
         placeTaps(final: true)
-        write(before: .infinity)
+        self.write(before: .infinity)
         if lastWritten == nil { emit(Amplitude(time: 0, amplitude: 0)) }
         if let last = lastWritten, duration > last.time + 1e-9 {
             emit(Amplitude(time: duration, amplitude: last.amplitude))
@@ -115,7 +116,13 @@ final class ClipStream {
         if let first = firstWritten, let last = lastWritten, last.time <= first.time {
             emit(Amplitude(time: last.time + HapticClip.emphasisHold, amplitude: 0))
         }
-        encoder.finish(frequency: HapticClip.clipped(frequency, to: lastWritten?.time ?? 0))
+        frequency = HapticClip.clipped(frequency, to: lastWritten?.time ?? 0)
+        for point in frequency {
+            encoder.appendFrequency(point)
+            if encoder.pendingBytes >= 1 << 16 { try encoder.drain(write) }
+        }
+        encoder.finish()
+        try encoder.drain(write)
     }
 
     // MARK: The envelope

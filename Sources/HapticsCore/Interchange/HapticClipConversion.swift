@@ -568,11 +568,12 @@ extension HapticClip {
 
 /// A clip written a breakpoint at a time, for clips too long to hold whole: the bytes are exactly
 /// those ``HapticClip/encode(_:)`` writes for a clip with the same version, metadata, amplitude
-/// breakpoints (in the order appended) and frequency breakpoints, and no impulses. Amplitude
-/// breakpoints stream; the frequency envelope, written after them, is handed over at the end.
+/// breakpoints (in the order appended) and frequency breakpoints (appended after the amplitude
+/// ones), and no impulses.
 package struct ClipStreamEncoder {
     private var writer = AHAPWriter()
     private var count = 0
+    private var frequencyCount = 0
     private var finished = false
 
     /// Starts the document, up to the amplitude array.
@@ -612,7 +613,7 @@ package struct ClipStreamEncoder {
 
     /// Writes the next amplitude breakpoint.
     package mutating func append(_ point: HapticClip.AmplitudeBreakpoint) {
-        precondition(!finished, "a ClipStreamEncoder takes no breakpoints after finish(frequency:)")
+        precondition(!finished && frequencyCount == 0, "amplitude breakpoints come before frequency ones")
         if count == 0 {
             writer.raw("[")
             writer.indentLevel += 1
@@ -626,8 +627,29 @@ package struct ClipStreamEncoder {
 
     /// Closes the amplitude array, writes the frequency envelope and closes the document.
     package mutating func finish(frequency: [HapticClip.FrequencyBreakpoint]) {
-        guard !finished else { return }
-        finished = true
+        for point in frequency { appendFrequency(point) }
+        finish()
+    }
+
+    /// Writes the next frequency breakpoint (after the last amplitude breakpoint).
+    package mutating func appendFrequency(_ point: HapticClip.FrequencyBreakpoint) {
+        precondition(!finished, "a ClipStreamEncoder takes no breakpoints after finish()")
+        if frequencyCount == 0 {
+            closeAmplitude()
+            writer.separator()
+            writer.newline()
+            writer.string("frequency")
+            writer.raw(": [")
+            writer.indentLevel += 1
+        } else {
+            writer.separator()
+        }
+        frequencyCount += 1
+        writer.newline()
+        HapticClip.writeFrequency(&writer, point)
+    }
+
+    private mutating func closeAmplitude() {
         if count == 0 {
             writer.raw("[]")
         } else {
@@ -635,12 +657,18 @@ package struct ClipStreamEncoder {
             writer.newline()
             writer.raw("]")
         }
-        if !frequency.isEmpty {
-            writer.separator()
+    }
+
+    /// Closes the arrays and the document.
+    package mutating func finish() {
+        guard !finished else { return }
+        finished = true
+        if frequencyCount == 0 {
+            closeAmplitude()
+        } else {
+            writer.indentLevel -= 1
             writer.newline()
-            writer.string("frequency")
-            writer.raw(": ")
-            writer.array(frequency, HapticClip.writeFrequency)
+            writer.raw("]")
         }
         for _ in 0..<4 {
             writer.indentLevel -= 1
