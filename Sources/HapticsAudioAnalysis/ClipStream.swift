@@ -42,6 +42,10 @@ final class ClipStream {
     private var frequency: [HapticClip.FrequencyBreakpoint] = []
     private var carrierSharpness: Float?
     private var lastSharpness: (time: Double, value: Float)?
+    /// The sharpness curve in force, whose knots wait for the next curve's start.
+    private var pendingSharpness: ParameterCurve?
+    /// The last knot of the sharpness control, and whether its point was kept (not a repeat).
+    private var lastKnot: (knot: ParameterTimeline.Knot, kept: Bool)?
     private var duration = 0.0
     private var firstWritten: Amplitude?
     private var lastWritten: Amplitude?
@@ -89,13 +93,10 @@ final class ClipStream {
         case .curve(let curve):
             duration = max(duration, curve.time)
             open?.curves.append(curve)
-            if curve.id == .hapticSharpnessControl, let carrier = carrierSharpness {
-                for point in curve.controlPoints {
-                    let p = (time: curve.time + point.time, value: point.value)
-                    if let last = lastSharpness, abs(last.time - p.time) < 1e-9, last.value == p.value { continue }
-                    HapticClip.appendFrequency(p, after: lastSharpness, carrier: carrier, to: &frequency)
-                    lastSharpness = p
-                }
+            if curve.id == .hapticSharpnessControl, carrierSharpness != nil, !curve.controlPoints.isEmpty {
+                // A curve is in force until the next one starts: its knots are known then.
+                if let previous = pendingSharpness { addSharpness(previous, until: curve.time) }
+                pendingSharpness = curve
             }
         case .parameter(let parameter):
             duration = max(duration, parameter.time)
@@ -107,6 +108,8 @@ final class ClipStream {
     /// to `write` as it goes.
     func finish(_ write: (UnsafeRawBufferPointer) throws -> Void) throws {
         if let sound = open { finish(sound) }
+        if let previous = pendingSharpness { addSharpness(previous, until: .infinity) }
+        pendingSharpness = nil
         placeTaps(final: true)
         self.write(before: .infinity)
         if lastWritten == nil { emit(Amplitude(time: 0, amplitude: 0)) }
@@ -123,6 +126,32 @@ final class ClipStream {
         }
         encoder.finish()
         try encoder.drain(write)
+    }
+
+    // MARK: The frequency envelope
+
+    /// The frequency breakpoints of `curve`'s knots while it is in force (until `end`), as
+    /// `HapticClip`'s points of a control: each knot, and where the next knot does not start from
+    /// the value reached, a point at its time that makes the step.
+    private func addSharpness(_ curve: ParameterCurve, until end: Double) {
+        guard let carrier = carrierSharpness else { return }
+        let current = lastKnot.map { ParameterTimeline.value(of: $0.knot, at: curve.time) } ?? 0
+        ParameterTimeline.knots(of: .curve(time: curve.time, points: curve.controlPoints), until: end, from: current) {
+            knot in
+            if let last = lastKnot, last.kept {
+                let reached = ParameterTimeline.value(of: last.knot, at: knot.time)
+                if abs(reached - knot.value) > 1e-6 { addFrequency((knot.time, reached), carrier: carrier) }
+            }
+            let point = (time: knot.time, value: knot.value)
+            let repeated = lastSharpness.map { abs($0.time - point.time) < 1e-9 && $0.value == point.value } ?? false
+            if !repeated { addFrequency(point, carrier: carrier) }
+            lastKnot = (knot, !repeated)
+        }
+    }
+
+    private func addFrequency(_ point: (time: Double, value: Float), carrier: Float) {
+        HapticClip.appendFrequency(point, after: lastSharpness, carrier: carrier, to: &frequency)
+        lastSharpness = point
     }
 
     // MARK: The envelope
