@@ -137,4 +137,38 @@ public enum AudioHaptics {
         losses += clip.losses
         return summary
     }
+
+    /// Reads `reader` to its end and writes its pattern as Android's effect while it reads: the
+    /// bytes are those of `AndroidVibration(pattern).json` (`.kotlin` when `kotlin`) of the
+    /// pattern ``convert(_:options:)`` returns, and `losses` gets what
+    /// `AndroidVibration.losses(of:as:)` reports. The waveform's timings are written as the
+    /// analysis makes them; its amplitudes, which follow them, are held to the end (a byte a run).
+    ///
+    /// - Throws: ``AudioDecodeError`` as ``convert(_:options:)`` does, or what `write` throws.
+    public static func convert(
+        _ reader: AudioFileReader, options: AudioHapticsOptions, kotlin: Bool, losses: inout [ConversionLoss],
+        writingAndroid write: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> AudioHapticsSummary {
+        if let problem = options.problem { throw AudioDecodeError(file: reader.name, problem) }
+        let analyzer = AudioHapticsAnalyzer(sampleRate: reader.sampleRate, options: options)
+        let stream = PatternStream(options: options)
+        let android = AndroidVibrationStream(kotlin: kotlin)
+        stream.sink = { android.add($0) }
+        analyzer.stream = stream
+        let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
+        defer { block.deallocate() }
+        while case let n = reader.read(into: block), n > 0 {
+            analyzer.process(UnsafeBufferPointer(rebasing: block[0..<n]))
+            analyzer.advanceStream()
+            if android.pendingBytes >= 1 << 16 { try android.drain(write) }
+        }
+        guard reader.framesRead > 0 else {
+            throw AudioDecodeError(file: reader.name, "no audio: the file holds 0 samples")
+        }
+        let summary = analyzer.finishStream()
+        android.finish()
+        try android.drain(write)
+        losses += android.losses
+        return summary
+    }
 }

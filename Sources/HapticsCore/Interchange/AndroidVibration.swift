@@ -60,62 +60,126 @@ public enum AndroidVibration: Hashable, Sendable {
             self = .composition(primitives)
             return
         }
-        let step = Double(Self.stepMilliseconds) / 1000
         let releaseControl = ParameterTimeline(.hapticReleaseTimeControl, pattern: pattern)
-        // How long a continuous event sounds after its end: its release (at least 5 ms), with
-        // the HapticReleaseTimeControl in force at its onset, as the synthesizer plays it.
-        func release(_ event: HapticEvent) -> Double {
-            guard event.type == .hapticContinuous else { return 0 }
-            let seconds = Double(releaseControl.modulate(event.value(of: .releaseTime), at: event.time))
-            return max(seconds, Self.minimumRelease)
-        }
-        func stop(_ event: HapticEvent) -> Double {
-            event.type == .hapticTransient ? event.time + step : event.time + (event.duration ?? 0) + release(event)
-        }
-        let end = haptic.map(stop).max() ?? 0
-        let count = Int((end / step).rounded(.up))
+        var sweep = WaveformSweep()
+        for event in haptic { sweep.add(event, release: releaseControl) }
+        let count = sweep.stepCount
+        var runs = WaveformRuns()
         var timings: [Int] = []
         var amplitudes: [Int] = []
         // A sweep: `haptic` is in time order, so the events that may play in a step are those
-        // started before its end (`next` moves on) and not yet over (`active`, pruned as it goes).
-        var next = 0
-        var active: [(event: HapticEvent, stop: Double)] = []
-        for i in 0..<count {
-            let t0 = Double(i) * step
-            let t1 = t0 + step
-            while next < haptic.count, haptic[next].time < t1 {
-                let event = haptic[next]
-                active.append((event, stop(event)))
-                next += 1
+        // started before its end (all added above; the sweep takes them in order).
+        while sweep.index < count {
+            if let run = runs.add(sweep.step(intensity: intensity)) {
+                timings.append(run.milliseconds)
+                amplitudes.append(run.amplitude)
+            }
+        }
+        if let run = runs.finish(afterOthers: !amplitudes.isEmpty) {
+            timings.append(run.milliseconds)
+            amplitudes.append(run.amplitude)
+        }
+        self = .waveform(timings: timings, amplitudes: amplitudes)
+    }
+
+    /// The waveform's steps, one at a time, for events given in time order: the whole-pattern
+    /// mapping and the streamed one (`AndroidVibrationStream`) share it, so their amplitudes agree.
+    /// A step may be taken once every event starting before its end has been added.
+    package struct WaveformSweep {
+        private static let step = Double(AndroidVibration.stepMilliseconds) / 1000
+        /// The next step to take.
+        package private(set) var index = 0
+        /// The latest moment any event added so far sounds until.
+        private var end = 0.0
+        private var waiting: [(event: HapticEvent, stop: Double, release: Double)] = []
+        private var waitingHead = 0
+        private var active: [(event: HapticEvent, stop: Double, release: Double)] = []
+
+        package init() {}
+
+        /// Steps up to the end of the last event added (with its release).
+        package var stepCount: Int { Int((end / Self.step).rounded(.up)) }
+
+        /// Where the next step ends: an event starting at or after it does not play in it.
+        package var nextStepEnd: Double { Double(index) * Self.step + Self.step }
+
+        /// The earliest moment whose control values a later step may read.
+        package var earliestNeeded: Double {
+            var t = Double(index) * Self.step
+            for (event, _, _) in active { t = min(t, event.time) }
+            if waitingHead < waiting.count { t = min(t, waiting[waitingHead].event.time) }
+            return t
+        }
+
+        /// Adds a haptic event, not before the last one added; `release` is the
+        /// HapticReleaseTimeControl (read at the event's onset).
+        package mutating func add(_ event: HapticEvent, release control: ParameterTimeline) {
+            var release = 0.0
+            if event.type == .hapticContinuous {
+                release = max(
+                    Double(control.modulate(event.value(of: .releaseTime), at: event.time)),
+                    AndroidVibration.minimumRelease)
+            }
+            let stop =
+                event.type == .hapticTransient ? event.time + Self.step : event.time + (event.duration ?? 0) + release
+            end = max(end, stop)
+            waiting.append((event, stop, release))
+        }
+
+        /// The next step's amplitude, 0...255: round(255 x level^2) of the strongest event
+        /// playing in it, `intensity` the HapticIntensityControl.
+        package mutating func step(intensity: ParameterTimeline) -> Int {
+            let t0 = Double(index) * Self.step
+            let t1 = t0 + Self.step
+            index += 1
+            while waitingHead < waiting.count, waiting[waitingHead].event.time < t1 {
+                active.append(waiting[waitingHead])
+                waitingHead += 1
+            }
+            if waitingHead > 64, waitingHead * 2 > waiting.count {
+                waiting.removeFirst(waitingHead)
+                waitingHead = 0
             }
             active.removeAll { $0.stop <= t0 }
             var level: Float = 0
-            for (event, stop) in active {
+            for (event, stop, release) in active {
                 let start = event.time
                 // After a continuous event's end, its level there falling over the release, taken
                 // at the middle of the step (at its start, a 5 ms release would fill 10 ms).
-                let over = event.type == .hapticContinuous ? stop - release(event) : stop
+                let over = event.type == .hapticContinuous ? stop - release : stop
                 let at = min(max(start, t0), over)
                 let played = intensity.modulate(event.value(of: .hapticIntensity), at: at)
                 var fall: Float = 1
-                if t0 >= over - 1e-9 { fall = Self.fall((t0 + step / 2 - over) / release(event)) }
-                level = max(level, played * (Self.decay(of: event, at: at - start) * fall).squareRoot())
+                if t0 >= over - 1e-9 { fall = AndroidVibration.fall((t0 + Self.step / 2 - over) / release) }
+                level = max(level, played * (AndroidVibration.decay(of: event, at: at - start) * fall).squareRoot())
             }
-            let amplitude = Int((255 * level * level).rounded())
-            if let last = amplitudes.last, last == amplitude {
-                timings[timings.count - 1] += Self.stepMilliseconds
-            } else {
-                timings.append(Self.stepMilliseconds)
-                amplitudes.append(amplitude)
+            return Int((255 * level * level).rounded())
+        }
+    }
+
+    /// Equal steps merged into runs; a run of 0 at the end dropped.
+    package struct WaveformRuns {
+        private var current: (milliseconds: Int, amplitude: Int)?
+
+        package init() {}
+
+        /// The next step's amplitude; returns the run it ends, if any.
+        package mutating func add(_ amplitude: Int) -> (milliseconds: Int, amplitude: Int)? {
+            if let run = current, run.amplitude == amplitude {
+                current = (run.milliseconds + AndroidVibration.stepMilliseconds, amplitude)
+                return nil
             }
+            defer { current = (AndroidVibration.stepMilliseconds, amplitude) }
+            return current
         }
-        // Steps of 0 at the end (an event that faded out before its EventDuration) are no
-        // vibration: the waveform ends with the last one that moves the motor.
-        while amplitudes.count > 1, amplitudes.last == 0 {
-            amplitudes.removeLast()
-            timings.removeLast()
+
+        /// The last run, unless it is 0 after `afterOthers` runs: steps of 0 at the end (an event
+        /// that faded out before its EventDuration) are no vibration, so the waveform ends with the
+        /// last one that moves the motor.
+        package func finish(afterOthers: Bool) -> (milliseconds: Int, amplitude: Int)? {
+            guard let run = current else { return nil }
+            return afterOthers && run.amplitude == 0 ? nil : run
         }
-        self = .waveform(timings: timings, amplitudes: amplitudes)
     }
 
     /// The synthesizer's shortest release, seconds (docs/voicing.md).
@@ -147,12 +211,7 @@ public enum AndroidVibration: Hashable, Sendable {
         var w = AHAPWriter()
         switch self {
         case .waveform(let timings, let amplitudes):
-            w.object([
-                ("type", { $0.string("waveform") }),
-                ("timings", { $0.raw("[" + timings.map(String.init).joined(separator: ", ") + "]") }),
-                ("amplitudes", { $0.raw("[" + amplitudes.map(String.init).joined(separator: ", ") + "]") }),
-                ("repeat", { $0.raw("-1") }),
-            ])
+            return WaveformText.json.text(timings: timings, amplitudes: amplitudes)
         case .composition(let primitives):
             w.object([
                 ("type", { $0.string("composition") }),
@@ -178,9 +237,7 @@ public enum AndroidVibration: Hashable, Sendable {
     public var kotlin: String {
         switch self {
         case .waveform(let timings, let amplitudes):
-            let t = timings.map { "\($0)L" }.joined(separator: ", ")
-            let a = amplitudes.map(String.init).joined(separator: ", ")
-            return "VibrationEffect.createWaveform(longArrayOf(\(t)), intArrayOf(\(a)), -1)\n"
+            return WaveformText.kotlin.text(timings: timings, amplitudes: amplitudes)
         case .composition(let primitives):
             var out = "VibrationEffect.startComposition()\n"
             for p in primitives {
@@ -188,6 +245,31 @@ public enum AndroidVibration: Hashable, Sendable {
                     "    .addPrimitive(VibrationEffect.Composition.PRIMITIVE_\(p.name), \(NumberText.float(p.scale))f, \(p.delayMilliseconds))\n"
             }
             return out + "    .compose()\n"
+        }
+    }
+
+    /// A waveform's text around its two lists, as JSON or Kotlin: the timings come whole before
+    /// the amplitudes. Shared by ``json``, ``kotlin`` and the streamed writer.
+    package struct WaveformText: Sendable {
+        package var head: String
+        package var timingSuffix: String
+        package var middle: String
+        package var tail: String
+        package static let separator = ", "
+
+        package static let json = WaveformText(
+            head: "{\n    \"type\": \"waveform\",\n    \"timings\": [", timingSuffix: "",
+            middle: "],\n    \"amplitudes\": [", tail: "],\n    \"repeat\": -1\n}\n")
+        package static let kotlin = WaveformText(
+            head: "VibrationEffect.createWaveform(longArrayOf(", timingSuffix: "L", middle: "), intArrayOf(",
+            tail: "), -1)\n")
+
+        /// One timing as written.
+        package func timing(_ milliseconds: Int) -> String { "\(milliseconds)" + timingSuffix }
+
+        func text(timings: [Int], amplitudes: [Int]) -> String {
+            head + timings.map(timing).joined(separator: Self.separator) + middle
+                + amplitudes.map(String.init).joined(separator: Self.separator) + tail
         }
     }
 
@@ -207,38 +289,69 @@ extension AndroidVibration {
     /// (Android counts a delay from the end of the previous primitive, whose length the device
     /// decides).
     public static func losses(of pattern: HapticPattern, as effect: AndroidVibration) -> [ConversionLoss] {
-        var ledger = LossLedger()
-        for event in pattern.events where !event.type.isHaptic {
-            ledger.add("audio-event", "\(event.type.rawValue) events have no Android equivalent; left out")
+        var tally = LossTally()
+        for event in pattern.events where !event.type.isHaptic { tally.add(event) }
+        for event in pattern.events.filter(\.type.isHaptic).sorted(by: { $0.time < $1.time }) { tally.add(event) }
+        if case .waveform = effect { return tally.entries(waveform: true) }
+        return tally.entries(waveform: false)
+    }
+
+    /// The losses counted one event at a time (events in time order): the whole-pattern report
+    /// and the streamed writer's share it.
+    package struct LossTally {
+        private var audio: [String: Int] = [:]
+        private var audioOrder: [String] = []
+        private var haptic = 0
+        private var transients = 0
+        private var overlaps = 0
+        private var continuousEnd = -Double.infinity
+
+        package init() {}
+
+        package mutating func add(_ event: HapticEvent) {
+            guard event.type.isHaptic else {
+                if audio[event.type.rawValue] == nil { audioOrder.append(event.type.rawValue) }
+                audio[event.type.rawValue, default: 0] += 1
+                return
+            }
+            haptic += 1
+            if event.type == .hapticTransient { transients += 1 }
+            if event.type == .hapticContinuous {
+                if event.time < continuousEnd - 1e-9 { overlaps += 1 }
+                continuousEnd = max(continuousEnd, event.time + (event.duration ?? 0))
+            }
         }
-        switch effect {
-        case .waveform:
-            for event in pattern.events where event.type.isHaptic {
-                ledger.add(
-                    "sharpness",
+
+        /// The report for a waveform, or for a composition.
+        package func entries(waveform: Bool) -> [ConversionLoss] {
+            var entries: [ConversionLoss] = []
+            if let first = audioOrder.first {
+                // One kind for every audio event, its message naming the first type met.
+                entries.append(
+                    ConversionLoss(
+                        kind: "audio-event", count: audio.values.reduce(0, +),
+                        message: "\(first) events have no Android equivalent; left out"))
+            }
+            func add(_ kind: String, _ count: Int, _ message: String) {
+                if count > 0 { entries.append(ConversionLoss(kind: kind, count: count, message: message)) }
+            }
+            if waveform {
+                add(
+                    "sharpness", haptic,
                     "a waveform has amplitude only: sharpness is dropped, each transient is one 10 ms step, and a level under half of amplitude 1/255 (about -56 dBFS) rounds to 0"
                 )
-            }
-            let continuous = pattern.events.filter { $0.type == .hapticContinuous }.sorted { $0.time < $1.time }
-            var end = -Double.infinity
-            for event in continuous {
-                if event.time < end - 1e-9 {
-                    ledger.add(
-                        "overlapping-continuous",
-                        "a waveform has one amplitude: where continuous events overlap it plays the strongest, not their sum or their beating"
-                    )
-                }
-                end = max(end, event.time + (event.duration ?? 0))
-            }
-        case .composition:
-            for event in pattern.events where event.type == .hapticTransient {
-                ledger.add(
-                    "primitive",
+                add(
+                    "overlapping-continuous", overlaps,
+                    "a waveform has one amplitude: where continuous events overlap it plays the strongest, not their sum or their beating"
+                )
+            } else {
+                add(
+                    "primitive", transients,
                     "a transient becomes the nearest primitive (CLICK, TICK or THUD by sharpness); Android counts each delay from the end of the previous primitive"
                 )
             }
+            return entries
         }
-        return ledger.entries
     }
 }
 
