@@ -127,16 +127,14 @@ extension HapticCommand.Convert {
             conversion = PatternConversion(PatternFile(path: input, pattern: HapticPattern()), to: .haptic)
             conversion.losses = losses
         } else {
-            let result: AudioHapticsResult
-            do {
-                result = try AudioHaptics.convert(reader, options: options)
-            } catch {
-                throw Terminal.failure("\(error)")
+            // Android's waveform: its timings are written as they are made, its amplitudes after.
+            var losses: [ConversionLoss] = []
+            summary = try streamOut { write in
+                try AudioHaptics.convert(
+                    reader, options: options, kotlin: kotlin, losses: &losses, writingAndroid: write)
             }
-            let file = PatternFile(path: input, pattern: result.pattern)
-            conversion = PatternConversion(file, to: target ?? .ahap, kotlin: kotlin)
-            try write(conversion)
-            summary = AudioHapticsSummary(result)
+            conversion = PatternConversion(PatternFile(path: input, pattern: HapticPattern()), to: .android)
+            conversion.losses = losses
         }
         let transients = summary.transients
         let continuous = summary.continuousEvents

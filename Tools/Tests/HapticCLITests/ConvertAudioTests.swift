@@ -76,6 +76,34 @@ struct ConvertAudioTests {
         #expect(result.stderr.hasPrefix("haptic: cannot write '\(missing)': "), "\(result.stderr)")
     }
 
+    @Test(
+        "Android's effect from audio, written as it is made: the bytes and losses of the AHAP's conversion",
+        arguments: [["--with-audio"], ["--transients-only"], ["--continuous-only", "--resolution", "1"]],
+        [[], ["--kotlin"]])
+    func streamedAndroid(options: [String], flavour: [String]) async throws {
+        let input = try scratch.write("clicks.wav", Self.clicks())
+        let (ahap, direct, via) = (scratch.path("c.ahap"), scratch.path("c.out"), scratch.path("via.out"))
+        func bytes(_ path: String) throws -> [UInt8] { Array(try Data(contentsOf: URL(filePath: path))) }
+        func losses(_ stderr: String, _ file: String) -> [Substring] {
+            stderr.split(separator: "\n").filter { $0.hasPrefix("\(file): lost: ") }.map { $0.dropFirst(file.count) }
+        }
+        var result = try await Haptic.run(["convert", input, "-o", ahap] + options)
+        #expect(result.status == 0, "\(result.stderr)")
+        let viaResult = try await Haptic.run(["convert", ahap, "-o", via, "--to", "android"] + flavour)
+        #expect(viaResult.status == 0, "\(viaResult.stderr)")
+        result = try await Haptic.run(["convert", input, "-o", direct, "--to", "android"] + flavour + options)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try bytes(direct) == bytes(via), "\(options) \(flavour)")
+        #expect(losses(result.stderr, input) == losses(viaResult.stderr, ahap), "\(result.stderr)")
+        #expect(!losses(result.stderr, input).isEmpty)
+        let piped = try await Haptic.run(["convert", input, "-o", "-", "--to", "android"] + flavour + options)
+        #expect(Array(piped.output.utf8) == (try bytes(via)))
+        let missing = scratch.path("missing/c.json")
+        result = try await Haptic.run(["convert", input, "-o", missing, "--to", "android"] + flavour + options)
+        #expect(result.status == 1)
+        #expect(result.stderr.hasPrefix("haptic: cannot write '\(missing)': "), "\(result.stderr)")
+    }
+
     @Test("Audio input to .haptic and to Android, options and --with-audio")
     func otherTargets() async throws {
         let input = try scratch.write("clicks.wav", Self.clicks())
