@@ -84,21 +84,10 @@ public enum AudioHaptics {
         _ reader: AudioFileReader, options: AudioHapticsOptions,
         writingAHAP write: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> AudioHapticsSummary {
-        if let problem = options.problem { throw AudioDecodeError(file: reader.name, problem) }
-        let analyzer = AudioHapticsAnalyzer(sampleRate: reader.sampleRate, options: options)
         let stream = PatternStream(options: options)
-        analyzer.stream = stream
-        let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
-        defer { block.deallocate() }
-        while case let n = reader.read(into: block), n > 0 {
-            analyzer.process(UnsafeBufferPointer(rebasing: block[0..<n]))
-            analyzer.advanceStream()
+        let summary = try analyze(reader, options: options, through: stream) {
             if stream.encoder.pendingBytes >= 1 << 16 { try stream.drain(write) }
         }
-        guard reader.framesRead > 0 else {
-            throw AudioDecodeError(file: reader.name, "no audio: the file holds 0 samples")
-        }
-        let summary = analyzer.finishStream()
         try stream.drain(write)
         return summary
     }
@@ -115,23 +104,12 @@ public enum AudioHaptics {
         _ reader: AudioFileReader, options: AudioHapticsOptions, losses: inout [ConversionLoss],
         writingClip write: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> AudioHapticsSummary {
-        if let problem = options.problem { throw AudioDecodeError(file: reader.name, problem) }
-        let analyzer = AudioHapticsAnalyzer(sampleRate: reader.sampleRate, options: options)
         let stream = PatternStream(options: options)
         let clip = ClipStream(options: options)
         stream.sink = { clip.add($0) }
-        analyzer.stream = stream
-        let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
-        defer { block.deallocate() }
-        while case let n = reader.read(into: block), n > 0 {
-            analyzer.process(UnsafeBufferPointer(rebasing: block[0..<n]))
-            analyzer.advanceStream()
+        let summary = try analyze(reader, options: options, through: stream) {
             if clip.pendingBytes >= 1 << 16 { try clip.drain(write) }
         }
-        guard reader.framesRead > 0 else {
-            throw AudioDecodeError(file: reader.name, "no audio: the file holds 0 samples")
-        }
-        let summary = analyzer.finishStream()
         try clip.drain(write)
         try clip.finish(write)
         losses += clip.losses
@@ -149,26 +127,38 @@ public enum AudioHaptics {
         _ reader: AudioFileReader, options: AudioHapticsOptions, kotlin: Bool, losses: inout [ConversionLoss],
         writingAndroid write: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> AudioHapticsSummary {
-        if let problem = options.problem { throw AudioDecodeError(file: reader.name, problem) }
-        let analyzer = AudioHapticsAnalyzer(sampleRate: reader.sampleRate, options: options)
         let stream = PatternStream(options: options)
         let android = AndroidVibrationStream(kotlin: kotlin)
         stream.sink = { android.add($0) }
+        let summary = try analyze(reader, options: options, through: stream) {
+            if android.pendingBytes >= 1 << 16 { try android.drain(write) }
+        }
+        android.finish()
+        try android.drain(write)
+        losses += android.losses
+        return summary
+    }
+
+    /// The streamed conversions' one loop: reads `reader` to its end through the analysis, whose
+    /// elements go to `stream` as soon as they are settled, and calls `afterBlock` after each
+    /// block so the caller can hand on what its writer holds.
+    private static func analyze(
+        _ reader: AudioFileReader, options: AudioHapticsOptions, through stream: PatternStream,
+        afterBlock: () throws -> Void
+    ) throws -> AudioHapticsSummary {
+        if let problem = options.problem { throw AudioDecodeError(file: reader.name, problem) }
+        let analyzer = AudioHapticsAnalyzer(sampleRate: reader.sampleRate, options: options)
         analyzer.stream = stream
         let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: blockFrames)
         defer { block.deallocate() }
         while case let n = reader.read(into: block), n > 0 {
             analyzer.process(UnsafeBufferPointer(rebasing: block[0..<n]))
             analyzer.advanceStream()
-            if android.pendingBytes >= 1 << 16 { try android.drain(write) }
+            try afterBlock()
         }
         guard reader.framesRead > 0 else {
             throw AudioDecodeError(file: reader.name, "no audio: the file holds 0 samples")
         }
-        let summary = analyzer.finishStream()
-        android.finish()
-        try android.drain(write)
-        losses += android.losses
-        return summary
+        return analyzer.finishStream()
     }
 }
