@@ -69,44 +69,49 @@ func streamed(_ bytes: [UInt8], _ options: AudioHapticsOptions) throws -> (
     return (out, pieces, summary)
 }
 
+/// The option sets every streamed writer is compared with its whole-pattern writer on: the
+/// budget under pressure, 20 s cuts (130 s), transients only, continuous only, `--with-audio`
+/// with `--band`, and three sample rates.
+let streamedSettings: [(String, Double, Int, AudioHapticsOptions)] = [
+    ("defaults", 40.0, 48_000, AudioHapticsOptions()),
+    (
+        "long, 44.1 kHz, budget 24", 130.0, 44_100,
+        {
+            var o = AudioHapticsOptions(); o.maxEventsPerSecond = 24; return o
+        }()
+    ),
+    (
+        "resolution 1, budget 12", 70.0, 48_000,
+        {
+            var o = AudioHapticsOptions(); o.resolution = 1; o.maxEventsPerSecond = 12; return o
+        }()
+    ),
+    (
+        "transients only", 70.0, 48_000,
+        {
+            var o = AudioHapticsOptions(); o.content = .transientsOnly; o.maxEventsPerSecond = 20; return o
+        }()
+    ),
+    (
+        "continuous only", 70.0, 48_000,
+        {
+            var o = AudioHapticsOptions(); o.content = .continuousOnly; return o
+        }()
+    ),
+    (
+        "with audio, band", 45.0, 22_050,
+        {
+            var o = AudioHapticsOptions(); o.audioPath = "a.wav"; o.band = .init(low: 40, high: 400);
+            o.minimumGap = 0.01; return o
+        }()
+    ),
+]
+
 @Suite("Audio to haptics: the streamed AHAP")
 struct StreamedAHAPTests {
     @Test(
         "Streamed bytes equal AHAP.encode of the whole pattern",
-        arguments: [
-            ("defaults", 40.0, 48_000, AudioHapticsOptions()),
-            (
-                "long, 44.1 kHz, budget 24", 130.0, 44_100,
-                {
-                    var o = AudioHapticsOptions(); o.maxEventsPerSecond = 24; return o
-                }()
-            ),
-            (
-                "resolution 1, budget 12", 70.0, 48_000,
-                {
-                    var o = AudioHapticsOptions(); o.resolution = 1; o.maxEventsPerSecond = 12; return o
-                }()
-            ),
-            (
-                "transients only", 70.0, 48_000,
-                {
-                    var o = AudioHapticsOptions(); o.content = .transientsOnly; o.maxEventsPerSecond = 20; return o
-                }()
-            ),
-            (
-                "continuous only", 70.0, 48_000,
-                {
-                    var o = AudioHapticsOptions(); o.content = .continuousOnly; return o
-                }()
-            ),
-            (
-                "with audio, band", 45.0, 22_050,
-                {
-                    var o = AudioHapticsOptions(); o.audioPath = "a.wav"; o.band = .init(low: 40, high: 400);
-                    o.minimumGap = 0.01; return o
-                }()
-            ),
-        ])
+        arguments: streamedSettings)
     func sameBytes(name: String, seconds: Double, rate: Int, options: AudioHapticsOptions) throws {
         let bytes = wav(streamMaterial(seconds: seconds, rate: rate), rate: rate)
         let whole = try convert(bytes, options)

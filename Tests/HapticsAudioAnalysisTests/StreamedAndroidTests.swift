@@ -8,42 +8,9 @@ import Testing
 struct StreamedAndroidTests {
     @Test(
         "Streamed bytes equal AndroidVibration's JSON and Kotlin of the whole pattern",
-        arguments: [
-            ("defaults", 40.0, 48_000, AudioHapticsOptions()),
-            (
-                "long, 44.1 kHz, budget 24", 130.0, 44_100,
-                {
-                    var o = AudioHapticsOptions(); o.maxEventsPerSecond = 24; return o
-                }()
-            ),
-            (
-                "resolution 1, budget 12", 70.0, 48_000,
-                {
-                    var o = AudioHapticsOptions(); o.resolution = 1; o.maxEventsPerSecond = 12; return o
-                }()
-            ),
-            (
-                "transients only (a composition)", 70.0, 48_000,
-                {
-                    var o = AudioHapticsOptions(); o.content = .transientsOnly; o.maxEventsPerSecond = 20; return o
-                }()
-            ),
-            (
-                "continuous only", 70.0, 48_000,
-                {
-                    var o = AudioHapticsOptions(); o.content = .continuousOnly; return o
-                }()
-            ),
-            (
-                "with audio, band", 45.0, 22_050,
-                {
-                    var o = AudioHapticsOptions(); o.audioPath = "a.wav"; o.band = .init(low: 40, high: 400);
-                    o.minimumGap = 0.01; return o
-                }()
-            ),
-        ], [false, true])
+        arguments: streamedSettings, [false, true])
     func sameBytes(
-        _ setting: (name: String, seconds: Double, rate: Int, options: AudioHapticsOptions), kotlin: Bool
+        _ setting: (String, Double, Int, AudioHapticsOptions), kotlin: Bool
     ) throws {
         let (name, seconds, rate, options) = setting
         let bytes = wav(streamMaterial(seconds: seconds, rate: rate), rate: rate)

@@ -8,40 +8,7 @@ import Testing
 struct StreamedClipTests {
     @Test(
         "Streamed bytes equal HapticClip.encode of the whole pattern's clip",
-        arguments: [
-            ("defaults", 40.0, 48_000, AudioHapticsOptions()),
-            (
-                "long, 44.1 kHz, budget 24", 130.0, 44_100,
-                {
-                    var o = AudioHapticsOptions(); o.maxEventsPerSecond = 24; return o
-                }()
-            ),
-            (
-                "resolution 1, budget 12", 70.0, 48_000,
-                {
-                    var o = AudioHapticsOptions(); o.resolution = 1; o.maxEventsPerSecond = 12; return o
-                }()
-            ),
-            (
-                "transients only", 70.0, 48_000,
-                {
-                    var o = AudioHapticsOptions(); o.content = .transientsOnly; o.maxEventsPerSecond = 20; return o
-                }()
-            ),
-            (
-                "continuous only", 70.0, 48_000,
-                {
-                    var o = AudioHapticsOptions(); o.content = .continuousOnly; return o
-                }()
-            ),
-            (
-                "with audio, band", 45.0, 22_050,
-                {
-                    var o = AudioHapticsOptions(); o.audioPath = "a.wav"; o.band = .init(low: 40, high: 400);
-                    o.minimumGap = 0.01; return o
-                }()
-            ),
-        ])
+        arguments: streamedSettings)
     func sameBytes(name: String, seconds: Double, rate: Int, options: AudioHapticsOptions) throws {
         let bytes = wav(streamMaterial(seconds: seconds, rate: rate), rate: rate)
         let whole = try convert(bytes, options)
