@@ -77,8 +77,6 @@ package struct AHAPStreamEncoder {
 
     /// Hands the bytes written since the last drain to `body`, then forgets them.
     package mutating func drain<E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> Void) throws(E) {
-        guard !writer.out.isEmpty else { return }
-        defer { writer.out.removeAll(keepingCapacity: true) }
-        try writer.out.withUnsafeBytes { raw in Result { () throws(E) in try body(raw) } }.get()
+        try writer.drain(body)
     }
 }

@@ -15,6 +15,14 @@ struct AHAPWriter {
 
     mutating func raw(_ s: String) { out.append(contentsOf: s.utf8) }
 
+    /// Hands the bytes written since the last drain to `body`, then forgets them: how the
+    /// streamed encoders (AHAP, `.haptic`) give their text away a piece at a time.
+    mutating func drain<E: Error>(_ body: (UnsafeRawBufferPointer) throws(E) -> Void) throws(E) {
+        guard !out.isEmpty else { return }
+        defer { out.removeAll(keepingCapacity: true) }
+        try out.withUnsafeBytes { raw in Result { () throws(E) in try body(raw) } }.get()
+    }
+
     /// Between members: a new line at the current indent, or nothing on one line (a separator's
     /// space is written by ``separator()``).
     mutating func newline() {
