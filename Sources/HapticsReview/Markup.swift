@@ -80,7 +80,7 @@ enum Markup {
         guard decimals > 0 else { return compact }
         if let dot = compact.firstIndex(of: ".") {
             let have = compact.distance(from: compact.index(after: dot), to: compact.endIndex)
-            return compact + String(repeating: "0", count: decimals - have)
+            return compact + String(repeating: "0", count: max(0, decimals - have))
         }
         return compact + "." + String(repeating: "0", count: decimals)
     }

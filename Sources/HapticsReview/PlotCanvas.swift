@@ -405,8 +405,23 @@ struct PlotCanvas {
             let c = color ?? Self.controlColor(curve.id)
             var lastColumn = Int.min
             var points: [(x: Double, y: Double, time: Double, value: Float)] = []
+            var previous: (time: Double, value: Float)?
             for (k, point) in curve.controlPoints.enumerated() {
                 let t = curve.time + point.time
+                if t > layout.duration {
+                    // A point past the axis (a value held for good, `PlotInput.extent`): the line
+                    // stops at the axis's end, at the value the control has there.
+                    var value = point.value
+                    if let p = previous, t > p.time {
+                        value = p.value + Float((layout.duration - p.time) / (t - p.time)) * (point.value - p.value)
+                    }
+                    let x = layout.x(layout.duration)
+                    if Int(x.rounded(.down)) != lastColumn {
+                        points.append((x, layout.y(Self.plotted(value, curve.id)), layout.duration, value))
+                    }
+                    break
+                }
+                previous = (t, point.value)
                 let x = layout.x(t)
                 let column = Int(x.rounded(.down))
                 if column == lastColumn && k != curve.controlPoints.count - 1 { continue }

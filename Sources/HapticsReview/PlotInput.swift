@@ -64,14 +64,19 @@ public struct PlotInput: Sendable {
     public var previewSeconds: Double { Double(preview.count) / Double(previewSampleRate) }
 
     /// The span the time axis must cover: the pattern's events, curves and dynamic parameters,
-    /// the effective samples and the rendered audio, whichever ends last.
+    /// the effective samples and the rendered audio, whichever ends last. A control point later
+    /// than the longest pattern (`AHAPLimits.maxDuration`) marks a value held for good (Apple's
+    /// exports write `Float.greatestFiniteMagnitude`): the axis ends at the curve's point before it.
     public var extent: Double {
+        let longest = AHAPLimits.default.maxDuration
         var end = pattern.duration
         for element in pattern.elements {
             switch element {
             case .event(let e): end = max(end, e.time + (e.duration ?? 0))
             case .parameter(let p): end = max(end, p.time)
-            case .curve(let c): end = max(end, c.time + (c.controlPoints.last?.time ?? 0))
+            case .curve(let c):
+                let last = c.controlPoints.last { c.time + $0.time <= longest }
+                end = max(end, c.time + (last?.time ?? 0))
             }
         }
         if let last = effective.last { end = max(end, last.time) }

@@ -102,6 +102,39 @@ import Testing
         #expect([1, 2, 5].contains { abs(mantissa - $0) < 1e-6 })
     }
 
+    @Test func aPointHeldForGoodDoesNotStretchTheTimeAxis() throws {
+        // Apple's exports end a curve with a point at Float.greatestFiniteMagnitude seconds (its
+        // value held for good): the axis ends at the curve's point before it, as the render does.
+        let held = Double(Float.greatestFiniteMagnitude)
+        let input = PlotInput(
+            title: "held",
+            pattern: HapticPattern(elements: [
+                S.continuous(0, 1.5),
+                .curve(
+                    ParameterCurve(
+                        .hapticIntensityControl, time: 0,
+                        controlPoints: [
+                            .init(time: 0, value: 1), .init(time: 1.5, value: 0.5), .init(time: held, value: 1),
+                        ])),
+            ]))
+        #expect(input.extent == 1.5)
+        let svg = TimelinePlot.svg(input)
+        #expect(S.parseXML(svg).error == nil)
+        let labels = try S.captures(#"class="x-tick"[^>]*>([^<]*)<"#, in: svg).compactMap(Double.init)
+        #expect(labels.count >= 3)
+        #expect((labels.max() ?? 0) <= 1.5)
+        // The curve's line stops at the axis's end: its two points on the axis, none past it.
+        #expect(svg.components(separatedBy: "class=\"control-point\"").count - 1 == 2)
+    }
+
+    @Test func anAbsurdlyLongAxisStillPlots() throws {
+        // Labels past Int64's range print in exponent form; the fixed-decimals label must not trap.
+        let svg = TimelinePlot.svg(
+            PlotInput(title: "long", pattern: HapticPattern(elements: [S.continuous(0, 1.5e19)])))
+        #expect(S.parseXML(svg).error == nil)
+        #expect(svg.contains("e+19"))
+    }
+
     @Test func tenMinutePatternStaysUnderOneMegabyte() throws {
         // A transient every 10 ms and a continuous event every second for ten minutes.
         var elements: [PatternElement] = []
