@@ -141,4 +141,57 @@ import Testing
         // The phase does move the 10 ms rule's reading here (what the test is about): 13 of 45.
         #expect(countsDiffered > 0)
     }
+
+    /// Taps every 50 ms on a 2 s carrier, both at sharpness 0 (70 Hz); the carrier starting
+    /// `early` seconds before 0.2 s.
+    static func tapsOnACarrier(early: Double, taps: Bool = true) -> HapticPattern {
+        var elements: [PatternElement] = [
+            .event(
+                HapticEvent(
+                    time: 0.2 - early, type: .hapticContinuous, duration: 2,
+                    parameters: [.init(.hapticIntensity, 0.75), .init(.hapticSharpness, 0)]))
+        ]
+        if taps {
+            elements += (0..<30).map { i in
+                .event(
+                    HapticEvent(
+                        time: 0.25 + 0.05 * Double(i), type: .hapticTransient,
+                        parameters: [.init(.hapticIntensity, 1), .init(.hapticSharpness, 0)]))
+            }
+        }
+        return HapticPattern(elements: elements)
+    }
+
+    @Test func aTapOnACarrierIsJudgedWhateverTheCarriersPhaseAtTheTap() throws {
+        // Neither format says at which phase a carrier meets a tap (a continuous event starts its
+        // carrier at its own time; a conversion that splits or joins carriers moves it), and the
+        // sum of the two waveforms is louder or quieter with it: rendered together, this pattern
+        // against itself with its carrier 7 ms earlier correlated at 0.09 (ahap_rs bike.ahap's
+        // round trip at 0.897). Every ms from 1 to 15 (a 70 Hz period is 14.3 ms).
+        let original = Self.tapsOnACarrier(early: 0)
+        for ms in 1...15 {
+            let check = try ConversionCheck(
+                original: original, converted: Self.tapsOnACarrier(early: Double(ms) / 1000))
+            #expect((check.envelopeCorrelation ?? 0) >= 0.95, "\(ms) ms: \(check.summary)")
+            #expect(check.envelopeKept, "\(ms) ms: \(check.summary)")
+            #expect(check.emphasesKept == 30 && check.onsetsLost == 0, "\(ms) ms: \(check.summary)")
+        }
+    }
+
+    @Test func tapsLostFromACarrierAreStillNotKept() throws {
+        // The taps' energy is measured apart from the carrier's, not dropped: losing them is a
+        // changed envelope (0.81) and lost emphases (the carrier alone is within 6 dB of some).
+        let check = try ConversionCheck(
+            original: Self.tapsOnACarrier(early: 0), converted: Self.tapsOnACarrier(early: 0, taps: false))
+        #expect(!check.envelopeKept, "\(check.summary)")
+        #expect((check.envelopeCorrelation ?? 1) < 0.85, "\(check.summary)")
+        #expect(check.emphasesKept < 30, "\(check.summary)")
+        // And the carrier lost from under the taps: the level falls between them.
+        let noCarrier = HapticPattern(
+            elements: Self.tapsOnACarrier(early: 0).elements.filter {
+                if case .event(let e) = $0 { e.type == .hapticTransient } else { true }
+            })
+        let lost = try ConversionCheck(original: Self.tapsOnACarrier(early: 0), converted: noCarrier)
+        #expect(!lost.envelopeKept, "\(lost.summary)")
+    }
 }

@@ -58,9 +58,10 @@ import Testing
         #expect(line.contains("onsets 1 -> 1"), "\(line)")
         #expect(line.contains("emphases 1 of 1 kept"), "\(line)")
         // The clip played as its players play it is not the mapping played back: the held
-        // emphasis shows, if only just (the check through the mapping printed 1.0).
+        // emphasis shows, if only just, under the line's three decimals since the taps and the
+        // carrier are measured apart (0.9996; `jsonReportsTheEmphasesKept` reads it unrounded).
         let correlation = try #require(Self.figure("envelope correlation", in: line), "\(line)")
-        #expect(correlation >= 0.9 && correlation < 1, "\(line)")
+        #expect(correlation >= 0.9, "\(line)")
         #expect(result.stderr.contains("\(input): lost: emphasis-held"), "\(result.stderr)")
     }
 
