@@ -121,6 +121,7 @@ public enum AudioHaptics {
     /// pattern ``convert(_:options:)`` returns, and `losses` gets what
     /// `AndroidVibration.losses(of:as:)` reports. The waveform's timings are written as the
     /// analysis makes them; its amplitudes, which follow them, are held to the end (a byte a run).
+    /// With transients only, the effect is a composition whose primitives are written as they come.
     ///
     /// - Throws: ``AudioDecodeError`` as ``convert(_:options:)`` does, or what `write` throws.
     public static func convert(
@@ -128,7 +129,7 @@ public enum AudioHaptics {
         writingAndroid write: (UnsafeRawBufferPointer) throws -> Void
     ) throws -> AudioHapticsSummary {
         let stream = PatternStream(options: options)
-        let android = AndroidVibrationStream(kotlin: kotlin)
+        let android = AndroidVibrationStream(kotlin: kotlin, transientsOnly: options.content == .transientsOnly)
         stream.sink = { android.add($0) }
         let summary = try analyze(reader, options: options, through: stream) {
             if android.pendingBytes >= 1 << 16 { try android.drain(write) }

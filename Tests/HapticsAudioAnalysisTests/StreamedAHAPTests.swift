@@ -70,8 +70,8 @@ func streamed(_ bytes: [UInt8], _ options: AudioHapticsOptions) throws -> (
 }
 
 /// The option sets every streamed writer is compared with its whole-pattern writer on: the
-/// budget under pressure, 20 s cuts (130 s), transients only, continuous only, `--with-audio`
-/// with `--band`, and three sample rates.
+/// budget under pressure, 20 s cuts (130 s), transients only (twice: a composition long enough
+/// to be written in pieces), continuous only, `--with-audio` with `--band`, and three sample rates.
 let streamedSettings: [(String, Double, Int, AudioHapticsOptions)] = [
     ("defaults", 40.0, 48_000, AudioHapticsOptions()),
     (
@@ -90,6 +90,13 @@ let streamedSettings: [(String, Double, Int, AudioHapticsOptions)] = [
         "transients only", 70.0, 48_000,
         {
             var o = AudioHapticsOptions(); o.content = .transientsOnly; o.maxEventsPerSecond = 20; return o
+        }()
+    ),
+    (
+        "transients only, dense, 44.1 kHz", 130.0, 44_100,
+        {
+            var o = AudioHapticsOptions(); o.content = .transientsOnly; o.sensitivity = 1; o.minimumGap = 0.01;
+            o.maxEventsPerSecond = 60; return o
         }()
     ),
     (

@@ -40,6 +40,8 @@ struct StreamedAndroidTests {
         }
         #expect(losses == expectedLosses, "\(label)")
         #expect(summary.onsets == whole.onsets.count, "\(label)")
+        // Written as it goes, not at the end (a composition too: its primitives as they come).
+        #expect(pieces > 1 || expected.count < 1 << 16, "\(label): \(expected.count) bytes in one piece")
         // The option sets reach both of Android's forms, and the waveforms move the motor.
         if options.content == .transientsOnly {
             #expect(effect.milliseconds > 0 && { if case .composition = effect { true } else { false } }())
@@ -107,6 +109,56 @@ struct AndroidVibrationStreamTests {
         try stream.drain { got += $0 }
         #expect(String(decoding: got, as: UTF8.self) == (kotlin ? effect.kotlin : effect.json))
         #expect(stream.losses == AndroidVibration.losses(of: pattern, as: effect))
+    }
+
+    @Test(
+        "Told transients only, each primitive is written as its transient comes",
+        arguments: [false, true])
+    func compositionAsItGoes(kotlin: Bool) throws {
+        // Taps under intensity and sharpness curves (more than the stream keeps), 11.6 ms apart
+        // (delays rounded from the onsets), and an audio event (a loss).
+        var elements: [PatternElement] = [
+            .event(HapticEvent(time: 0, type: .audioCustom, parameters: [], waveformPath: "a.wav"))
+        ]
+        for i in 0..<40 {
+            let time = Double(i) * 0.0116
+            if i % 3 == 0 {
+                elements.append(Self.ramp(time, .hapticIntensityControl, 1, 0.3))
+                elements.append(Self.ramp(time, .hapticSharpnessControl, 0, Float(i % 5) / 5 - 0.4))
+            }
+            elements.append(Self.tap(time, Float(i % 7 + 1) / 7, Float(i % 10) / 10))
+        }
+        let pattern = HapticPattern(elements: elements)
+        let effect = AndroidVibration(pattern)
+        let stream = AndroidVibrationStream(kotlin: kotlin, transientsOnly: true)
+        var got: [UInt8] = []
+        for element in elements {
+            stream.add(element)
+            try stream.drain { got += $0 }
+        }
+        // Every primitive is out before the end: only the tail is left.
+        let before = String(decoding: got, as: UTF8.self)
+        let whole = kotlin ? effect.kotlin : effect.json
+        let tail = kotlin ? "    .compose()\n" : "\n    ]\n}\n"
+        #expect(before + tail == whole, "\(before.suffix(200))")
+        stream.finish()
+        try stream.drain { got += $0 }
+        #expect(String(decoding: got, as: UTF8.self) == whole)
+        #expect(stream.losses == AndroidVibration.losses(of: pattern, as: effect))
+        if case .composition(let primitives) = effect {
+            #expect(primitives.count == 40 && Set(primitives.map(\.name)).count == 3)
+        } else {
+            Issue.record("expected a composition")
+        }
+        // No transient at all: the empty waveform, as for the whole pattern.
+        let silent = AndroidVibrationStream(kotlin: kotlin, transientsOnly: true)
+        silent.add(elements[0])
+        silent.finish()
+        var empty: [UInt8] = []
+        try silent.drain { empty += $0 }
+        let none = AndroidVibration(HapticPattern(elements: [elements[0]]))
+        #expect(String(decoding: empty, as: UTF8.self) == (kotlin ? none.kotlin : none.json))
+        #expect(silent.losses == AndroidVibration.losses(of: HapticPattern(elements: [elements[0]]), as: none))
     }
 
     @Test("Timings are written as the events come, the amplitudes at the end")

@@ -26,6 +26,29 @@ public enum AndroidVibration: Hashable, Sendable {
         public var scale: Float
         /// Milliseconds after the previous primitive.
         public var delayMilliseconds: Int
+
+        /// The primitive a transient becomes under the controls in force at its time;
+        /// `previous` is the previous primitive's onset in milliseconds (0 for the first), and
+        /// becomes this one's. The whole-pattern mapping and the streamed one share it.
+        package init(
+            _ tap: HapticEvent, intensity: ParameterTimeline, sharpness: ParameterTimeline, after previous: inout Int
+        ) {
+            let sharp = sharpness.modulate(tap.value(of: .hapticSharpness), at: tap.time)
+            // Each delay from the previous onset rounded to the millisecond, not the previous
+            // delay: rounding each gap on its own drifts (541 taps 11.61 ms apart: 86 ms).
+            let onset = Int((tap.time * 1000).rounded())
+            self.init(
+                name: sharp >= 0.7 ? "CLICK" : sharp >= 0.3 ? "TICK" : "THUD",
+                scale: intensity.modulate(tap.value(of: .hapticIntensity), at: tap.time),
+                delayMilliseconds: onset - previous)
+            previous = onset
+        }
+
+        init(name: String, scale: Float, delayMilliseconds: Int) {
+            self.name = name
+            self.scale = scale
+            self.delayMilliseconds = delayMilliseconds
+        }
     }
 
     /// The waveform's step: amplitudes are sampled every 10 ms and equal runs merged.
@@ -45,19 +68,9 @@ public enum AndroidVibration: Hashable, Sendable {
         let sharpness = ParameterTimeline(.hapticSharpnessControl, pattern: pattern)
         let haptic = pattern.events.filter(\.type.isHaptic).sorted { $0.time < $1.time }
         if !haptic.isEmpty, haptic.allSatisfy({ $0.type == .hapticTransient }) {
-            var primitives: [Primitive] = []
-            // Each delay from the previous onset rounded to the millisecond, not the previous
-            // delay: rounding each gap on its own drifts (541 taps 11.61 ms apart: 86 ms).
             var previous = 0
-            for tap in haptic {
-                let scale = intensity.modulate(tap.value(of: .hapticIntensity), at: tap.time)
-                let sharp = sharpness.modulate(tap.value(of: .hapticSharpness), at: tap.time)
-                let name = sharp >= 0.7 ? "CLICK" : sharp >= 0.3 ? "TICK" : "THUD"
-                let onset = Int((tap.time * 1000).rounded())
-                primitives.append(Primitive(name: name, scale: scale, delayMilliseconds: onset - previous))
-                previous = onset
-            }
-            self = .composition(primitives)
+            self = .composition(
+                haptic.map { Primitive($0, intensity: intensity, sharpness: sharpness, after: &previous) })
             return
         }
         let releaseControl = ParameterTimeline(.hapticReleaseTimeControl, pattern: pattern)
@@ -208,29 +221,12 @@ public enum AndroidVibration: Hashable, Sendable {
     /// `{"type": "waveform", "timings": [...], "amplitudes": [...], "repeat": -1}` or
     /// `{"type": "composition", "primitives": [{"primitive": "CLICK", "scale": 1, "delayMs": 0}]}`.
     public var json: String {
-        var w = AHAPWriter()
         switch self {
         case .waveform(let timings, let amplitudes):
-            return WaveformText.json.text(timings: timings, amplitudes: amplitudes)
+            WaveformText.json.text(timings: timings, amplitudes: amplitudes)
         case .composition(let primitives):
-            w.object([
-                ("type", { $0.string("composition") }),
-                (
-                    "primitives",
-                    { w in
-                        w.array(primitives) { w, p in
-                            w.object([
-                                ("primitive", { $0.string(p.name) }),
-                                ("scale", { $0.number(p.scale) }),
-                                ("delayMs", { $0.raw("\(p.delayMilliseconds)") }),
-                            ])
-                        }
-                    }
-                ),
-            ])
+            CompositionText.json.text(primitives)
         }
-        w.raw("\n")
-        return String(decoding: w.out, as: UTF8.self)
     }
 
     /// The Kotlin expression that builds the effect.
@@ -239,12 +235,45 @@ public enum AndroidVibration: Hashable, Sendable {
         case .waveform(let timings, let amplitudes):
             return WaveformText.kotlin.text(timings: timings, amplitudes: amplitudes)
         case .composition(let primitives):
-            var out = "VibrationEffect.startComposition()\n"
-            for p in primitives {
-                out +=
+            return CompositionText.kotlin.text(primitives)
+        }
+    }
+
+    /// A composition's text, as JSON or Kotlin: a head, each primitive, a tail (a composition
+    /// has at least one primitive). Shared by ``json``, ``kotlin`` and the streamed writer, which
+    /// writes each primitive as its transient comes.
+    package struct CompositionText: Sendable {
+        package var head: String
+        package var tail: String
+        private var isKotlin: Bool
+
+        package static let json = CompositionText(
+            head: "{\n    \"type\": \"composition\",\n    \"primitives\": [", tail: "\n    ]\n}\n", isKotlin: false)
+        package static let kotlin = CompositionText(
+            head: "VibrationEffect.startComposition()\n", tail: "    .compose()\n", isKotlin: true)
+
+        /// One primitive as written, `first` when none comes before it.
+        package func primitive(_ p: Primitive, first: Bool) -> String {
+            if isKotlin {
+                return
                     "    .addPrimitive(VibrationEffect.Composition.PRIMITIVE_\(p.name), \(NumberText.float(p.scale))f, \(p.delayMilliseconds))\n"
             }
-            return out + "    .compose()\n"
+            var w = AHAPWriter()
+            if !first { w.separator() }
+            w.indentLevel = 2
+            w.newline()
+            w.object([
+                ("primitive", { $0.string(p.name) }),
+                ("scale", { $0.number(p.scale) }),
+                ("delayMs", { $0.raw("\(p.delayMilliseconds)") }),
+            ])
+            return String(decoding: w.out, as: UTF8.self)
+        }
+
+        func text(_ primitives: [Primitive]) -> String {
+            var out = head
+            for (i, p) in primitives.enumerated() { out += primitive(p, first: i == 0) }
+            return out + tail
         }
     }
 

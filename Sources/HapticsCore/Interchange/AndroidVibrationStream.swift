@@ -7,9 +7,16 @@
 /// most 100 a second of pattern), to be written after them. Until the first continuous event the
 /// pattern may still be transients only, which Android plays as a composition: the elements up to
 /// then are held, and the composition is made from them at the end if no continuous event comes.
+/// A writer told that no continuous event will come (`transientsOnly`) holds nothing: it writes
+/// each transient's primitive as it comes.
 package final class AndroidVibrationStream {
     private let text: AndroidVibration.WaveformText
     private let kotlin: Bool
+    /// Set when no continuous event will come: the effect is a composition from its first
+    /// transient on, written as they come.
+    private let composition: AndroidVibration.CompositionText?
+    /// The last primitive's onset (milliseconds), once one is written.
+    private var lastOnset: Int?
     private var out: [UInt8] = []
     /// Elements held while the effect may still be a composition (nil once it is a waveform).
     private var held: [PatternElement]? = []
@@ -20,12 +27,17 @@ package final class AndroidVibrationStream {
     /// The control elements a later step may read, in the order met.
     private var controls: [PatternElement] = []
     private var timelines: (intensity: ParameterTimeline, release: ParameterTimeline)?
+    /// A composition's controls (its primitives' scale and name).
+    private var scaling: (intensity: ParameterTimeline, sharpness: ParameterTimeline)?
     private var tally = AndroidVibration.LossTally()
     private var isWaveform = false
 
-    package init(kotlin: Bool) {
+    /// `transientsOnly`: the caller promises no continuous event (a pattern of transients and
+    /// controls is a composition, so its primitives need not wait for the end).
+    package init(kotlin: Bool, transientsOnly: Bool = false) {
         self.kotlin = kotlin
         text = kotlin ? .kotlin : .json
+        composition = transientsOnly ? (kotlin ? .kotlin : .json) : nil
     }
 
     /// Bytes ready to hand on.
@@ -44,6 +56,10 @@ package final class AndroidVibrationStream {
     /// The next element of the pattern (times ascending).
     package func add(_ element: PatternElement) {
         if case .event(let event) = element { tally.add(event) }
+        if let composition {
+            addPrimitive(element, composition)
+            return
+        }
         if held != nil {
             guard case .event(let event) = element, event.type == .hapticContinuous else {
                 held?.append(element)
@@ -60,6 +76,12 @@ package final class AndroidVibrationStream {
 
     /// Everything is known: writes the rest.
     package func finish() {
+        if let composition, lastOnset != nil {
+            // Primitives were written: close the composition.
+            out.append(contentsOf: composition.tail.utf8)
+            held = nil
+            return
+        }
         if let held {
             // No continuous event: the effect is that of the elements held (a composition, or
             // an empty waveform).
@@ -81,25 +103,56 @@ package final class AndroidVibrationStream {
         out.append(contentsOf: text.tail.utf8)
     }
 
+    /// A composition's next element: a transient's primitive is written under the controls in
+    /// force at its time; the controls are kept (those still in force); anything else is only
+    /// counted (the losses).
+    private func addPrimitive(_ element: PatternElement, _ composition: AndroidVibration.CompositionText) {
+        switch element {
+        case .event(let event) where event.type == .hapticTransient:
+            if lastOnset == nil { out.append(contentsOf: composition.head.utf8) }
+            let made =
+                scaling
+                ?? {
+                    let pattern = HapticPattern(elements: controls)
+                    return (
+                        ParameterTimeline(.hapticIntensityControl, pattern: pattern),
+                        ParameterTimeline(.hapticSharpnessControl, pattern: pattern)
+                    )
+                }()
+            scaling = made
+            var previous = lastOnset ?? 0
+            let primitive = AndroidVibration.Primitive(
+                event, intensity: made.intensity, sharpness: made.sharpness, after: &previous)
+            out.append(contentsOf: composition.primitive(primitive, first: lastOnset == nil).utf8)
+            lastOnset = previous
+            trimControls(needed: event.time, [.hapticIntensityControl, .hapticSharpnessControl])
+        case .event(let event):
+            precondition(event.type != .hapticContinuous, "a continuous event in a transients-only stream")
+        default: keepControl(element, [.hapticIntensityControl, .hapticSharpnessControl])
+        }
+    }
+
+    /// Keeps `element` when it is a value or curve of one of the controls `ids`.
+    private func keepControl(_ element: PatternElement, _ ids: [DynamicParameterID]) {
+        guard let id = Self.id(of: element), ids.contains(id) else { return }
+        controls.append(element)
+        timelines = nil
+        scaling = nil
+    }
+
     private func take(_ element: PatternElement) {
         switch element {
         case .event(let event) where event.type.isHaptic:
             // Every step ending at or before this onset has all its events.
             while sweep.nextStepEnd <= event.time { takeStep() }
             sweep.add(event, release: timeline().release)
-        case .parameter(let p) where p.id == .hapticIntensityControl || p.id == .hapticReleaseTimeControl:
-            controls.append(element)
-            timelines = nil
-        case .curve(let c) where c.id == .hapticIntensityControl || c.id == .hapticReleaseTimeControl:
-            controls.append(element)
-            timelines = nil
-        default: break
+        default: keepControl(element, [.hapticIntensityControl, .hapticReleaseTimeControl])
         }
     }
 
     private func takeStep() {
         if let run = runs.add(sweep.step(intensity: timeline().intensity)) { write(run) }
-        trimControls()
+        trimControls(needed: sweep.earliestNeeded, [.hapticIntensityControl, .hapticReleaseTimeControl])
     }
 
     private func write(_ run: (milliseconds: Int, amplitude: Int)) {
@@ -120,13 +173,13 @@ package final class AndroidVibrationStream {
         return made
     }
 
-    /// Forgets control elements no later step can read: for each control, all but the one in
-    /// force at the earliest moment still needed and the one before it (whose value it starts from).
-    private func trimControls() {
+    /// Forgets control elements no later step or primitive can read: for each of `ids`, all but
+    /// the one in force at `needed`, the earliest moment still needed, and the one before it
+    /// (whose value it starts from).
+    private func trimControls(needed: Double, _ ids: [DynamicParameterID]) {
         guard controls.count > 8 else { return }
-        let needed = sweep.earliestNeeded
         var keep: [PatternElement] = []
-        for id in [DynamicParameterID.hapticIntensityControl, .hapticReleaseTimeControl] {
+        for id in ids {
             let mine = controls.filter { Self.id(of: $0) == id }
             let inForce = mine.lastIndex { $0.time <= needed } ?? 0
             keep += mine[max(0, inForce - 1)...]
@@ -134,6 +187,7 @@ package final class AndroidVibrationStream {
         guard keep.count < controls.count else { return }
         controls = keep
         timelines = nil
+        scaling = nil
     }
 
     private static func id(of element: PatternElement) -> DynamicParameterID? {

@@ -2,6 +2,7 @@ import Foundation
 import HapticsCore
 import HapticsSynthesis
 import Testing
+import _ToolTestSupport
 
 /// `haptic convert` with audio input, end to end through the real binary.
 @Suite("haptic convert: audio")
@@ -102,6 +103,45 @@ struct ConvertAudioTests {
         result = try await Haptic.run(["convert", input, "-o", missing, "--to", "android"] + flavour + options)
         #expect(result.status == 1)
         #expect(result.stderr.hasPrefix("haptic: cannot write '\(missing)': "), "\(result.stderr)")
+    }
+
+    @Test(
+        "Transients only to Android: the composition's primitives reach standard output while the sound is read",
+        arguments: [[], ["--kotlin"]])
+    func streamedComposition(flavour: [String]) async throws {
+        // Three minutes of clicks, 20 a second (3,600 primitives, 0.3 MB of text): the first
+        // 64 KB of primitives are out a quarter of the way in, long before the end.
+        let rate = 16_000
+        let seconds = 180
+        var samples = [Float](repeating: 0, count: rate * seconds)
+        var state: UInt64 = 9
+        for n in 0..<(seconds * 20) {
+            let start = n * rate / 20 + 400
+            for i in 0..<64 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let noise = Float(Int64(bitPattern: state) >> 11) / Float(1 << 52)
+                samples[start + i] = Float(0.3 + 0.5 * Double(n % 7) / 7) * noise * Float(exp(-Double(i) / 16))
+            }
+        }
+        let input = try scratch.write(
+            "taps.wav", WAV.encode(AudioClip(sampleRate: rate, channels: 1, samples: samples), sampleFormat: .s16))
+        let arguments = ["convert", input, "-o", "-", "--to", "android", "--transients-only"] + flavour
+        let started = ContinuousClock.now
+        let child = try await ChildProcess.start(Haptic.executable.path(percentEncoded: false), arguments)
+        let first = await child.waitForOutput(timeout: .seconds(600)) { !child.stdout.isEmpty }
+        let firstAt = ContinuousClock.now
+        let result = try await child.wait()
+        let ended = ContinuousClock.now
+        #expect(first && result.status == 0, "\(result.stderr)")
+        // Before, the composition came in one piece at the end, microseconds before the exit.
+        let whole = ended - started
+        #expect(ended - firstAt > whole * 0.3, "first bytes at \(firstAt - started) of \(whole)")
+        // And the bytes are those of the whole pattern's conversion.
+        let ahap = scratch.path("taps.ahap")
+        #expect(try await Haptic.run(["convert", input, "-o", ahap, "--transients-only"]).status == 0)
+        let via = try await Haptic.run(["convert", ahap, "-o", "-", "--to", "android"] + flavour)
+        #expect(result.stdout == via.stdout)
+        #expect(result.output.count(where: { $0 == "\n" }) > 2_000)
     }
 
     @Test("Audio input to .haptic and to Android, options and --with-audio")
