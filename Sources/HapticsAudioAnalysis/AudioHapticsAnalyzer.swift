@@ -620,10 +620,15 @@ public final class AudioHapticsAnalyzer {
         }
         silentFrames = 0
         segment.append(Point(time: time, intensity: intensityFor(dB: info.dB), sharpness: info.sharpness))
-        if time - segment[0].time >= Self.maxContinuous { closeSegment() }
+        if time - segment[0].time >= Self.maxContinuous { closeSegment(continuingAt: max(0, centre(t + 1))) }
     }
 
-    private func closeSegment() {
+    /// Ends the current continuous event. `continuingAt` is where the next event of the same sound
+    /// starts when the event is cut at its longest length: it ends exactly there and its curves
+    /// hold their last values instead of returning to neutral, because a curve that starts at
+    /// (or, by rounding, a hair after) the next event's first curve would be the one in force
+    /// over that event's first curve.
+    private func closeSegment(continuingAt next: Double? = nil) {
         defer {
             segment.removeAll(keepingCapacity: true)
             silentFrames = 0
@@ -639,17 +644,19 @@ public final class AudioHapticsAnalyzer {
             if points.isEmpty { points = [Point(time: start, intensity: first.intensity, sharpness: first.sharpness)] }
             points[0].time = start
         }
-        let end = (points.last?.time ?? start) + 1 / framesPerSecond
+        let end = next ?? (points.last?.time ?? start) + 1 / framesPerSecond
         guard end > start + 0.005 else { return }
         let meanSharpness = points.reduce(0) { $0 + $1.sharpness } / Double(points.count)
         let tolerance = 0.2 * (1 - options.resolution)
         var intensity = CurveSimplifier.simplify(points.map { ($0.time, $0.intensity) }, tolerance: tolerance)
-        intensity.append((end, intensity.last!.1))
-        intensity.append((end + 0.01, 1))
         var sharpness = CurveSimplifier.simplify(
             points.map { ($0.time, $0.sharpness - meanSharpness) }, tolerance: tolerance)
-        sharpness.append((end, sharpness.last!.1))
-        sharpness.append((end + 0.01, 0))
+        if next == nil {
+            intensity.append((end, intensity.last!.1))
+            intensity.append((end + 0.01, 1))
+            sharpness.append((end, sharpness.last!.1))
+            sharpness.append((end + 0.01, 0))
+        }
         var made: [PatternElement] = [
             .event(
                 HapticEvent(

@@ -222,6 +222,37 @@ struct AudioHapticsTests {
         #expect(r >= 0.9, "correlation \(r)")
     }
 
+    @Test("A sound longer than 20 s: the event after the cut renders at the sound's level, not at full")
+    func cutAtTwentySeconds() throws {
+        // 20 ms of silence, 54 ms of noise at -50 dBFS, then 21 s at -30 dBFS RMS: one continuous
+        // event to about 20 s, then the next. Every 10 ms point is kept, so the first event's last
+        // curve starts where the second event starts; cut there, its return to neutral (intensity
+        // control 1) was written a rounding error after the second event's first curve and played
+        // at full strength over it.
+        let rate = 48_000
+        var noise = Noise(state: 9)
+        let samples =
+            [Float](repeating: 0, count: rate / 50) + (0..<(54 * rate / 1000)).map { _ in noise.next() * 0.0051 }
+            + (0..<(21 * rate)).map { _ in noise.next() * 0.0537 }
+        var options = AudioHapticsOptions()
+        options.content = .continuousOnly
+        options.resolution = 1
+        let result = try convert(wav(samples), options)
+        let starts = result.pattern.events.map(\.time).sorted()
+        try #require(starts.count == 2 && starts[1] > 19.9 && starts[1] < 20.2, "\(starts)")
+        let rendered = try PatternRenderer.render(result.pattern, format: AudioFormat(sampleRate: rate, channels: 1))
+        func level(_ from: Double, _ to: Double) -> Double {
+            let range = Int(from * Double(rate))..<Int(to * Double(rate))
+            let energy = range.reduce(0.0) { $0 + Double(rendered[$1]) * Double(rendered[$1]) }
+            return 10 * log10(energy / Double(range.count))
+        }
+        let before = level(18, 19.5)
+        for from in [starts[1] + 0.02, starts[1] + 0.1, 20.5] {
+            let after = level(from, from + 0.08)
+            #expect(abs(after - before) < 1.5, "\(from) s: \(after) dB against \(before) dB before the cut")
+        }
+    }
+
     @Test("Curves: at most 16 points each; the events-per-second budget holds")
     func curvesAndBudget() throws {
         // 16 clicks a second for 3 s over a sustained tone.
