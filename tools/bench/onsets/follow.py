@@ -28,15 +28,17 @@ For each piece `generate.py` wrote under DIR, this converts the sound with the d
    onsets are found in the render itself: the pattern is rendered a second time without its
    transients, and the difference of the two renders is the transients' clicks as rendered
    (the limiter's effect included). In 1 ms blocks of that difference (peak |x| a block), a
-   rendered onset is the start of a block louder than -60 dBFS and more than twice (6 dB) the
+   rendered onset is the start of a block louder than -120 dBFS (the two f32 renders are equal
+   sample for sample where no click plays) and more than twice (6 dB) the
    loudest of the 3 blocks before it, refined to the first sample of that block above a
    tenth of the block's peak; rises within 5 ms of each other are one onset. Each detected
    onset is matched to the nearest rendered one: the offset is rendered - detected. Given: the
    largest |offset|, the 99th percentile, and how many detected onsets have no rendered onset
-   within 10 ms.
+   within 10 ms, and how many detected onsets render a click whose peak stays under -60 dBFS
+   (too faint to feel, but still a rendered onset).
 
     /work/venv/bin/python tools/bench/onsets/follow.py --dir /tmp/onset-judge --haptic H \
-        [--json out.json] [--jobs 2] [-v]
+        [--json out.json] [--jobs 2] [--work DIR] [--keep] [--piece NAME] [-v]
 
 Needs numpy and soundfile.
 """
@@ -124,7 +126,7 @@ def run(argv):
         raise SystemExit(f"{' '.join(argv)}: exit {r.returncode}: {r.stderr.strip()}")
 
 
-def measure(haptic, wav, work):
+def measure(haptic, wav, work, keep=False):
     name = os.path.splitext(os.path.basename(wav))[0]
     ahap = os.path.join(work, name + ".ahap")
     bare = os.path.join(work, name + ".bare.ahap")
@@ -142,6 +144,9 @@ def measure(haptic, wav, work):
     sound = read_mono(wav)
     full = read_mono(render)
     without = read_mono(render_bare)
+    if not keep:
+        os.remove(render)
+        os.remove(render_bare)
     length = len(sound)
     a_rms = windowed_rms(sound, length)
     r_rms = windowed_rms(full, length)
@@ -190,6 +195,7 @@ def main():
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--work", default=None, help="where the AHAPs and renders go (default: a temporary folder)")
     p.add_argument("--piece", action="append", help="only this piece (repeatable)")
+    p.add_argument("--keep", action="store_true", help="keep the renders (about 20 MB a piece) beside the AHAPs")
     p.add_argument("-v", action="store_true", help="one line per piece")
     a = p.parse_args()
     manifest = json.load(open(os.path.join(a.dir, "manifest.json")))
@@ -198,7 +204,7 @@ def main():
     haptic = os.path.abspath(a.haptic)
     pieces = [piece for piece in manifest["pieces"] if not a.piece or piece["name"] in a.piece]
     with concurrent.futures.ThreadPoolExecutor(a.jobs) as pool:
-        futures = [pool.submit(measure, haptic, os.path.join(a.dir, piece["wav"]), work) for piece in pieces]
+        futures = [pool.submit(measure, haptic, os.path.join(a.dir, piece["wav"]), work, a.keep) for piece in pieces]
         results = [f.result() for f in futures]
     for piece, r in zip(pieces, results):
         r["category"] = piece["category"]
@@ -213,8 +219,8 @@ def main():
         if piece["category"] not in categories:
             categories.append(piece["category"])
     print(f"seed {manifest.get('seed')}, {len(pieces)} pieces")
-    print("| category | pieces | correlation median | minimum | dB-scale median | onsets | largest offset | p99 | over 10 ms |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("| category | pieces | correlation median | minimum | dB-scale median | onsets | largest offset | p99 | over 10 ms | click under -60 dBFS |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for category in categories + ["all"]:
         rs = [r for r in results if category == "all" or r["category"] == category]
         cs = np.array([r["correlation"] for r in rs])
@@ -224,7 +230,7 @@ def main():
         print(
             f"| {category} | {len(rs)} | {np.median(cs):.3f} | {cs.min():.3f} | {np.median(ds):.3f} | "
             f"{sum(r['transients'] for r in rs)} | {offs.max() if len(offs) else 0:.1f} ms | {p99:.1f} ms | "
-            f"{sum(len(r['unmatched']) for r in rs)} |"
+            f"{sum(len(r['unmatched']) for r in rs)} | {sum(len(r['faint']) for r in rs)} |"
         )
     low = [r for r in results if not r["correlation"] >= 0.9]
     print("below 0.9: " + (", ".join(f"{r['name']} {r['correlation']:.3f}" for r in low) or "none"))
