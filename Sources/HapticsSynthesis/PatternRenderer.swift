@@ -90,11 +90,10 @@ public struct PatternRenderer: ~Copyable {
                 end = max(end, onset + Int64(durationFrames!))
             }
             let clip = event.clip >= 0 ? pattern.clips[event.clip] : nil
+            layer.startingEventTime = event.time
             let plan = VoicePlan(
                 event: event, durationFrames: durationFrames, clip: clip,
-                control: {
-                    layer.control($0, at: onset, patternTime: event.time, rate: format.sampleRate, overrides: nil)
-                },
+                control: { layer.control($0, at: onset, rate: format.sampleRate, overrides: nil) },
                 format: format, voicing: voicing)
             if event.type != .audioCustom || clip != nil { end = max(end, onset + Int64(plan.totalFrames)) }
         }

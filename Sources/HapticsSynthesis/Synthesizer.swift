@@ -497,9 +497,8 @@ public struct Synthesizer: ~Copyable {
 
     /// The value of control `id` for layer `slot` at absolute `frame`: the pattern's timeline or
     /// the values sent to the layer, whichever element started later.
-    func control(_ id: DynamicParameterID, layer slot: Int, at frame: Int64, patternTime: Double? = nil) -> Float {
-        layers[slot].control(
-            id, at: frame, patternTime: patternTime, rate: format.sampleRate, overrides: overrides(of: slot))
+    func control(_ id: DynamicParameterID, layer slot: Int, at frame: Int64) -> Float {
+        layers[slot].control(id, at: frame, rate: format.sampleRate, overrides: overrides(of: slot))
     }
 
     mutating func startVoice(_ pattern: PreparedPattern.Storage, _ index: Int, layer slot: Int, onset: Int64, skip: Int)
@@ -514,10 +513,11 @@ public struct Synthesizer: ~Copyable {
         // An event starting now takes its values from the pattern's controls at its own time,
         // not at its frame's (up to half a frame away): a click's level stays what it is at its
         // onset, so a control point between the two would otherwise set it from the wrong side.
-        let time = skip == 0 ? event.time : nil
+        layers[slot].startingEventTime = skip == 0 ? event.time : nil
+        defer { layers[slot].startingEventTime = nil }
         let plan = VoicePlan(
             event: event, durationFrames: durationFrames, clip: clip,
-            control: { control($0, layer: slot, at: onset, patternTime: time) },
+            control: { control($0, layer: slot, at: onset) },
             format: format, voicing: voicing)
         guard plan.totalFrames > skip, event.type != .audioCustom || clip != nil else { return }
         guard let v = (0..<maxVoices).first(where: { !voices[$0].active }) else { return }
@@ -544,7 +544,8 @@ public struct Synthesizer: ~Copyable {
         if let clip { voice.baseStep = Double(clip.sampleRate) / Double(format.sampleRate) }
         voice.beginEnvelope(plan)
         let now = onset + Int64(skip)
-        setControls(&voice, at: now, patternTime: time, slot: slot)
+        setControls(&voice, at: now, slot: slot)
+        layers[slot].startingEventTime = nil  // the next update reads its own frame's time
         if voice.kind != .click && layers[slot].hasControls(haptic: voice.isHaptic) {
             scheduleNextControl(&voice, from: now, slot: slot)
         }
@@ -559,10 +560,9 @@ public struct Synthesizer: ~Copyable {
         layers[slot].voiceCount += 1
     }
 
-    /// Computes the voice's modulated values at `frame` (the pattern's controls at `patternTime`
-    /// if given) and sets them as current (no ramp).
-    func setControls(_ v: inout Voice, at frame: Int64, patternTime: Double? = nil, slot: Int) {
-        let t = targets(v.inputs, at: frame, patternTime: patternTime, slot: slot)
+    /// Computes the voice's modulated values at `frame` and sets them as current (no ramp).
+    func setControls(_ v: inout Voice, at frame: Int64, slot: Int) {
+        let t = targets(v.inputs, at: frame, slot: slot)
         v.gainLeft = t.left
         v.gainRight = t.right
         v.brightness = t.brightness
@@ -612,10 +612,9 @@ public struct Synthesizer: ~Copyable {
         var step: Double
     }
 
-    /// The voice's gains, brightness and pitch at `frame` under its layer's controls and the mutes
-    /// (the pattern's controls read at `patternTime` if given).
-    func targets(_ v: VoiceInputs, at frame: Int64, patternTime: Double? = nil, slot: Int) -> Targets {
-        var t = unmutedTargets(v, at: frame, patternTime: patternTime, slot: slot)
+    /// The voice's gains, brightness and pitch at `frame` under its layer's controls and the mutes.
+    func targets(_ v: VoiceInputs, at frame: Int64, slot: Int) -> Targets {
+        var t = unmutedTargets(v, at: frame, slot: slot)
         if !audible(v) {
             t.left = 0
             t.right = 0
@@ -623,11 +622,11 @@ public struct Synthesizer: ~Copyable {
         return t
     }
 
-    func unmutedTargets(_ v: VoiceInputs, at frame: Int64, patternTime: Double? = nil, slot: Int) -> Targets {
+    func unmutedTargets(_ v: VoiceInputs, at frame: Int64, slot: Int) -> Targets {
         let rate = Double(format.sampleRate)
         func value(_ id: DynamicParameterID, _ base: Float) -> Float {
             guard slot >= 0 else { return base }
-            return id.apply(control(id, layer: slot, at: frame, patternTime: patternTime), to: base)
+            return id.apply(control(id, layer: slot, at: frame), to: base)
         }
         func increment(_ hz: Double) -> UInt32 {
             UInt32(truncatingIfNeeded: Int64((min(hz, rate / 2) / rate * 4_294_967_296).rounded(.toNearestOrEven)))
@@ -809,6 +808,11 @@ struct Layer {
     var hapticControls = false
     var audioControls = false
     var muted = false
+    /// The time of the event whose voice is starting, while it starts (nil otherwise): the
+    /// pattern's controls are read there instead of at the frame's time, which rounds it by up
+    /// to half a frame, so that a control point between the two still sets the event's values as
+    /// the pattern orders them.
+    var startingEventTime: Double?
 
     func hasControls(haptic: Bool) -> Bool { haptic ? hapticControls : audioControls }
 
@@ -832,14 +836,10 @@ struct Layer {
 
     /// The value of control `id` at absolute `frame`: the pattern's (in pattern seconds) or the
     /// sent one (`overrides`, in frames; the layer's block of the synthesizer's override knots),
-    /// whichever element started later.
-    ///
-    /// `patternTime`, when given, is where the pattern's control is read instead of `frame`'s
-    /// time: an event's own time, which a frame rounds by up to half a frame, so that a control
-    /// point between the two still sets the event's values as the pattern orders them.
+    /// whichever element started later; the pattern's at ``startingEventTime`` while an event
+    /// starts.
     mutating func control(
-        _ id: DynamicParameterID, at frame: Int64, patternTime: Double? = nil, rate: Int,
-        overrides: UnsafePointer<ParameterTimeline.Knot>?
+        _ id: DynamicParameterID, at frame: Int64, rate: Int, overrides: UnsafePointer<ParameterTimeline.Knot>?
     ) -> Float {
         var value = id.neutralValue
         var start = -Double.infinity
@@ -849,7 +849,7 @@ struct Layer {
             // (this runs once per voice every control interval).
             unowned(unsafe) let storage = pattern.unsafelyUnwrapped
             let knots = storage.knots[id]
-            let t = patternTime ?? offset + Double(frame - startFrame) / seconds
+            let t = startingEventTime ?? offset + Double(frame - startFrame) / seconds
             let k = patternCursors[id].seek(in: knots, to: t)
             if k >= 0 {
                 value = ParameterTimeline.value(of: knots[k], at: t)

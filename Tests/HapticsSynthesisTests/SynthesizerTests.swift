@@ -270,6 +270,25 @@ import _HapticsTestSupport
         #expect(Measure.firstNonZero(samples) == Int(try format.frame(at: onset)))
     }
 
+    /// Only the start reads the controls at the event's time: the first ramp, to the next
+    /// control frame, reads that frame's. A buzz starting where an intensity curve rises from 0
+    /// sounds from its first frames (read at its start again, the ramp's target was 0 and the
+    /// first control interval silent).
+    @Test func aBuzzRampsToTheCurveAtItsNextControlFrame() throws {
+        let format = AudioFormat(sampleRate: 48_000)
+        let pattern = HapticPattern(elements: [
+            continuous(0.1, 0.5),
+            .curve(
+                ParameterCurve(
+                    .hapticIntensityControl, time: 0.1,
+                    controlPoints: [.init(time: 0, value: 0), .init(time: 0.1, value: 1)])),
+        ])
+        let samples = try PatternRenderer.render(pattern, format: format)
+        let start = 4_800
+        let firstInterval = samples[start..<(start / Synthesizer.controlInterval + 1) * Synthesizer.controlInterval]
+        #expect(firstInterval.contains { $0 != 0 }, "silent for its first \(firstInterval.count) frames")
+    }
+
     @Test func scheduledChangesLandAtExactFramesWhateverTheBlocks() throws {
         let format = AudioFormat(sampleRate: 48_000)
         let click = try Synthesizer.prepare(
