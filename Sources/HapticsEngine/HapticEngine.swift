@@ -354,12 +354,12 @@ public final class HapticEngine: Sendable {
 
     /// A player for a pattern file.
     public func makePlayer(_ file: PatternFile, advanced: Bool = false) throws(HapticEngineError) -> Player {
-        try makePlayer(file.pattern, clips: file.clips, advanced: advanced)
+        try makePlayer(file.pattern, clips: file.clips, feeds: file.feeds, advanced: advanced)
     }
 
-    func makePlayer(_ pattern: HapticPattern, clips: [String: AudioClip], advanced: Bool) throws(HapticEngineError)
-        -> Player
-    {
+    func makePlayer(
+        _ pattern: HapticPattern, clips: [String: AudioClip], feeds: [String: ClipFeed] = [:], advanced: Bool
+    ) throws(HapticEngineError) -> Player {
         guard pattern.duration <= configuration.maxPatternSeconds else {
             throw HapticEngineError(
                 .invalidPatternData,
@@ -367,7 +367,7 @@ public final class HapticEngine: Sendable {
         }
         let prepared: PreparedPattern
         do {
-            prepared = try Synthesizer.prepare(pattern, clips: clips, format: format, voicing: voicing)
+            prepared = try Synthesizer.prepare(pattern, clips: clips, feeds: feeds, format: format, voicing: voicing)
         } catch {
             throw HapticEngineError(.invalidPatternData, "pattern cannot be played: \(error)")
         }
@@ -376,7 +376,8 @@ public final class HapticEngine: Sendable {
                 .resourceNotAvailable, "too many players (at most \(configuration.maxPlayers)); let some go first")
         }
         return Player(
-            engine: self, layer: layer, pattern: pattern, clips: clips, prepared: prepared, advanced: advanced)
+            engine: self, layer: layer, pattern: pattern, clips: clips, feeds: feeds, prepared: prepared,
+            advanced: advanced)
     }
 
     /// Returns a player's layer for reuse once the player is gone.

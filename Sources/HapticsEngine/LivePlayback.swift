@@ -90,7 +90,7 @@ public final class LivePlayback: Sendable {
             throw HapticEngineError(.invalidParameterType, problem)
         }
         engine = HapticEngine(output: output, configuration: configuration)
-        player = try engine.makeAdvancedPlayer(file.pattern, clips: file.clips)
+        player = try engine.makePlayer(file, advanced: true)
         self.options = options
     }
 

@@ -24,6 +24,8 @@ public struct PatternFile: Sendable {
     public let clips: [String: AudioClip]
     /// The Meta/Lofelt clip the pattern was mapped from, when the file is a `.haptic` clip.
     public let clip: HapticClip?
+    /// Waveforms read while they play (`haptic play SOUND`'s sound), keyed as `clips`.
+    public var feeds: [String: ClipFeed] = [:]
 
     public init(
         path: String, pattern: HapticPattern, diagnostics: [Diagnostic] = [], clips: [String: AudioClip] = [:],

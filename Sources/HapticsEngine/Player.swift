@@ -21,6 +21,7 @@ public final class Player: Sendable {
     struct State {
         var pattern: HapticPattern
         var clips: [String: AudioClip]
+        var feeds: [String: ClipFeed]
         var prepared: PreparedPattern
         var isMuted = false
         var loopEnabled = false
@@ -32,12 +33,12 @@ public final class Player: Sendable {
 
     init(
         engine: HapticEngine, layer: Int, pattern: HapticPattern, clips: [String: AudioClip],
-        prepared: PreparedPattern, advanced: Bool
+        feeds: [String: ClipFeed] = [:], prepared: PreparedPattern, advanced: Bool
     ) {
         self.engine = engine
         self.layer = layer
         isAdvanced = advanced
-        state = Mutex(State(pattern: pattern, clips: clips, prepared: prepared))
+        state = Mutex(State(pattern: pattern, clips: clips, feeds: feeds, prepared: prepared))
     }
 
     deinit {
@@ -183,11 +184,11 @@ public final class Player: Sendable {
         get { state.withLock { $0.playbackRate } }
         set {
             guard newValue > 0, newValue.isFinite else { return }
-            let (pattern, clips) = state.withLock { ($0.pattern, $0.clips) }
+            let (pattern, clips, feeds) = state.withLock { ($0.pattern, $0.clips, $0.feeds) }
             let scaled = pattern.scaled(by: Double(newValue))
             guard scaled.duration <= engine.configuration.maxPatternSeconds,
                 let prepared = try? Synthesizer.prepare(
-                    scaled, clips: clips, format: engine.format, voicing: engine.voicing)
+                    scaled, clips: clips, feeds: feeds, format: engine.format, voicing: engine.voicing)
             else { return }
             update { state in
                 state.playbackRate = newValue

@@ -56,8 +56,23 @@ final class ClipData: @unchecked Sendable {  // immutable after init; owns its b
     let frames: Int
     let channels: Int
     let sampleRate: Int
+    /// A clip read while it plays: `samples` is its ring (`mask` its index mask), not owned.
+    let feed: ClipFeed?
+    /// ANDed with a frame index: -1 (every bit) for a whole clip, the ring's size less 1 for a feed.
+    let mask: Int
+
+    init(_ feed: ClipFeed) {
+        samples = feed.ring
+        frames = feed.frames
+        channels = 1
+        sampleRate = feed.sampleRate
+        self.feed = feed
+        mask = feed.capacity - 1
+    }
 
     init(_ clip: AudioClip) {
+        feed = nil
+        mask = -1
         samples = .allocate(capacity: max(clip.samples.count, 1))
         _ = samples.initialize(from: clip.samples)
         if clip.samples.isEmpty { samples[0] = 0 }
@@ -73,7 +88,7 @@ final class ClipData: @unchecked Sendable {  // immutable after init; owns its b
         }
     }
 
-    deinit { samples.deallocate() }
+    deinit { if feed == nil { samples.deallocate() } }
 }
 
 /// One event with everything the synthesizer needs, resolved once.

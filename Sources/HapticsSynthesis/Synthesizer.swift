@@ -123,13 +123,15 @@ public struct Synthesizer: ~Copyable {
     }
 
     /// Prepares a pattern once: sorts events (stably, by time), resolves their parameters, attaches
-    /// clips by `EventWaveformPath` (a missing clip plays silence) and compiles the timelines.
+    /// clips by `EventWaveformPath` (a missing clip plays silence; `feeds` are clips read while
+    /// they play) and compiles the timelines.
     ///
     /// - Throws: ``FrameRangeError`` when an event's time or end (or the pattern's duration) is
     ///   not a frame position: NaN, infinite, or further than ``AudioFormat/maxFrame`` frames.
     /// - Complexity: O(*n* log *n*) in the number of pattern elements, plus copying the clips used.
     public static func prepare(
-        _ pattern: HapticPattern, clips: [String: AudioClip], format: AudioFormat, voicing: VoicingProfile
+        _ pattern: HapticPattern, clips: [String: AudioClip], feeds: [String: ClipFeed] = [:], format: AudioFormat,
+        voicing: VoicingProfile
     ) throws(FrameRangeError) -> PreparedPattern {
         var clipData: [ClipData] = []
         var clipIndex: [String: Int] = [:]
@@ -150,6 +152,10 @@ public struct Synthesizer: ~Copyable {
                     index = clipData.count
                     clipIndex[path] = index
                     clipData.append(ClipData(clip))
+                } else if let feed = feeds[path] {
+                    index = clipData.count
+                    clipIndex[path] = index
+                    clipData.append(ClipData(feed))
                 }
             }
             events.append(PreparedEvent(event, clip: index))

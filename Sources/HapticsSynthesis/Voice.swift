@@ -303,7 +303,9 @@ enum Kernels {
 
     /// One sample of channel `c` at fractional frame `position` (Catmull-Rom cubic).
     @inline(__always)
-    static func clipSample(_ clip: ClipData, _ position: Double, _ c: Int, _ loops: Bool) -> Float {
+    static func clipSample(
+        _ clip: ClipData, _ position: Double, _ c: Int, _ loops: Bool, available: Int, oldest: Int
+    ) -> Float {
         let frames = clip.frames
         let base = Int(position.rounded(.down))
         let t = Float(position - Double(base))
@@ -313,7 +315,9 @@ enum Kernels {
                 guard loops else { return 0 }
                 i = ((i % frames) + frames) % frames
             }
-            return clip.samples[i &* clip.channels &+ c]
+            // A fed clip's frame not written yet, or already overwritten: silence.
+            guard i < available, i >= oldest else { return 0 }
+            return clip.samples[(i & clip.mask) &* clip.channels &+ c]
         }
         let y0 = at(base - 1)
         let y1 = at(base)
@@ -342,6 +346,9 @@ enum Kernels {
         var lowRight = v.lowRight
         let stereoClip = clip.channels == 2
         let loops = v.loops
+        // What a fed clip holds now: read once a block (the writer only adds to it).
+        let available = clip.feed?.framesWritten ?? clip.frames
+        let oldest = clip.feed.map { available - $0.capacity } ?? 0
         // The envelope from its anchor, as the oscillators compute it.
         let stride = Int(HK_ENVELOPE_STRIDE)
         var anchor = v.envAnchor
@@ -354,8 +361,8 @@ enum Kernels {
                 let t = ramp + Float(j)
                 let env = anchor * envA[since] + envB[since]
                 let tiltNow = tilt + tiltStep * t
-                var x = clipSample(clip, position, 0, loops)
-                var y = stereoClip ? clipSample(clip, position, 1, loops) : x
+                var x = clipSample(clip, position, 0, loops, available: available, oldest: oldest)
+                var y = stereoClip ? clipSample(clip, position, 1, loops, available: available, oldest: oldest) : x
                 lowLeft += a * (x - lowLeft)
                 lowRight += a * (y - lowRight)
                 x = (lowLeft + tiltNow * (x - lowLeft)) * env
@@ -376,6 +383,8 @@ enum Kernels {
             }
         }
         v.position = position
+        // The cubic reads one frame before the position.
+        clip.feed?.release(before: Int(position) - 1)
         v.envAnchor = anchor
         v.envSince = Int32(since)
         v.lowLeft = lowLeft

@@ -59,6 +59,8 @@ extension HapticCommand {
                 // The sound plays at its own speed: only the pattern's times would change.
                 guard rate == 1 else { throw ValidationError("--rate does not apply to audio input") }
                 guard !watch else { throw ValidationError("--watch does not apply to audio input") }
+                // The sound is read once, as it plays.
+                guard !loop else { throw ValidationError("--loop does not apply to audio input") }
             }
         }
 
@@ -82,7 +84,7 @@ extension HapticCommand {
             if watch { try PlayWatch(play: self).run() }
             _ = Terminal.processStart
             let isAudio = AudioInput.isAudio(pattern)
-            let file = isAudio ? try audioFile() : try Terminal.load(pattern, waveforms: waveforms)
+            let (file, soundFrames) = isAudio ? try audioFile() : (try Terminal.load(pattern, waveforms: waveforms), 0)
             Terminal.report(file.diagnostics, in: file.path)
             if let problem = rateProblem(file) { throw Terminal.failure("\(file.path): \(problem)") }
             let voicing = voice.voicing
@@ -95,12 +97,18 @@ extension HapticCommand {
             } catch {
                 // Asked for actuators: a preview file is no substitute.
                 if device.wantsHaptics { throw Terminal.failure(error.description) }
-                try Terminal.writePreview(of: file, voicing: voicing, because: error)
+                try Terminal.writePreview(
+                    of: isAudio ? try withWholeSound(file) : file, voicing: voicing, because: error)
                 return
             }
             var options = self.options
             options.audioOnPreviewOnly = isAudio
-            let playback = try LivePlayback(file: file, output: output, options: options)
+            // Audio input: the sound is read while it plays, from a ring a thread keeps filled.
+            var playing = file
+            var feeder: SoundFeeder?
+            if isAudio { (playing, feeder) = try withFedSound(file, frames: soundFrames) }
+            defer { feeder?.stop() }
+            let playback = try LivePlayback(file: playing, output: output, options: options)
             let outcome = Interrupts.run(playback)
             Terminal.reportStatistics(playback.statistics, verbose: stats)
             switch outcome {

@@ -62,13 +62,18 @@ struct PlayAudioTests {
 
     @Test("On an ordinary output: the sound and its haptics mixed, as convert --with-audio and render make them")
     func mixed() async throws {
-        let sound = try scratch.write("clicks.wav", Self.clicks())
+        try await expectPlayedAsRendered(try scratch.write("clicks.wav", Self.clicks()))
+    }
+
+    /// `haptic play SOUND` through ALSA's file PCM equals `haptic render` of the pattern
+    /// `convert --with-audio` makes of it, sample for sample.
+    func expectPlayedAsRendered(_ sound: String) async throws {
         let capture = scratch.path("capture.raw")
         let result = try await Haptic.run(["play", sound, "--device", "file:FILE=\(capture),FORMAT=raw"])
         #expect(result.status == 0, "\(result.stderr)")
-        let converted = try await Haptic.run(["convert", sound, "-o", scratch.path("clicks.ahap"), "--with-audio"])
+        let converted = try await Haptic.run(["convert", sound, "-o", scratch.path("played.ahap"), "--with-audio"])
         try #require(converted.status == 0, "\(converted.stderr)")
-        try await expectCapture(capture, equalsTheOfflineRenderOf: scratch.path("clicks.ahap"))
+        try await expectCapture(capture, equalsTheOfflineRenderOf: scratch.path("played.ahap"))
     }
 
     @Test("On four channels with actuators on 3-4: the sound alone on 1-2, the haptics alone on 3-4, in step")
@@ -127,12 +132,53 @@ struct PlayAudioTests {
         }
     }
 
+    @Test(
+        "A sound longer than the ring it is read through plays sample for sample as render makes it: 20 s at 44.1 kHz"
+    )
+    func longerThanTheRing() async throws {
+        // Swept tones with clicks every 0.7 s: the 6 s ring (2^18 frames) wraps three times,
+        // and the sound is resampled to the output's 48 kHz. (Mono: `play` mixes a stereo sound to
+        // mono before it plays, `render` after its filters, so their last bits differ.)
+        let rate = 44_100
+        var samples = [Float](repeating: 0, count: 20 * rate)
+        var state: UInt64 = 21
+        for frame in 0..<(20 * rate) {
+            let t = Double(frame) / Double(rate)
+            let phase: Double = 2 * Double.pi * (150 + 40 * t) * t
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let noise = Float(Int64(bitPattern: state) >> 11) / Float(1 << 52)
+            let since = t.truncatingRemainder(dividingBy: 0.7)
+            let click = since < 0.01 ? 0.6 * noise * Float(exp(-since * 400)) : 0
+            samples[frame] = Float(0.2 * sin(phase)) + click
+        }
+        try await expectPlayedAsRendered(
+            try scratch.write(
+                "long.wav", WAV.encode(AudioClip(sampleRate: rate, channels: 1, samples: samples), sampleFormat: .s16)))
+    }
+
+    @Test("A truncated sound: one line naming the file, status 1, no playback, no hang")
+    func truncated() async throws {
+        let whole = Self.clicks()
+        let sound = try scratch.write("cut.wav", Array(whole[..<(whole.count / 2)]))
+        let capture = scratch.path("capture.raw")
+        let result = try await Haptic.run(
+            ["play", sound, "--device", "file:FILE=\(capture),FORMAT=raw"], killAfter: 60)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.hasPrefix("haptic: \(sound): "), "\(result.stderr)")
+        #expect(result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: capture))
+    }
+
     @Test("Options that do not apply, and a file that is not audio: one line, no playback")
     func refusals() async throws {
         let sound = try scratch.write("clicks.wav", Self.clicks())
         var result = try await Haptic.run(["play", sound, "--rate", "2", "--device", "null"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--rate does not apply to audio input"), "\(result.stderr)")
+        // The sound is read once, as it plays.
+        result = try await Haptic.run(["play", sound, "--loop", "--device", "null"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--loop does not apply to audio input"), "\(result.stderr)")
         result = try await Haptic.run(["play", sound, "--sensitivity", "2", "--device", "null"])
         #expect(result.status == 64)
         #expect(result.stderr == "haptic: sensitivity must be within 0...1\n", "\(result.stderr)")
