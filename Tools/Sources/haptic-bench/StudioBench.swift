@@ -24,6 +24,8 @@ extension Bench {
         @Option(help: "Edits to time.") var edits = 60
         @Option(help: "Playhead samples to take while playing.") var samples = 150
         @Option(help: "Drags to make on the 10-minute pattern (each 40 mouse moves, 16 ms apart).") var drags = 6
+        @Option(help: "A folder to write a DevTools trace of each view's drags to (whole.json, zoomed.json).")
+        var traceFolder: String?
 
         func run() throws {
             let folder = FileManager.default.temporaryDirectory.appending(path: "studio-bench-\(UUID().uuidString)")
@@ -39,7 +41,7 @@ extension Bench {
             }
             let studio = try Studio(folders: [folder.path(percentEncoded: false)], playback: playback)
             let label = studio.files.roots[0].label
-            let (loads, edits, samples, drags) = (loads, edits, samples, drags)
+            let (loads, edits, samples, drags, traceFolder) = (loads, edits, samples, drags, traceFolder)
             let failure = Mutex<String?>(nil)
             let done = DispatchSemaphore(value: 0)
             Task {
@@ -49,7 +51,8 @@ extension Bench {
                 guard let url = await iterator.next() else { return }
                 do {
                     try await DevTools.withPage { page in
-                        try await Self.measureDrags(page: page, url: url, label: label, drags: drags)
+                        try await Self.measureDrags(
+                            page: page, url: url, label: label, drags: drags, traceFolder: traceFolder)
                         try await Self.measure(
                             page: page, url: url, label: label, studio: studio, loads: loads, edits: edits,
                             samples: samples)
@@ -129,7 +132,9 @@ extension Bench {
             try await page.navigate(to: "about:blank")
         }
 
-        static func measureDrags(page: DevToolsPage, url: String, label: String, drags: Int) async throws {
+        static func measureDrags(
+            page: DevToolsPage, url: String, label: String, drags: Int, traceFolder: String? = nil
+        ) async throws {
             for (name, zoom) in [("whole pattern on screen", nil), ("10 s on screen", 10.0)] as [(String, Double?)] {
                 // A fresh copy of the pattern for each phase: the first phase's drags moved the events
                 // the second looks for.
@@ -151,34 +156,48 @@ extension Bench {
                 _ = try await page.evaluate(
                     """
                     window.benchFrames = []; new PerformanceObserver((list) => { for (const f of list.getEntries()) {
-                      const scripts = f.scripts.map(s => [s.invoker || s.invokerType, s.duration]).sort((a, b) => b[1] - a[1]);
+                      const scripts = f.scripts.map(s => [s.invoker || s.invokerType, s.duration, s.forcedStyleAndLayoutDuration || 0]).sort((a, b) => b[1] - a[1]);
                       benchFrames.push({ duration: f.duration, blocking: f.blockingDuration, render: f.renderStart ? f.startTime + f.duration - f.renderStart : 0,
                         style: f.styleAndLayoutStart ? f.startTime + f.duration - f.styleAndLayoutStart : 0,
-                        script: scripts.reduce((t, s) => t + s[1], 0), top: scripts.slice(0, 3).map(s => `${s[0]} ${s[1].toFixed(0)}`).join("; ") });
+                        script: scripts.reduce((t, s) => t + s[1], 0), forced: scripts.reduce((t, s) => t + s[2], 0),
+                        top: scripts.slice(0, 3).map(s => `${s[0]} ${s[1].toFixed(0)}` + (s[2] >= 1 ? ` (forced style and layout ${s[2].toFixed(0)})` : "")).join("; ") });
                     } }).observe({ type: "long-animation-frame" }); 1
                     """)
-                for n in 0..<drags {
-                    // The transient at 300.0 s (entry 3,000 plus the earlier continuous events and curves).
-                    let json =
-                        try await page.string(
-                            """
-                            (() => { const i = studio.state.ahap.Pattern.findIndex(e => e.Event && e.Event.Time === \(300 + n) && e.Event.EventType === 'HapticTransient');
-                              const e = studio.state.ahap.Pattern[i].Event;
-                              const v = e.EventParameters.find(p => p.ParameterID === 'HapticIntensity').ParameterValue;
-                              const r = document.getElementById('timeline').getBoundingClientRect();
-                              return JSON.stringify([r.left + studio.x(e.Time), r.top + studio.laneY('intensity', v)]); })()
-                            """) ?? "[0,0]"
-                    let point = (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Double]) ?? [0, 0]
-                    try await page.mouse("mouseMoved", point[0], point[1])
-                    try await page.mouse("mousePressed", point[0], point[1], clickCount: 1)
-                    for step in 1...40 {
-                        try await page.mouse(
-                            "mouseMoved", point[0] + Double(step), point[1] + Double(step % 10), buttons: 1)
-                        try await Task.sleep(for: .milliseconds(16))
+                let dragAll = {
+                    for n in 0..<drags {
+                        // The transient at 300.0 s (entry 3,000 plus the earlier continuous events and curves).
+                        let json =
+                            try await page.string(
+                                """
+                                (() => { const i = studio.state.ahap.Pattern.findIndex(e => e.Event && e.Event.Time === \(300 + n) && e.Event.EventType === 'HapticTransient');
+                                  const e = studio.state.ahap.Pattern[i].Event;
+                                  const v = e.EventParameters.find(p => p.ParameterID === 'HapticIntensity').ParameterValue;
+                                  const r = document.getElementById('timeline').getBoundingClientRect();
+                                  return JSON.stringify([r.left + studio.x(e.Time), r.top + studio.laneY('intensity', v)]); })()
+                                """) ?? "[0,0]"
+                        let point = (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Double]) ?? [0, 0]
+                        try await page.mouse("mouseMoved", point[0], point[1])
+                        try await page.mouse("mousePressed", point[0], point[1], clickCount: 1)
+                        for step in 1...40 {
+                            try await page.mouse(
+                                "mouseMoved", point[0] + Double(step), point[1] + Double(step % 10), buttons: 1)
+                            try await Task.sleep(for: .milliseconds(16))
+                        }
+                        try await page.mouse("mouseReleased", point[0] + 40, point[1], clickCount: 1)
+                        try await page.waitFor(
+                            "!studio.state.analysis.inflight && !studio.state.analysis.pending", timeout: 30)
                     }
-                    try await page.mouse("mouseReleased", point[0] + 40, point[1], clickCount: 1)
-                    try await page.waitFor(
-                        "!studio.state.analysis.inflight && !studio.state.analysis.pending", timeout: 30)
+                }
+                if let traceFolder {
+                    let trace = try await page.trace(
+                        categories: [
+                            "devtools.timeline", "disabled-by-default-devtools.timeline", "blink", "cc", "gpu",
+                            "viz", "v8.execute", "toplevel", "loading", "disabled-by-default-v8.cpu_profiler",
+                        ], dragAll)
+                    try trace.write(
+                        to: URL(filePath: traceFolder).appending(path: zoom == nil ? "whole.json" : "zoomed.json"))
+                } else {
+                    try await dragAll()
                 }
                 let json = try await page.string("JSON.stringify(studio.metrics)") ?? "{}"
                 let metrics = (try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]) ?? [:]
@@ -218,8 +237,9 @@ extension Bench {
                     let number = { (key: String) in frame[key] as? Double ?? 0 }
                     print(
                         String(
-                            format: "    %.0f ms: script %.0f, rendering %.0f (style and layout %.0f); ",
-                            number("duration"), number("script"), number("render"), number("style"))
+                            format:
+                                "    %.0f ms: script %.0f (forced style and layout %.0f), rendering %.0f (style and layout %.0f); ",
+                            number("duration"), number("script"), number("forced"), number("render"), number("style"))
                             + "\(frame["top"] as? String ?? "")")
                 }
                 let draws = metrics["drawMilliseconds"] as? [Double] ?? []

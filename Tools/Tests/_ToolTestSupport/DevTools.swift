@@ -28,6 +28,8 @@ package final class DevToolsPage: Sendable {
     let nextID = Atomic<Int>(1)
     let session = Mutex<String?>(nil)
     let console = Mutex<[String]>([])
+    /// The stream handle of the last finished trace (`Tracing.tracingComplete`).
+    let traceStream = Mutex<String?>(nil)
 
     /// Console messages and uncaught exceptions the page reported, oldest first.
     package var consoleMessages: [String] { console.withLock { $0 } }
@@ -74,6 +76,8 @@ package final class DevToolsPage: Sendable {
         if method == "Runtime.consoleAPICalled" {
             let args = (params["args"] as? [[String: Any]] ?? []).map { "\($0["value"] ?? $0["description"] ?? "")" }
             console.withLock { $0.append("console.\(params["type"] ?? "log"): " + args.joined(separator: " ")) }
+        } else if method == "Tracing.tracingComplete" {
+            traceStream.withLock { $0 = params["stream"] as? String ?? "" }
         } else if method == "Runtime.exceptionThrown" {
             let details = params["exceptionDetails"] as? [String: Any] ?? [:]
             let exception = details["exception"] as? [String: Any] ?? [:]
@@ -232,6 +236,40 @@ package final class DevToolsPage: Sendable {
             }
             return (key, Int(key.unicodeScalars.first?.value ?? 0))
         }
+    }
+
+    /// Records a DevTools trace of the `categories` while `body` runs: the trace's JSON text
+    /// (`{"traceEvents": [...]}`), as Chromium's Performance panel loads it.
+    package func trace(categories: [String], _ body: () async throws -> Void) async throws -> Data {
+        traceStream.withLock { $0 = nil }
+        try await send(
+            "Tracing.start",
+            [
+                "transferMode": "ReturnAsStream", "streamFormat": "json",
+                "traceConfig": ["includedCategories": categories],
+            ])
+        try await body()
+        try await send("Tracing.end")
+        let deadline = ContinuousClock.now + .seconds(60)
+        var stream: String?
+        while stream == nil, ContinuousClock.now < deadline {
+            stream = traceStream.withLock { $0 }
+            if stream == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        guard let stream, !stream.isEmpty else { throw Failure(description: "the trace never completed") }
+        var data = Data()
+        while true {
+            let chunk = try await send("IO.read", ["handle": stream, "size": 1 << 20])
+            let text = chunk["data"] as? String ?? ""
+            if chunk["base64Encoded"] as? Bool == true {
+                data.append(Data(base64Encoded: text) ?? Data())
+            } else {
+                data.append(Data(text.utf8))
+            }
+            if chunk["eof"] as? Bool == true { break }
+        }
+        try await send("IO.close", ["handle": stream])
+        return data
     }
 
     /// A PNG of the viewport.
