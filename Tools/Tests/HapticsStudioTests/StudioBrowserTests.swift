@@ -441,6 +441,43 @@ import _ToolTestSupport
         }
     }
 
+    /// ▶ plays what the Play menu shows: B chosen, the comparison turned off and on again (the
+    /// menu still shows B), then ▶ Engine plays the compared pattern, not this file.
+    @Test(.timeLimit(.minutes(2))) func playPlaysWhatThePlayMenuShowsAfterTheComparisonReturns() async throws {
+        try await StudioHarness.with { studio in
+            let (shown, played) = try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                let choose: (String, String) async throws -> Void = { id, value in
+                    _ = try await page.evaluate(
+                        "(() => { const s = document.getElementById('\(id)'); s.value = '\(value)'; s.dispatchEvent(new Event('change')); })()"
+                    )
+                }
+                try await choose("compare", "file:pats/sharp-tap.ahap")
+                try await page.waitFor("!document.getElementById('diff-panel').hidden")
+                try await choose("play-which", "b")
+                try await choose("compare", "")
+                try await page.waitFor("document.getElementById('diff-panel').hidden")
+                try await choose("compare", "file:pats/sharp-tap.ahap")
+                try await page.waitFor("!document.getElementById('diff-panel').hidden")
+                // What ▶ sends: the compared pattern's JSON (B) or this file's path and edits (A).
+                _ = try await page.evaluate(
+                    """
+                    window.played = []; const plain = window.fetch;
+                    window.fetch = (url, init) => { if (String(url).includes('/api/play')) played.push(JSON.parse(init.body)); return plain(url, init); }; 1
+                    """)
+                try await page.click("#play-engine")
+                try await page.waitFor("window.played.length === 1")
+                _ = try await page.evaluate("document.getElementById('stop').click(); 1")
+                return (
+                    try await page.string("document.getElementById('play-which').value"),
+                    try await page.string("window.played[0].ahap ? 'B' : 'A ' + window.played[0].path")
+                )
+            }
+            #expect(shown == "b")
+            #expect(played == "B", "the menu shows B: \(played ?? "?")")
+        }
+    }
+
     @Test(.timeLimit(.minutes(2))) func theBrowserPlaysTheRenderWithItsOwnPlayhead() async throws {
         try await StudioHarness.with { studio in
             let heads = try await DevTools.withPage { page in

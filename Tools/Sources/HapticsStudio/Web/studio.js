@@ -21,7 +21,7 @@ const state = {
   files: [], path: null, view: null, ahap: null, base: null, dirty: false, original: null,
   undo: [], redo: [], selection: null, hover: null,
   viewport: { start: 0, spp: 0.01 }, range: null,
-  compare: null, diff: null, which: "a",
+  compare: null, diff: null,
   playhead: null, audio: null, drag: null,
   // An open audio file: `mode` is "audio", `sound` the last conversion (docs/studio.md, "Audio").
   mode: "pattern", sound: null, buffers: {},
@@ -775,7 +775,7 @@ async function loadCompare(choice) {
   state.diff = null;
   $("diff-panel").hidden = true;
   $("play-which-label").hidden = true;
-  if (!choice || !state.path) { state.which = "a"; draw(); return; }
+  if (!choice || !state.path) { draw(); return; }
   try {
     const view = choice === "git"
       ? await api("GET", "/api/git?path=" + encodeURIComponent(state.path))
@@ -823,10 +823,13 @@ async function refreshDiff() {
 
 // ---------------------------------------------------------------- playback
 
+// Whether ▶ plays the compared pattern (B): what the Play menu shows, while one is compared.
+function playingB() { return !!state.compare && $("play-which").value === "b"; }
+
 // What to play: the compared pattern (B), else this file with the page's edits.
 function playSource() {
   if (state.mode === "audio") return { path: null, ahap: state.ahap };
-  if (state.which === "b" && state.compare) return { ahap: state.compare.view.ahap };
+  if (playingB()) return { ahap: state.compare.view.ahap };
   return { path: state.path, baseVersion: state.base, edits: edits() };
 }
 
@@ -847,10 +850,9 @@ async function playEngine(fromTime) {
   const options = playOptions();
   if (fromTime !== undefined) options.from = fromTime;
   try {
-    const which = state.which === "b" && state.compare ? "b" : "a";
+    const source = playingB() ? state.compare.view : state.view;
     const result = await api("POST", "/api/play", { path: state.path, ...playSource(), ...options });
-    const source = which === "a" ? state.view : state.compare.view;
-    state.playhead = { mode: "engine", id: result.id, time: options.from, at: performance.now(), rate: options.rate,
+    state.playhead = { mode: "engine", id: result.id, time: options.from, rate: options.rate,
       from: options.from, to: options.to, end: options.to ?? source?.duration ?? Infinity, loop: options.loop,
       playing: true, messages: 0 };
     status(`playing through the engine${options.loop ? " (looping)" : ""}`);
@@ -1933,7 +1935,7 @@ window.addEventListener("keydown", (event) => {
     case "-": case "_": zoom(1.25); break;
     case "f": case "F": fit(); draw(); break;
     case "a": case "A":
-      if (state.compare) { state.which = state.which === "a" ? "b" : "a"; $("play-which").value = state.which; if (state.playhead?.playing) playEngine(playheadTime()); }
+      if (state.compare) { $("play-which").value = playingB() ? "a" : "b"; if (state.playhead?.playing) playEngine(playheadTime()); }
       break;
     case "ArrowLeft": case "ArrowRight": case "ArrowUp": case "ArrowDown":
       if (!sel || sel.kind !== "event") break;
@@ -1975,7 +1977,6 @@ function wire() {
   $("zoom-fit").onclick = () => { fit(); draw(); };
   $("filter").oninput = renderFileList;
   $("compare").onchange = () => loadCompare($("compare").value);
-  $("play-which").onchange = () => { state.which = $("play-which").value; };
   wireAudio();
   for (const id of ["f-time", "f-duration", "f-intensity", "f-sharpness", "f-value"]) $(id).onchange = () => inspectorChanged(id);
   window.addEventListener("resize", draw);
