@@ -225,6 +225,8 @@ import _ToolTestSupport
                 try await page.drag(from: (x2, y2), to: (x2 + 30, y2))
                 try await page.waitFor(
                     "studio.metrics.analyses >= 2 && !studio.state.analysis.inflight && !studio.state.analysis.pending")
+                // Each drag (8 moves) is one step to undo.
+                #expect(try await page.number("studio.state.undo.length") == 2)
                 let dragged = try await Self.shown(page)
                 try await page.press("s", modifiers: DevToolsPage.control)
                 try await page.waitFor("document.body.dataset.saved !== undefined")

@@ -964,10 +964,8 @@ function connectSocket() {
         p.offset = p.offset === undefined ? offset : Math.min(p.offset, offset);
         p.startEngine = data.engineTime - (data.time - p.from) / p.rate;
         p.time = data.time;
-        p.at = performance.now();
         p.playing = data.playing;
         p.messages += 1;
-        p.engineTime = data.engineTime;
         if (!data.playing) { status("played to the end"); draw(); }
       }
     } else if (data.type === "changed" && data.path === state.path) {
@@ -1809,7 +1807,7 @@ canvas.addEventListener("mousedown", (event) => {
   if (hit) {
     state.selection = hit.kind === "event" ? { kind: "event", index: hit.index } : { kind: "point", index: hit.index, point: hit.point };
     const element = state.ahap.Pattern[hit.index];
-    state.drag = { kind: hit.kind, hit, startPx: px, startPy: py, origin: clone(element), remembered: false, moved: false };
+    state.drag = { kind: hit.kind, hit, startPx: px, startPy: py, origin: clone(element), moved: false };
     renderInspector();
     draw();
   } else {
@@ -1829,6 +1827,9 @@ window.addEventListener("mousemove", (event) => {
   if (drag.kind === "range") { const t = timeAt(px); state.range = [Math.max(0, Math.min(drag.anchor, t)), Math.max(0, drag.anchor, t)]; draw(); return; }
   if (drag.kind === "pan") { state.viewport.start = drag.start - (px - drag.startPx) * state.viewport.spp; drag.moved = true; draw(); return; }
   if (Math.abs(px - drag.startPx) < 2 && Math.abs(py - drag.startPy) < 2 && !drag.moved) return;
+  // Only the drag's first edit puts the pattern before it on the undo stack: one undo takes
+  // back the whole drag.
+  const first = !drag.moved;
   drag.moved = true;
   const dt = (px - drag.startPx) * state.viewport.spp;
   const snap = event.altKey ? (v) => v : (v) => Math.round(v * 1000) / 1000;
@@ -1851,8 +1852,7 @@ window.addEventListener("mousemove", (event) => {
       p.Time = Math.max(0, snap(o.ParameterCurveControlPoints[drag.hit.point].Time + dt));
       p.ParameterValue = round(clamp(laneValue("curves", py, lo, hi), lo, hi), 3);
     }
-  }, [drag.hit.index], !drag.remembered);
-  drag.remembered = true;
+  }, [drag.hit.index], first);
   renderInspector();
 });
 
