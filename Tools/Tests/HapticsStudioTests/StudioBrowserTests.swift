@@ -33,6 +33,11 @@ import _ToolTestSupport
         try await StudioHarness.with { studio in
             try await DevTools.withPage { page in
                 try await Self.open(studio, page)
+                // Each id names one element (`$` and the tests find the first only).
+                #expect(
+                    try await page.string(
+                        "[...document.querySelectorAll('[id]')].map(e => e.id).filter((id, n, all) => all.indexOf(id) !== n).join(',')"
+                    ) == "")
                 #expect(try await page.number("document.querySelectorAll('#file-list li').length") == 2)
                 #expect(
                     try await page.string("document.querySelector('#file-list li.current').textContent")
