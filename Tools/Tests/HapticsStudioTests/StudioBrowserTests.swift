@@ -110,6 +110,9 @@ import _ToolTestSupport
         try await StudioHarness.with { studio in
             let seen = try await DevTools.withPage { page in
                 try await Self.open(studio, page)
+                // The view's own analysis (after the fit) first, so that it is not taken for the edit's.
+                try await page.waitFor(
+                    "studio.metrics.analyses >= 1 && !studio.state.analysis.inflight && !studio.state.analysis.pending")
                 // The first edit's answer is held back in the page until released.
                 _ = try await page.evaluate(
                     """
