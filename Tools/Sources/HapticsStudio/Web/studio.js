@@ -1220,7 +1220,24 @@ function wireAudio() {
 const canvas = $("timeline");
 const ctx2d = canvas.getContext("2d");
 
-function width() { return canvas.clientWidth - LEFT - 8; }
+// The timeline's size in CSS pixels, kept from its ResizeObserver: a draw or a request that read
+// the canvas's layout would make Chromium lay out whatever an answer or a mouse move just changed
+// on the page (the findings, the inspector, the readout) then and there, and again in the frame.
+const canvasSize = { w: canvas.clientWidth, h: canvas.clientHeight };
+new ResizeObserver(() => {
+  const size = { w: canvas.clientWidth, h: canvas.clientHeight };
+  if (size.w === canvasSize.w && size.h === canvasSize.h) return;
+  Object.assign(canvasSize, size);
+  draw();
+}).observe(canvas);
+// The page's colours (its CSS variables), read once.
+const colors = new Map();
+function color(name) {
+  if (!colors.has(name)) colors.set(name, getComputedStyle(document.documentElement).getPropertyValue(name).trim());
+  return colors.get(name);
+}
+
+function width() { return canvasSize.w - LEFT - 8; }
 function x(t) { return LEFT + (t - state.viewport.start) / state.viewport.spp; }
 function timeAt(px) { return state.viewport.start + (px - LEFT) * state.viewport.spp; }
 function laneY(lane, value, lo = 0, hi = 1) { const [top, bottom] = LANES[lane]; return bottom - (value - lo) / (hi - lo) * (bottom - top); }
@@ -1311,7 +1328,7 @@ function copyLayer(g, layer, stale, w, h, dpr, paint) {
 function draw() {
   const drawStarted = performance.now();
   const dpr = window.devicePixelRatio || 1;
-  const w = canvas.clientWidth, h = canvas.clientHeight;
+  const { w, h } = canvasSize;
   if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(h * dpr)) {
     canvas.width = Math.round(w * dpr);
     canvas.height = Math.round(h * dpr);
@@ -1319,8 +1336,6 @@ function draw() {
   const g = ctx2d;
   g.setTransform(dpr, 0, 0, dpr, 0, 0);
   g.clearRect(0, 0, w, h);
-  const css = getComputedStyle(document.documentElement);
-  const color = (name) => css.getPropertyValue(name).trim();
   const t0 = timeAt(LEFT), t1 = timeAt(w - 8);
   const empty = !state.path;
 
@@ -1628,7 +1643,7 @@ function drawSeries(times, values, lane, stroke, fill, t0, t1) {
 // only rectangles: a filled line zigzagging through thousands of samples costs a software
 // rasteriser (Chromium without a GPU) several frames each time it is drawn.
 function drawSeriesColumns(g, times, values, lane, stroke, first, last) {
-  const bottom = LANES[lane][1], right = canvas.clientWidth + 2;
+  const bottom = LANES[lane][1], right = canvasSize.w + 2;
   const columns = [];
   let column = null, top = 0, low = 0, previous = null;
   const close = () => { if (column !== null) columns.push(column, top, low); };
@@ -1820,7 +1835,7 @@ canvas.addEventListener("mousedown", (event) => {
 
 window.addEventListener("mousemove", (event) => {
   const { px, py } = pointer(event);
-  const inside = px >= LEFT && py >= 0 && px <= canvas.clientWidth && py <= canvas.clientHeight;
+  const inside = px >= LEFT && py >= 0 && px <= canvasSize.w && py <= canvasSize.h;
   state.hover = inside ? { time: timeAt(px), hit: state.ahap ? hitTest(px, py) : null } : null;
   const drag = state.drag;
   if (!drag) { updateReadout(); return; }
@@ -1979,7 +1994,6 @@ function wire() {
   $("compare").onchange = () => loadCompare($("compare").value);
   wireAudio();
   for (const id of ["f-time", "f-duration", "f-intensity", "f-sharpness", "f-value"]) $(id).onchange = () => inspectorChanged(id);
-  window.addEventListener("resize", draw);
   window.addEventListener("beforeunload", (event) => { if (state.dirty) { event.preventDefault(); event.returnValue = ""; } });
 }
 
