@@ -299,6 +299,57 @@ import _ToolTestSupport
         }
     }
 
+    /// With more effective samples on screen than pixel columns (a 30 s continuous event under a
+    /// curve of 3,000 points), an answer to an edit of a short event paints again only the columns
+    /// around that event, and the timeline is then what a whole repaint draws.
+    @Test(.timeLimit(.minutes(2))) func anAnswerRepaintsOnlyTheColumnsItsCurvesChanged() async throws {
+        let points = (0..<3_000).map {
+            #"{"Time": \#(Double($0) / 100), "ParameterValue": \#($0 % 2 == 0 ? 0.3 : 0.9)}"#
+        }
+        let dense =
+            #"{"Version": 1, "Pattern": [{"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 30, "#
+            + #""EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}]}}, "#
+            + #"{"Event": {"Time": 15, "EventType": "HapticContinuous", "EventDuration": 0.2, "#
+            + #""EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.4}]}}, "#
+            + #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": ["#
+            + points.joined(separator: ", ") + "]}}]}"
+        try await StudioHarness.with(files: ["dense.ahap": dense]) { studio in
+            let seen = try await DevTools.withPage { page in
+                try await page.navigate(to: studio.studio.url + "#pats%2Fdense.ahap")
+                try await page.waitFor(
+                    "document.body.dataset.ready === '1' && studio.metrics.analyses >= 1 && !studio.state.analysis.inflight"
+                )
+                let pixels =
+                    "(() => { const c = document.getElementById('timeline'); return Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data).join(); })()"
+                let layers = try await page.number("studio.metrics.seriesLayers") ?? 0
+                let columns = try await page.number("studio.metrics.seriesColumns") ?? -1
+                _ = try await page.evaluate(
+                    """
+                    studio.state.selection = {kind: 'event', index: 1};
+                    const field = document.getElementById('f-intensity'); field.value = '1';
+                    field.dispatchEvent(new Event('change')); 1
+                    """)
+                try await page.waitFor(
+                    "studio.metrics.analyses >= 2 && !studio.state.analysis.inflight && !studio.state.analysis.pending")
+                let painted = (try await page.number("studio.metrics.seriesColumns") ?? -1) - columns
+                let partial = try await page.string(pixels)
+                // The same answer painted whole: the layer made again.
+                _ = try await page.evaluate("studio.seriesLayer.key = ''; 1")
+                _ = try await page.evaluate("document.getElementById('zoom-fit').click(); 1")
+                let whole = try await page.string(pixels)
+                return (
+                    layers, painted, try await page.number("studio.metrics.seriesLayers") ?? 0,
+                    partial == whole, try await page.number("studio.x(15.2) - studio.x(15)") ?? 0
+                )
+            }
+            #expect(seen.0 >= 1, "the curves were drawn per column: \(seen.0)")
+            // The short event is about 7 columns wide; a few more either side.
+            #expect(seen.1 > 0 && seen.1 < 4 * seen.4 + 20, "columns painted again: \(seen.1), event \(seen.4) wide")
+            #expect(seen.2 == seen.0 + 1, "one whole repaint, the one asked for")
+            #expect(seen.3, "the partial repaint drew what a whole one draws")
+        }
+    }
+
     @Test(.timeLimit(.minutes(2))) func keysDeleteUndoRedoAndAddEvents() async throws {
         try await StudioHarness.with { studio in
             let counts = try await DevTools.withPage { page in

@@ -32,7 +32,7 @@ const state = {
 // `parts`: per analysis drawn, where its time went (haptic-bench studio prints them): waiting
 // behind the one in flight, the request to its answer (and, of it, to the answer's headers), the
 // server's own analysis, the page's applying and drawing it.
-const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, seriesLayers: 0, analyses: 0, dropped: 0, bytesSent: 0, bytesReceived: 0 };
+const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, seriesLayers: 0, seriesColumns: 0, analyses: 0, dropped: 0, bytesSent: 0, bytesReceived: 0 };
 // Which entry of the opened file each element object of `state.ahap.Pattern` is (objects the
 // page added have none). Edited elements are copies that keep their original's entry.
 let origins = new WeakMap();
@@ -1407,13 +1407,32 @@ function draw() {
   const range = eff && eff.times.length ? seriesRange(eff.times, t0, t1) : null;
   const dense = range !== null && range[1] - range[0] > w - LEFT - 8;
   if (dense) {
-    // Drawn once per analysis and view into a layer of its own, copied until then.
+    // Drawn once per analysis and view into a layer of its own, copied until then; an analysis
+    // of the same view paints again only the columns where its samples differ from the last.
     const key = [w, h, dpr, state.viewport.start, state.viewport.spp, color("--intensity"), color("--sharpness"), JSON.stringify(LANES)].join(" ");
-    copyLayer(g, seriesLayer, seriesLayer.key !== key || seriesLayer.effective !== eff, w, h, dpr, (lg) => {
+    const changed = seriesLayer.canvas && seriesLayer.key === key && seriesLayer.effective !== eff ? changedColumns(seriesLayer.effective, eff) : null;
+    if (changed) {
+      const lg = seriesLayer.canvas.getContext("2d");
+      lg.setTransform(dpr, 0, 0, dpr, 0, 0);
+      if (changed.length) {
+        const [c0, c1] = changed;
+        // Every sample the columns' bars use: from the one before the first column to the first after the last.
+        const [first, last] = seriesRange(eff.times, timeAt(c0), timeAt(c1 + 1));
+        for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
+          lg.beginPath(); lg.rect(c0, 0, c1 + 1 - c0, h); lg.clip();
+          lg.clearRect(c0, 0, c1 + 1 - c0, h);
+          drawSeriesColumns(lg, eff.times, eff[lane], lane, color("--" + lane), Math.max(first - 1, range[0]), Math.min(last + 1, range[1]));
+        }, lg);
+        metrics.seriesColumns += c1 + 1 - c0;
+      }
+      seriesLayer.effective = eff;
+    }
+    copyLayer(g, seriesLayer, !changed && (seriesLayer.key !== key || seriesLayer.effective !== eff), w, h, dpr, (lg) => {
       for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => drawSeriesColumns(lg, eff.times, eff[lane], lane, color("--" + lane), ...range), lg);
       seriesLayer.key = key;
       seriesLayer.effective = eff;
       metrics.seriesLayers += 1;
+      metrics.seriesColumns += w;
     });
   }
   for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
@@ -1604,6 +1623,23 @@ function draw() {
   canvas.dataset.draws = String(metrics.draws);
   canvas.dataset.eventsDrawn = String(drawn);
   updateReadout();
+}
+
+// The pixel columns [c0, c1] where two answers' effective samples (of one view) differ: those
+// between the last sample before the first difference and the first after the last one (both
+// samples the answers share); [] when they are the same.
+function changedColumns(old, eff) {
+  const a = old.times.length, b = eff.times.length;
+  const same = (i, j) => old.times[i] === eff.times[j] && old.intensity[i] === eff.intensity[j] && old.sharpness[i] === eff.sharpness[j];
+  let head = 0;
+  while (head < a && head < b && same(head, head)) head += 1;
+  if (head === a && a === b) return [];
+  let tail = 0;
+  while (tail < a - head && tail < b - head && same(a - 1 - tail, b - 1 - tail)) tail += 1;
+  const c0 = head > 0 ? Math.floor(x(eff.times[head - 1])) : LEFT;
+  const c1 = tail > 0 ? Math.floor(x(eff.times[b - tail])) : canvasSize.w;
+  // Nothing on screen changed when the stretch is left or right of it.
+  return c1 < LEFT || c0 > canvasSize.w ? [] : [Math.max(LEFT, c0), Math.min(canvasSize.w, c1)];
 }
 
 // The samples of a series that a drawing of t0...t1 uses: from the one before t0 to the first
@@ -2019,6 +2055,6 @@ async function start() {
 }
 
 // For tests and the benchmark: where things are drawn, and where the head is.
-Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, hitTest, LANES, LEFT, analyzer });
+Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, hitTest, LANES, LEFT, analyzer, seriesLayer });
 
 start();
