@@ -59,8 +59,6 @@ extension HapticCommand {
                 // The sound plays at its own speed: only the pattern's times would change.
                 guard rate == 1 else { throw ValidationError("--rate does not apply to audio input") }
                 guard !watch else { throw ValidationError("--watch does not apply to audio input") }
-                // The sound is read once, as it plays.
-                guard !loop else { throw ValidationError("--loop does not apply to audio input") }
             }
         }
 
@@ -103,10 +101,15 @@ extension HapticCommand {
             }
             var options = self.options
             options.audioOnPreviewOnly = isAudio
-            // Audio input: the sound is read while it plays, from a ring a thread keeps filled.
+            // Audio input: the sound is read while it plays, from a ring a thread keeps filled. A
+            // loop plays it again from its start, so it is held whole (the preview's cap applies).
             var playing = file
             var feeder: SoundFeeder?
-            if isAudio { (playing, feeder) = try withFedSound(file, frames: soundFrames) }
+            if isAudio && loop {
+                playing = try withWholeSound(file)
+            } else if isAudio {
+                (playing, feeder) = try withFedSound(file, frames: soundFrames)
+            }
             defer { feeder?.stop() }
             let playback = try LivePlayback(file: playing, output: output, options: options)
             let outcome = Interrupts.run(playback)

@@ -7,15 +7,15 @@ import HapticsSynthesis
 import Synchronization
 
 extension HapticCommand.Play {
-    /// The most audio frames the preview (no device) holds beside the haptics: it renders the
-    /// sound from memory, so a longer file is refused there rather than filling it (23 min at
-    /// 48 kHz). Played on a device, the sound is read while it plays (``SoundFeeder``).
+    /// The most audio frames the preview (no device) or `--loop` holds beside the haptics: they
+    /// play the sound from memory, so a longer file is refused there rather than filling it (23 min
+    /// at 48 kHz). Otherwise, played on a device, the sound is read while it plays (``SoundFeeder``).
     static let maxAudioFrames = 1 << 26
 
     /// `haptic play song.wav`: the pattern `haptic convert` makes of the sound with these options,
     /// plus an AudioCustom event at 0 that plays the sound itself (mixed to mono), so both start
     /// on the same frame. The sound is not in it yet: ``withFedSound(_:frames:)`` (a device) or
-    /// ``withWholeSound(_:)`` (the preview) attach it. `frames`: the sound's length as decoded.
+    /// ``withWholeSound(_:)`` (the preview, `--loop`) attach it. `frames`: the sound's length as decoded.
     func audioFile() throws -> (file: PatternFile, frames: Int) {
         var options: AudioHapticsOptions
         do {
@@ -35,7 +35,7 @@ extension HapticCommand.Play {
 
     static func soundName(_ path: String) -> String { URL(filePath: path).lastPathComponent }
 
-    /// `file` with its sound decoded whole, for the preview render.
+    /// `file` with its sound decoded whole, for the preview render and `--loop`.
     func withWholeSound(_ file: PatternFile) throws -> PatternFile {
         do {
             let clip = try Self.clip(AudioFileReader(path: pattern))
@@ -71,8 +71,9 @@ extension HapticCommand.Play {
                 let minutes = maxAudioFrames / reader.sampleRate / 60
                 throw AudioDecodeError(
                     file: reader.name,
-                    "too long to preview beside its haptics (more than \(minutes) min at \(reader.sampleRate) Hz); "
-                        + "play it on a device, or convert it with `haptic convert` and play the pattern")
+                    "too long to hold whole beside its haptics, as a preview or --loop does (more than "
+                        + "\(minutes) min at \(reader.sampleRate) Hz); play it on a device without --loop, "
+                        + "or convert it with `haptic convert` and play the pattern")
             }
             samples.append(contentsOf: UnsafeBufferPointer(rebasing: block[0..<n]))
         }

@@ -169,16 +169,51 @@ struct PlayAudioTests {
         #expect(!FileManager.default.fileExists(atPath: capture))
     }
 
+    @Test("--loop plays the sound again with its haptics, each pass as the first")
+    func loops() async throws {
+        // Four channels with actuators on 3-4, so channel 1 holds the sound alone. The clicks are
+        // padded to 6 s, longer than the ring a sound played once is read through (2^18 frames).
+        var samples = try WAV.decode(Self.clicks()).samples
+        samples += [Float](repeating: 0, count: 6 * 48_000 - samples.count)
+        let sound = try scratch.write(
+            "clicks.wav", WAV.encode(AudioClip(sampleRate: 48_000, channels: 1, samples: samples), sampleFormat: .s16))
+        let capture = scratch.path("loop.raw")
+        let conf = try scratch.write(
+            "asound.conf", "pcm.quad { type file; slave.pcm \"null\"; file \"\(capture)\"; format \"raw\" }")
+        let base = ProcessInfo.processInfo.environment["ALSA_CONFIG_PATH"] ?? "/usr/share/alsa/alsa.conf"
+        let process = try await ChildProcess.start(
+            Haptic.executable.path(percentEncoded: false),
+            ["play", sound, "--loop", "--device", "quad", "--channels", "4", "--haptic-channels", "3,4"],
+            environment: ProcessInfo.processInfo.environment.merging(["ALSA_CONFIG_PATH": base + ":" + conf]) { $1 })
+        // A pass and the second pass's clicks (7.2 s of four channels of floats), or the deadline.
+        let deadline = Date.now + 60
+        while Date.now < deadline,
+            ((try? FileManager.default.attributesOfItem(atPath: capture))?[.size] as? Int ?? 0) < 7 * 48_000 * 16
+        {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        process.signal(SIGINT)
+        let status = try await process.wait().status
+        #expect(status == 130)
+        let played = try floats(capture)
+        // Each pass starts the sound's three clicks and their haptics at the same offsets.
+        for channel in [0, 2] {
+            let found = onsets(played, channel: channel, channels: 4)
+            try #require(found.count >= 6, "channel \(channel + 1) onsets: \(found)")
+            let period = found[3] - found[0]
+            #expect(period >= Self.clickFrames[2] - Self.clickFrames[0])
+            #expect(
+                found[4] - found[1] == period && found[5] - found[2] == period,
+                "channel \(channel + 1) onsets: \(found)")
+        }
+    }
+
     @Test("Options that do not apply, and a file that is not audio: one line, no playback")
     func refusals() async throws {
         let sound = try scratch.write("clicks.wav", Self.clicks())
         var result = try await Haptic.run(["play", sound, "--rate", "2", "--device", "null"])
         #expect(result.status == 64)
         #expect(result.stderr.contains("--rate does not apply to audio input"), "\(result.stderr)")
-        // The sound is read once, as it plays.
-        result = try await Haptic.run(["play", sound, "--loop", "--device", "null"])
-        #expect(result.status == 64)
-        #expect(result.stderr.contains("--loop does not apply to audio input"), "\(result.stderr)")
         result = try await Haptic.run(["play", sound, "--sensitivity", "2", "--device", "null"])
         #expect(result.status == 64)
         #expect(result.stderr == "haptic: sensitivity must be within 0...1\n", "\(result.stderr)")
