@@ -66,8 +66,9 @@ public struct PatternFile: Sendable {
         let (document, clip) = try decodeAny(bytes, path: path, limits: limits)
         var diagnostics = document.diagnostics
         let clips = try loadWaveforms(
-            of: document.pattern, file: path, folders: waveformFolders, missing: missingWaveforms,
-            diagnostics: &diagnostics)
+            of: document.pattern, source: path, searched: [folder(of: path)] + waveformFolders, absolutePaths: false,
+            hint: "--waveforms DIR adds a folder to look in", missing: missingWaveforms, skip: { _ in false },
+            diagnostics: &diagnostics, text: clip == nil ? bytes : nil)
         return PatternFile(path: path, pattern: document.pattern, diagnostics: diagnostics, clips: clips, clip: clip)
     }
 
@@ -95,8 +96,12 @@ public struct PatternFile: Sendable {
             let clips = try loadWaveforms(
                 of: document.pattern, source: path, searched: [folder(of: path)] + waveformFolders,
                 absolutePaths: false, hint: "--waveforms DIR adds a folder to look in", missing: missingWaveforms,
-                skip: { _ in false }, diagnostics: &diagnostics, reportEach: true)
-            guard !diagnostics.contains(where: { $0.severity == .error && $0.code == .waveformNotFound }) else {
+                skip: { _ in false }, diagnostics: &diagnostics, reportEach: true, text: clip == nil ? bytes : nil)
+            guard
+                !diagnostics.contains(where: {
+                    $0.severity == .error && ($0.code == .waveformNotFound || $0.code == .waveformNotDecoded)
+                })
+            else {
                 return (diagnostics, nil)
             }
             let file = PatternFile(
@@ -174,7 +179,8 @@ public struct PatternFile: Sendable {
 
     private static func loadWaveforms(
         of pattern: HapticPattern, source file: String, searched: [String], absolutePaths: Bool, hint: String,
-        missing: MissingWaveforms, skip: (String) -> Bool, diagnostics: inout [Diagnostic], reportEach: Bool = false
+        missing: MissingWaveforms, skip: (String) -> Bool, diagnostics: inout [Diagnostic], reportEach: Bool = false,
+        text: [UInt8]? = nil
     ) throws(AHAPError) -> [String: AudioClip] {
         var clips: [String: AudioClip] = [:]
         var absent: Set<String> = []
@@ -183,6 +189,8 @@ public struct PatternFile: Sendable {
                 let waveform = event.waveformPath, clips[waveform] == nil, !absent.contains(waveform), !skip(waveform)
             else { continue }
             let at = JSONPath.root.key("Pattern").index(index).key("Event").key("EventWaveformPath")
+            // The line and column, as the decoder's findings have them, only once a finding needs one.
+            var place: SourceLocation? { text.flatMap { waveformLocation(in: $0, element: index) } }
             let found: String?
             if absolutePaths && waveform.hasPrefix("/") {
                 found = FileManager.default.fileExists(atPath: waveform) ? waveform : nil
@@ -194,31 +202,103 @@ public struct PatternFile: Sendable {
                 let message = "waveform '\(waveform)' not found (looked in \(places))"
                 if missing == .fail && reportEach {
                     absent.insert(waveform)
-                    diagnostics.append(Diagnostic(.error, code: .waveformNotFound, message + "; " + hint, at: at))
+                    diagnostics.append(
+                        Diagnostic(.error, code: .waveformNotFound, message + "; " + hint, at: at, location: place))
                     continue
                 }
                 if missing == .fail {
                     throw AHAPError(
-                        file: file, path: at, location: nil, code: .waveformNotFound,
+                        file: file, path: at, location: place, code: .waveformNotFound,
                         message: message + "; " + hint, diagnostics: [])
                 }
                 absent.insert(waveform)
                 diagnostics.append(
                     Diagnostic(
                         .warning, code: .waveformNotFound,
-                        message + "; playing the rest without it (\(hint))", at: at))
+                        message + "; playing the rest without it (\(hint))", at: at, location: place))
                 continue
             }
             let bytes = try readFile(resolved, limit: maxWaveformBytes, what: "waveform", file: file, at: at)
-            do {
-                clips[waveform] = try WAV.decode(bytes)
-            } catch {
+            switch decodeWaveform(bytes, named: waveform) {
+            case .clip(let clip): clips[waveform] = clip
+            case .notDecoded(let message):
+                // As a missing waveform: an error where missing ones fail, else the rest plays.
+                absent.insert(waveform)
+                if missing == .fail && !reportEach {
+                    throw AHAPError(
+                        file: file, path: at, location: place, code: .waveformNotDecoded, message: message,
+                        diagnostics: [])
+                }
+                diagnostics.append(
+                    Diagnostic(
+                        missing == .fail ? .error : .warning, code: .waveformNotDecoded, message, at: at,
+                        location: place))
+            case .unreadable(let message):
                 throw AHAPError(
-                    file: file, path: at, location: nil, code: .waveformUnreadable,
-                    message: "'\(waveform)' is not a usable WAV file: \(error)", diagnostics: [])
+                    file: file, path: at, location: nil, code: .waveformUnreadable, message: message, diagnostics: [])
             }
         }
         return clips
+    }
+
+    /// Where the `EventWaveformPath` value of the event at `Pattern[element]` is in the AHAP text
+    /// `bytes`; nil when it cannot be told.
+    public static func waveformLocation(in bytes: [UInt8], element: Int) -> SourceLocation? {
+        guard let document = try? JSONParser.parse(bytes) else { return nil }
+        let tree = document.root.tree
+        guard let pattern = tree.field(tree.root, "Pattern") else { return nil }
+        let entries = tree.elements(pattern)
+        guard element < entries.count, let event = tree.field(entries.lowerBound + element, "Event"),
+            let path = tree.field(event, "EventWaveformPath")
+        else { return nil }
+        return tree.location(path)
+    }
+
+    /// What an AudioCustom waveform's bytes are to this build.
+    public enum WaveformDecoding: Sendable {
+        /// A WAV, decoded.
+        case clip(AudioClip)
+        /// A sound in a format Core Haptics plays (AVAudioFile reads it) that this build does not
+        /// decode: treated as a missing waveform, so the rest of the pattern plays. The message
+        /// names the waveform, its format and why.
+        case notDecoded(String)
+        /// Neither a usable WAV nor a format Core Haptics plays: Core Haptics refuses it too.
+        case unreadable(String)
+    }
+
+    /// The one place an AudioCustom waveform's bytes become audio, for every command and the
+    /// studio. Only WAV is decoded (no AVFoundation); the other formats AVAudioFile reads are
+    /// told apart by their first bytes so they can be skipped with a finding, not refused.
+    public static func decodeWaveform(_ bytes: [UInt8], named waveform: String) -> WaveformDecoding {
+        if let format = audioFormatNotDecoded(bytes) {
+            return .notDecoded(
+                "waveform '\(waveform)' is \(format), which this build does not decode (WAV only; "
+                    + "Core Haptics plays it); the rest of the pattern plays without it")
+        }
+        do {
+            return .clip(try WAV.decode(bytes))
+        } catch {
+            return .unreadable("'\(waveform)' is not a usable WAV file: \(error)")
+        }
+    }
+
+    /// The format of `bytes` when it is one Core Haptics plays and this build does not decode,
+    /// by the container's signature; nil for WAV and for anything unknown.
+    static func audioFormatNotDecoded(_ bytes: [UInt8]) -> String? {
+        func ascii(_ offset: Int, _ text: String) -> Bool {
+            let tag = Array(text.utf8)
+            return bytes.count >= offset + tag.count && Array(bytes[offset..<offset + tag.count]) == tag
+        }
+        if ascii(4, "ftyp") { return "an MPEG-4 audio file (AAC or ALAC, .m4a)" }
+        if ascii(0, "caff") { return "a Core Audio file (.caf)" }
+        if ascii(0, "FORM") && (ascii(8, "AIFF") || ascii(8, "AIFC")) { return "an AIFF file" }
+        if ascii(0, "fLaC") { return "a FLAC file" }
+        if ascii(0, "ID3") { return "an MP3 file" }
+        if bytes.count >= 2 && bytes[0] == 0xFF && bytes[1] & 0xE0 == 0xE0 {
+            // MPEG audio frame sync: layer bits 00 are AAC in ADTS, any other an MP3 frame.
+            return bytes[1] & 0x06 == 0 ? "AAC audio (ADTS)" : "an MP3 file"
+        }
+        return nil
     }
 
     /// The first of `folders` that holds `waveform`, resolved; nil when none does. A path that

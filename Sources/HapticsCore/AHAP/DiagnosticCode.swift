@@ -93,6 +93,9 @@ extension Diagnostic {
             "waveform-path", .error, "an EventWaveformPath that is absolute or leads outside its folder")
         public static let waveformUnreadable = Code(
             "waveform-unreadable", .error, "a waveform that is not a usable WAV")
+        public static let waveformNotDecoded = Code(
+            "waveform-not-decoded", .error,
+            "a waveform Core Haptics plays that this build does not decode (AAC, CAF, AIFF, MP3, FLAC)")
 
         // MARK: Parameters and curves
 
@@ -159,7 +162,7 @@ extension Diagnostic {
             .ambiguousElement,
             .negativeTime, .negativeDuration, .unknownEventType, .missingDuration, .zeroDuration, .durationTooLong,
             .transientDuration, .duplicateParameter, .missingWaveform, .waveformIgnored, .waveformNotFound,
-            .waveformPath, .waveformUnreadable,
+            .waveformPath, .waveformUnreadable, .waveformNotDecoded,
             .valueClamped, .valueOvershoot, .inaudibleEvent, .unknownParameterID, .missingValue, .booleanValue,
             .sustainedNotBoolean,
             .parameterNotApplicable, .emptyCurve, .tooManyControlPoints, .curveUnsorted, .curveStartNotZero,

@@ -35,14 +35,17 @@ package enum PatternView {
             return Analysis(pattern: nil, findings: error.diagnostics.isEmpty ? [error.diagnostic] : error.diagnostics)
         }
         guard let place, let pattern = analysis.pattern else { return analysis }
-        (analysis.clips, analysis.findings) = waveforms(of: pattern, at: place, findings: analysis.findings)
+        (analysis.clips, analysis.findings) = waveforms(
+            of: pattern, at: place, findings: analysis.findings,
+            text: PatternFile.isHapticClip(path: path, bytes: bytes) ? nil : bytes)
         return analysis
     }
 
     /// The waveforms `pattern`'s AudioCustom events name, read beside `place`; each one that
-    /// cannot be had adds an error finding at its event's `EventWaveformPath`.
+    /// cannot be had adds an error finding at its event's `EventWaveformPath` (with its line and
+    /// column when `text`, the AHAP file's bytes, is given).
     package static func waveforms(
-        of pattern: HapticPattern, at place: StudioFiles.Place, findings: [Diagnostic] = []
+        of pattern: HapticPattern, at place: StudioFiles.Place, findings: [Diagnostic] = [], text: [UInt8]? = nil
     ) -> (clips: [String: AudioClip], findings: [Diagnostic]) {
         var clips: [String: AudioClip] = [:]
         var findings = findings
@@ -55,7 +58,8 @@ package enum PatternView {
             let at = JSONPath.root.key("Pattern").index(index).key("Event").key("EventWaveformPath")
             func fail(_ code: Diagnostic.Code, _ message: String) {
                 failed.insert(waveform)
-                findings.append(Diagnostic(.error, code: code, message, at: at))
+                let location = text.flatMap { PatternFile.waveformLocation(in: $0, element: index) }
+                findings.append(Diagnostic(.error, code: code, message, at: at, location: location))
             }
             if waveform.hasPrefix("/") {
                 fail(
@@ -63,11 +67,11 @@ package enum PatternView {
                     "EventWaveformPath '\(waveform)' is absolute; give a path relative to the AHAP file's folder")
                 continue
             }
-            do {
-                let bytes = try place.files.read(waveform, beside: place, limit: PatternFile.maxWaveformBytes)
-                clips[waveform] = try WAV.decode(bytes)
-            } catch let failure as StudioFiles.ReferenceFailure {
-                switch failure {
+            let bytes: [UInt8]
+            do throws(StudioFiles.ReferenceFailure) {
+                bytes = try place.files.read(waveform, beside: place, limit: PatternFile.maxWaveformBytes)
+            } catch {
+                switch error {
                 case .notFound: fail(.waveformNotFound, "waveform '\(waveform)' not found (looked in \(folder))")
                 case .refused(let why): fail(.waveformPath, "EventWaveformPath '\(waveform)' \(why); refused")
                 case .tooLarge(let size):
@@ -76,8 +80,12 @@ package enum PatternView {
                         "waveform '\(waveform)' is \(size) bytes; the limit is \(PatternFile.maxWaveformBytes) bytes")
                 case .unreadable(let why): fail(.waveformUnreadable, "waveform '\(waveform)' \(why)")
                 }
-            } catch {
-                fail(.waveformUnreadable, "'\(waveform)' is not a usable WAV file: \(error)")
+                continue
+            }
+            switch PatternFile.decodeWaveform(bytes, named: waveform) {
+            case .clip(let clip): clips[waveform] = clip
+            case .notDecoded(let message): fail(.waveformNotDecoded, message)
+            case .unreadable(let message): fail(.waveformUnreadable, message)
             }
         }
         return (clips, findings)

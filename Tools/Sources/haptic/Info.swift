@@ -23,7 +23,9 @@ extension HapticCommand {
         func run() throws {
             let file = try Terminal.load(pattern, waveforms: waveforms)
             // The lint line counts the rest; a waveform left out changes what the figures mean.
-            Terminal.report(file.diagnostics.filter { $0.code == .waveformNotFound }, in: file.path)
+            Terminal.report(
+                file.diagnostics.filter { $0.code == .waveformNotFound || $0.code == .waveformNotDecoded },
+                in: file.path)
             // The lint line counts what `haptic lint FILE` reports: its findings, its rules.
             var lint = LintReport()
             var rules = LintRules()

@@ -34,7 +34,7 @@ import _ToolTestSupport
         #expect(result.status == 0, "\(result.stderr)")
         let folder = scratch.path("StreamingAssets/Haptics")
         let warning =
-            "\(ahap):Pattern[1].Event.EventWaveformPath: warning[waveform-not-found]: waveform 'CoreHaptics/Ricochet/Grow.wav' not found (looked in \(folder)); playing the rest without it (--waveforms DIR adds a folder to look in)"
+            "\(ahap):Pattern[1].Event.EventWaveformPath: warning[waveform-not-found]: waveform 'CoreHaptics/Ricochet/Grow.wav' not found (looked in \(folder)); playing the rest without it (--waveforms DIR adds a folder to look in) (line 3, column 76)"
         if command == "review" {
             let html = try String(contentsOfFile: output, encoding: .utf8)
             #expect(html.components(separatedBy: "waveform-not-found").count - 1 == 1)

@@ -197,6 +197,31 @@ import _ToolTestSupport
         }
     }
 
+    @Test(.timeLimit(.minutes(1))) func aWaveformNotDecodedHereIsOneLocatedFindingAsLintGivesIt() async throws {
+        let ahap = """
+            {"Version": 1, "Pattern": [
+              {"Event": {"Time": 0, "EventType": "HapticTransient"}},
+              {"Event": {"Time": 0.05, "EventType": "AudioCustom", "EventWaveformPath": "sound.m4a"}}
+            ]}
+            """
+        try await StudioHarness.with(files: ["aac.ahap": ahap]) { studio in
+            let m4a: [UInt8] = [0, 0, 0, 0x1C] + Array("ftypM4A ".utf8) + [UInt8](repeating: 0x5A, count: 64)
+            try Data(m4a).write(to: studio.url("sound.m4a"))
+            let view = try await studio.object("GET", "/api/pattern?path=pats/aac.ahap")
+            let found = (view["diagnostics"] as? [[String: Any]] ?? []).filter {
+                $0["code"] as? String == "waveform-not-decoded"
+            }
+            #expect(found.count == 1, "\(view["diagnostics"] ?? "")")
+            #expect(found.first?["severity"] as? String == "error")
+            #expect(
+                found.first?["message"] as? String
+                    == "waveform 'sound.m4a' is an MPEG-4 audio file (AAC or ALAC, .m4a), which this build does not "
+                    + "decode (WAV only; Core Haptics plays it); the rest of the pattern plays without it")
+            #expect(found.first?["line"] as? Double == 3 && found.first?["column"] as? Double == 77)
+            #expect(view["events"] as? [Any] != nil, "the pattern is drawn")
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func aNarrowListKeepsTheFoldersLastComponentAndTheName() async throws {
         let deep = "a-long-outer-folder/and-another-one/examples-of-taps/heartbeat-slow.ahap"
         try await StudioHarness.with(files: [deep: StudioDesignerTests.neighbours]) { studio in
