@@ -222,6 +222,29 @@ import _ToolTestSupport
         }
     }
 
+    /// Apple's trailer pattern (thomasdye12/HapticPlayer, sweep round 5) ends its intensity curve
+    /// at 3.4028235e+38 s: the timeline ends with the pattern, not there.
+    @Test(.timeLimit(.minutes(2))) func aControlPointHeldForGoodDoesNotStretchTheTimeline() async throws {
+        let held = """
+            {"Version": 1, "Pattern": [
+              {"Event": {"Time": 0, "EventType": "HapticContinuous", "EventDuration": 1.5}},
+              {"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0,
+                "ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 1}, {"Time": 1.2, "ParameterValue": 0.3},
+                  {"Time": 3.4028235e+38, "ParameterValue": 1}]}}
+            ]}
+            """
+        try await StudioHarness.with(files: ["held.ahap": held]) { studio in
+            let seen = try await DevTools.withPage { page in
+                try await page.navigate(to: studio.studio.url + "#pats%2Fheld.ahap")
+                try await page.waitFor("document.body.dataset.ready === '1' && studio.state.path === 'pats/held.ahap'")
+                try await page.waitFor("!!studio.state.view")
+                return (try await page.number("studio.duration()"), try await page.number("studio.state.view.duration"))
+            }
+            #expect(seen.0 == 1.5, "the timeline's end: \(seen.0 ?? -1)")
+            #expect(seen.1 == 1.5, "the analysis's duration: \(seen.1 ?? -1)")
+        }
+    }
+
     @Test(.timeLimit(.minutes(1))) func aNarrowListKeepsTheFoldersLastComponentAndTheName() async throws {
         let deep = "a-long-outer-folder/and-another-one/examples-of-taps/heartbeat-slow.ahap"
         try await StudioHarness.with(files: [deep: StudioDesignerTests.neighbours]) { studio in

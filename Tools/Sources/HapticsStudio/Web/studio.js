@@ -401,12 +401,17 @@ function modelEntry(element, index) {
   return null;
 }
 
+// The longest pattern, seconds (AHAPLimits.maxDuration).
+const LONGEST_PATTERN = 3600;
+
 function duration() {
   const m = model(state.ahap);
   let end = 0;
   for (const e of m.events) end = Math.max(end, e.time + e.duration);
-  for (const c of m.curves) for (const p of c.points) end = Math.max(end, p.time);
-  for (const p of m.parameters) end = Math.max(end, p.time);
+  // A control point held for good (Apple's trailer pattern ends a curve at 3.4e38 s) does not
+  // stretch the timeline: past the longest pattern, as `plot` draws it, the curve ends at the axis.
+  for (const c of m.curves) for (const p of c.points) if (p.time <= LONGEST_PATTERN) end = Math.max(end, p.time);
+  for (const p of m.parameters) if (p.time <= LONGEST_PATTERN) end = Math.max(end, p.time);
   return Math.max(end, state.view?.duration || 0, state.mode === "audio" ? state.sound?.audio.seconds || 0 : 0);
 }
 
@@ -2055,6 +2060,6 @@ async function start() {
 }
 
 // For tests and the benchmark: where things are drawn, and where the head is.
-Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, hitTest, LANES, LEFT, analyzer, seriesLayer });
+Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, hitTest, LANES, LEFT, analyzer, seriesLayer, duration });
 
 start();
