@@ -123,7 +123,8 @@ extension Bench {
 
         /// Drags an event of the 10-minute benchmark pattern, as a hand does (a mouse move every
         /// 16 ms), with the whole pattern on screen and zoomed to 10 seconds; each analysis drawn
-        /// is timed from the first edit it answers (`studio.metrics.edits`).
+        /// is timed from the first edit it answers (`studio.metrics.edits`), once the page's
+        /// analysis of the view (without edits) has answered.
         /// Leaves the page for `about:blank`. The page asks before leaving unsaved edits
         /// (`beforeunload`), which would hold a headless navigation for good, so the bench's edits
         /// are marked as kept first.
@@ -147,6 +148,12 @@ extension Bench {
                         "studio.state.viewport.spp = \(zoom) / (document.getElementById('timeline').clientWidth - 52); studio.state.viewport.start = 295; studio.analyze();"
                     )
                     try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
+                } else {
+                    // The page asks for the view's analysis (its effective curves and waveform)
+                    // 120 ms after the opening: an analysis without edits, not one of the drags'.
+                    try await page.waitFor(
+                        "studio.metrics.analyses >= 1 && !studio.state.analysis.inflight && !studio.state.analysis.pending",
+                        timeout: 30)
                 }
                 _ = try await page.evaluate(
                     "studio.metrics.edits = []; studio.metrics.parts = []; studio.metrics.bytesSent = 0; studio.metrics.bytesReceived = 0; studio.metrics.analyses = 0; studio.metrics.drawMilliseconds = []; studio.metrics.eventLayers = 0;"
