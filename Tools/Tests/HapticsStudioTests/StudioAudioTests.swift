@@ -397,12 +397,14 @@ import _ToolTestSupport
                 seen["counts"] = try await page.string("document.getElementById('audio-counts').textContent")
                 // A/B: the sound and the haptics start together in the browser.
                 try await page.click("#play-both")
+                // The durations are read in the same turn as the condition: the sound lasts about a
+                // second, and on a loaded machine it can end (and the page let go of its sources)
+                // before a second request is evaluated.
                 try await page.waitFor(
-                    "document.body.dataset.audioPlaying === 'both' && studio.state.playhead && studio.state.alongside.length === 1"
+                    "document.body.dataset.audioPlaying === 'both' && studio.state.playhead && studio.state.audio && studio.state.alongside.length === 1"
+                        + " && (window.playedDurations = JSON.stringify([studio.state.audio.buffer.duration, studio.state.alongside[0].buffer.duration].map(d => Math.round(d * 100) / 100)))"
                 )
-                seen["durations"] = try await page.string(
-                    "JSON.stringify([studio.state.audio.buffer.duration, studio.state.alongside[0].buffer.duration].map(d => Math.round(d * 100) / 100))"
-                )
+                seen["durations"] = try await page.string("window.playedDurations")
                 try await page.click("#stop")
                 // Save as mine.ahap; then again: the page asks before replacing it.
                 _ = try await page.evaluate("document.getElementById('save-name').value = 'mine.ahap'")
