@@ -126,6 +126,8 @@ public final class AudioHapticsAnalyzer {
     private typealias Transient = PatternStream.Transient
     private var transients: [Transient] = []
     private var onsets: [Double] = []
+    /// The intensity of each onset's transient (before the budget), in step with `onsets`.
+    private var onsetIntensities: [Double] = []
 
     private struct Point {
         var time: Double
@@ -558,6 +560,7 @@ public final class AudioHapticsAnalyzer {
         let strength = Double(min(1, excess / peak))
         let intensity = min(1, intensityFor(dB: loudest) * (0.5 + 0.5 * strength))
         let sharpness = frames[min(latest, c + 1) % Self.ring].sharpness
+        onsetIntensities.append(intensity)
         if let stream {
             if options.content != .continuousOnly {
                 stream.addTransient(.init(time: time, intensity: Float(intensity), sharpness: Float(sharpness)))
@@ -651,6 +654,12 @@ public final class AudioHapticsAnalyzer {
         var intensity = CurveSimplifier.simplify(points.map { ($0.time, $0.intensity) }, tolerance: tolerance)
         var sharpness = CurveSimplifier.simplify(
             points.map { ($0.time, $0.sharpness - meanSharpness) }, tolerance: tolerance)
+        if options.content != .continuousOnly {
+            var from = onsets.endIndex
+            while from > 0, onsets[from - 1] >= start { from -= 1 }
+            let inside = onsets.indices[from...].filter { onsets[$0] <= intensity.last!.0 }
+            intensity = Self.lifted(intensity, for: inside.map { (onsets[$0], onsetIntensities[$0]) })
+        }
         if next == nil {
             intensity.append((end, intensity.last!.1))
             intensity.append((end + 0.01, 1))
@@ -676,6 +685,45 @@ public final class AudioHapticsAnalyzer {
         }
     }
 
+    /// The intensity control with a short plateau at each transient it would hold under the
+    /// transient's intensity. The control multiplies transients too (read at their onset), so a
+    /// transient that rises out of quiet sound, where the envelope is near 0, could not be
+    /// compensated by its own intensity (at most 1) and would render weaker than measured, or
+    /// silent. The plateau (0.4 ms, at the intensity rounded up) covers
+    /// the onset through the curve's 0.1 ms time rounding; the envelope's own values are kept
+    /// 1 ms either side, so the continuous event changes for 2 ms at an onset, where the sound
+    /// rises anyway. `onsets` are ascending, inside the curve's span.
+    static func lifted(_ curve: [(Double, Double)], for onsets: [(time: Double, level: Double)]) -> [(Double, Double)] {
+        func value(_ points: [(Double, Double)], at t: Double) -> Double {
+            guard let after = points.firstIndex(where: { $0.0 > t }) else { return points.last!.1 }
+            guard after > 0 else { return points[0].1 }
+            let (t0, v0) = points[after - 1]
+            let (t1, v1) = points[after]
+            return t1 > t0 ? v0 + (v1 - v0) * (t - t0) / (t1 - t0) : v1
+        }
+        let edge = 0.001
+        let half = 0.0002
+        let margin = 0.0002
+        var points = curve
+        var floor = -Double.infinity
+        for (t, level) in onsets {
+            let need = min(1, max(0.01, (level * 1000).rounded(.up) / 1000))
+            guard value(points, at: t) < need - 0.0005 else { continue }
+            let low = max(t - edge, points[0].0, floor)
+            let plateauStart = max(t - half, low)
+            let high = t + edge
+            var made = points.filter { $0.0 < low - margin }
+            if low < plateauStart { made.append((low, value(points, at: low))) }
+            made.append((plateauStart, need))
+            made.append((t + half, need))
+            made.append((high, value(points, at: high)))
+            made += points.filter { $0.0 > high + margin }
+            points = made
+            floor = t + half
+        }
+        return points
+    }
+
     // MARK: Streaming
 
     /// Hands the stream what the analysis can no longer change, and forgets onsets no
@@ -694,6 +742,7 @@ public final class AudioHapticsAnalyzer {
         let keepFrom = min(transientBound, continuousBound) - 0.1
         if onsets.count > 64, let first = onsets.firstIndex(where: { $0 >= keepFrom }), first > 0 {
             onsets.removeFirst(first)
+            onsetIntensities.removeFirst(first)
         }
     }
 

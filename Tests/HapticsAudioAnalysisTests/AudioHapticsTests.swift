@@ -253,6 +253,57 @@ struct AudioHapticsTests {
         }
     }
 
+    @Test("Clicks render at their measured level where the envelope is near 0 or under them")
+    func clicksOverQuietEnvelope() throws {
+        // Noise at -52 dBFS for 2 s (one continuous event) with: a loud note (-10 dBFS, 40 ms
+        // decay) at 0.3 s and a quiet one (-30 dBFS) 150 ms after it; 80 ms of silence from
+        // 1.0 s (under the 100 ms that ends an event: its curve points read 0), then a faint note
+        // (-40 dBFS) rising out of it over 30 ms. The intensity control multiplies transients,
+        // and where it is under a transient's intensity, dividing by it cannot reach the
+        // measured level (a transient's intensity is at most 1). Without the plateau: the loud
+        // note's click 2.7 dB under its measured level, the faint one's 28 dB (nearly silent).
+        let rate = 48_000
+        var noise = Noise(state: 21)
+        var samples = (0..<(2 * rate)).map { _ in noise.next() * 0.0043 }
+        for (time, dB) in [(0.3, -10.0), (0.45, -30.0), (1.08, -40.0)] {
+            let start = Int(time * Double(rate))
+            for i in 0..<(rate / 5) {
+                samples[start + i] +=
+                    noise.next() * Float(1.7 * pow(10, dB / 20) * exp(-Double(i) / (0.04 * Double(rate))))
+            }
+        }
+        for i in rate..<(rate * 108 / 100) { samples[i] = 0 }
+        let rise = rate * 3 / 100
+        for i in 0..<rise { samples[rate * 108 / 100 + i] *= Float(i) / Float(rise) }
+        let full = try convert(wav(samples)).pattern
+        var options = AudioHapticsOptions()
+        options.content = .transientsOnly
+        let measured = try convert(wav(samples), options).pattern
+        let times = transientTimes(full)
+        for note in [0.3, 0.45, 1.08] { try #require(times.contains { abs($0 - note) <= 0.01 }, "\(note): \(times)") }
+        #expect(transientTimes(measured) == times)
+        // The clicks as rendered: the render less the render without transients.
+        let format = AudioFormat(sampleRate: rate, channels: 1)
+        let without = HapticPattern(
+            elements: full.elements.filter {
+                if case .event(let event) = $0 { return event.type != .hapticTransient }
+                return true
+            })
+        let rendered = try PatternRenderer.render(full, format: format)
+        let background = try PatternRenderer.render(without, format: format)
+        let alone = try PatternRenderer.render(measured, format: format)
+        func peak(_ x: (Int) -> Float, at time: Double) -> Double {
+            let start = Int(time * Double(rate))
+            let loudest = (start..<(start + rate / 100)).map { abs(x($0)) }.max() ?? 0
+            return 20 * log10(Double(loudest) + 1e-12)
+        }
+        for time in times {
+            let click = peak({ $0 < rendered.count ? rendered[$0] - background[$0] : 0 }, at: time)
+            let intended = peak({ $0 < alone.count ? alone[$0] : 0 }, at: time)
+            #expect(abs(click - intended) < 1, "\(time) s: click \(click) dBFS, measured \(intended) dBFS")
+        }
+    }
+
     @Test("Curves: at most 16 points each; the events-per-second budget holds")
     func curvesAndBudget() throws {
         // 16 clicks a second for 3 s over a sustained tone.
