@@ -184,13 +184,14 @@ public struct PatternFile: Sendable {
     ) throws(AHAPError) -> [String: AudioClip] {
         var clips: [String: AudioClip] = [:]
         var absent: Set<String> = []
+        var locator = WaveformLocator(text: text)
         for (index, element) in pattern.elements.enumerated() {
             guard case .event(let event) = element, event.type == .audioCustom,
                 let waveform = event.waveformPath, clips[waveform] == nil, !absent.contains(waveform), !skip(waveform)
             else { continue }
             let at = JSONPath.root.key("Pattern").index(index).key("Event").key("EventWaveformPath")
             // The line and column, as the decoder's findings have them, only once a finding needs one.
-            var place: SourceLocation? { text.flatMap { waveformLocation(in: $0, element: index) } }
+            var place: SourceLocation? { locator.location(ofElement: index) }
             let found: String?
             if absolutePaths && waveform.hasPrefix("/") {
                 found = FileManager.default.fileExists(atPath: waveform) ? waveform : nil
@@ -241,17 +242,35 @@ public struct PatternFile: Sendable {
         return clips
     }
 
-    /// Where the `EventWaveformPath` value of the event at `Pattern[element]` is in the AHAP text
-    /// `bytes`; nil when it cannot be told.
-    public static func waveformLocation(in bytes: [UInt8], element: Int) -> SourceLocation? {
-        guard let document = try? JSONParser.parse(bytes) else { return nil }
-        let tree = document.root.tree
-        guard let pattern = tree.field(tree.root, "Pattern") else { return nil }
-        let entries = tree.elements(pattern)
-        guard element < entries.count, let event = tree.field(entries.lowerBound + element, "Event"),
-            let path = tree.field(event, "EventWaveformPath")
-        else { return nil }
-        return tree.location(path)
+    /// Where `EventWaveformPath` values are in an AHAP file's text, for findings' line and column.
+    /// The text is parsed once, when the first place is asked for, so a file naming thousands of
+    /// missing waveforms costs one parse, not one per finding.
+    public struct WaveformLocator {
+        private let text: [UInt8]?
+        /// The parsed tree and the `Pattern` array's element slots; nil until asked, then
+        /// `.some(nil)` when the text has no such array.
+        private var parsed: (tree: JSONTree, entries: Range<Int>)??
+
+        /// `text`: the AHAP file's bytes; nil (a `.haptic` clip, or none at hand) finds nothing.
+        public init(text: [UInt8]?) { self.text = text }
+
+        /// Where the `EventWaveformPath` value of the event at `Pattern[element]` is; nil when
+        /// it cannot be told.
+        public mutating func location(ofElement element: Int) -> SourceLocation? {
+            if parsed == nil {
+                parsed = .some(
+                    text.flatMap { bytes in
+                        guard let document = try? JSONParser.parse(bytes) else { return nil }
+                        let tree = document.root.tree
+                        return tree.field(tree.root, "Pattern").map { (tree, tree.elements($0)) }
+                    })
+            }
+            guard case .some(.some(let (tree, entries))) = parsed, element < entries.count,
+                let event = tree.field(entries.lowerBound + element, "Event"),
+                let path = tree.field(event, "EventWaveformPath")
+            else { return nil }
+            return tree.location(path)
+        }
     }
 
     /// What an AudioCustom waveform's bytes are to this build.

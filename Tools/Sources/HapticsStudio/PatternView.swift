@@ -50,6 +50,7 @@ package enum PatternView {
         var clips: [String: AudioClip] = [:]
         var findings = findings
         var failed: Set<String> = []
+        var locator = PatternFile.WaveformLocator(text: text)
         let folder = PatternFile.folder(of: place.realPath)
         for (index, element) in pattern.elements.enumerated() {
             guard case .event(let event) = element, event.type == .audioCustom, let waveform = event.waveformPath,
@@ -58,8 +59,8 @@ package enum PatternView {
             let at = JSONPath.root.key("Pattern").index(index).key("Event").key("EventWaveformPath")
             func fail(_ code: Diagnostic.Code, _ message: String) {
                 failed.insert(waveform)
-                let location = text.flatMap { PatternFile.waveformLocation(in: $0, element: index) }
-                findings.append(Diagnostic(.error, code: code, message, at: at, location: location))
+                findings.append(
+                    Diagnostic(.error, code: code, message, at: at, location: locator.location(ofElement: index)))
             }
             if waveform.hasPrefix("/") {
                 fail(
