@@ -19,7 +19,8 @@ import HapticsCore
 ///   flux before the peak's own rise: in a fast run (a roll, 16th notes) that is the previous
 ///   note's peak, which would otherwise raise the bar for the next. A peak where the level does
 ///   not rise and then falls by more than `endDrop` is a sound's abrupt end (a sample cut off
-///   mid-decay clicks in the high bands), not an onset. No maximum filter across bands
+///   mid-decay clicks in the high bands), not an onset. Under the silence threshold (within
+///   `quietRange`) a peak must stand further out. No maximum filter across bands
 ///   (SuperFlux): on the benchmark it cost soft piano notes and speech more than it saved;
 /// - loudness: the frame's mean square (within the band, if one is given), as a perceptual
 ///   intensity (amplitude^0.6, Stevens' loudness exponent, -12 dBFS RMS at 1);
@@ -50,6 +51,10 @@ public final class AudioHapticsAnalyzer {
     static let endDrop = 15.0
     /// Frames between a frame and the one its flux is measured against (its window overlaps 57 %).
     static let lag = 2
+    /// Decibels under the silence threshold where an onset still counts (a soft note in a quiet
+    /// tail), if its flux stands `quietMeanWeight` times further above the local mean.
+    static let quietRange = 10.0
+    static let quietMeanWeight: Float = 1.3
     /// Silence that closes a continuous event, seconds.
     static let hold = 0.1
     /// The longest continuous event written, seconds (Core Haptics plays up to 30).
@@ -518,7 +523,17 @@ public final class AudioHapticsAnalyzer {
 
     private func pick(_ c: Int, latest: Int) {
         let f = frames[c % Self.ring]
-        guard f.flux > 0, !f.silent || !frames[(c + 1) % Self.ring].silent else { return }
+        guard f.flux > 0 else { return }
+        // Under the silence threshold at the peak and in the next frame: a soft note where a
+        // loud one has decayed (a piano's ghost note) counts if the level is within `quietRange`
+        // of the threshold and its flux stands further out (a cymbal's tail or a noise floor
+        // there makes peaks about twice the mean; the notes, three and more).
+        var weight = meanWeight
+        let next = frames[(c + 1) % Self.ring]
+        if f.silent, next.silent {
+            guard max(f.dB, next.dB) >= options.silenceThreshold - Self.quietRange else { return }
+            weight *= Self.quietMeanWeight
+        }
         for j in max(0, c - Self.preMax)...min(latest, c + Self.postMax) where j != c {
             let other = frames[j % Self.ring].flux
             if other > f.flux || (other == f.flux && j < c) { return }
@@ -537,7 +552,7 @@ public final class AudioHapticsAnalyzer {
             sum -= largest
             n -= 1
         }
-        let excess = f.flux - meanWeight * sum / n
+        let excess = f.flux - weight * sum / n
         guard excess >= delta else { return }
         // A sound's abrupt end, not a start: no rise at the peak, and the level falls across it.
         // (A click shorter than the window also leaves it by `postMax`, but it rose at the peak.)

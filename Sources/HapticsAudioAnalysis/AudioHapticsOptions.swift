@@ -43,7 +43,9 @@ public struct AudioHapticsOptions: Codable, Hashable, Sendable {
     public var band: Band?
     /// The most events (transients and continuous) in any one second; the weakest transients go first.
     public var maxEventsPerSecond: Int = 30
-    /// Sound quieter than this (dBFS, RMS over 46 ms, after ``gain``) is silence: no events.
+    /// Sound quieter than this (dBFS, RMS over 46 ms, after ``gain``) is silence: no continuous
+    /// events; a transient only where the sound is within 10 dB of it and its onset stands out
+    /// more clearly than elsewhere.
     public var silenceThreshold: Double = -60
     /// When set, an AudioCustom event at time 0 plays this file (a path relative to the pattern),
     /// so the pattern plays the sound and its haptics together.

@@ -134,6 +134,48 @@ struct AudioHapticsTests {
         #expect(worstMiss(times, found) <= 0.010, "\(found)")
     }
 
+    @Test("Soft notes 2 dB under the silence threshold, after a loud one decays: each found; noise: none")
+    func softNotesUnderTheGate() throws {
+        // A loud low note, then four soft ones whose 46 ms level peaks at -62 dBFS (a piano's
+        // ghost notes in a quiet passage): 8 harmonics each, a 2 ms attack, decaying.
+        let rate = 48_000
+        var samples = [Float](repeating: 0, count: 3 * rate)
+        func note(_ start: Double, _ frequency: Double, _ amplitude: Double, _ decay: Double) {
+            let first = Int(start * Double(rate))
+            for i in first..<samples.count {
+                let t = Double(i - first) / Double(rate)
+                var sum = 0.0
+                for k in 1...8 { sum += sin(2 * Double.pi * frequency * Double(k) * t) / Double(k) }
+                samples[i] += Float(amplitude * min(1, t / 0.002) * exp(-t / decay) * sum)
+            }
+        }
+        note(0.2, 110, 0.3, 0.12)
+        let soft = [1.4, 1.8, 2.2, 2.6]
+        for (time, frequency) in zip(soft, [440.0, 523.3, 659.3, 587.3]) { note(time, frequency, 0.001, 0.3) }
+        let found = transientTimes(try convert(wav(samples)).pattern)
+        #expect(found.count == 5, "\(found)")
+        #expect(worstMiss([0.2] + soft, found) <= 0.010, "\(found)")
+        // Noise as loud whose level wanders by up to 2.5 dB every 10 to 70 ms: no onsets in it.
+        var noise = Noise(state: 5)
+        var gains = [Float](repeating: 0, count: samples.count)
+        var i = 0
+        while i < gains.count {
+            let length = Int((0.04 + 0.03 * Double(noise.next())) * Double(rate))
+            let gain = Float(pow(10, 2.5 * Double(noise.next()) / 20))
+            for j in i..<min(gains.count, i + length) { gains[j] = gain }
+            i += length
+        }
+        var hiss = [Float](repeating: 0, count: gains.count)
+        let amplitude = Float(pow(10, -64.0 / 20) * 3.0.squareRoot())
+        var level: Float = 1
+        for j in gains.indices {
+            level += (gains[j] - level) / Float(rate / 100)  // 10 ms smoothing
+            hiss[j] = amplitude * level * noise.next()
+        }
+        let inNoise = transientTimes(try convert(wav(hiss)).pattern)
+        #expect(inNoise.isEmpty, "\(inNoise)")
+    }
+
     @Test("A sound cut off mid-decay: a transient at its start, none at the cut")
     func abruptEnd() throws {
         // A synthesised kick (a falling sine), stopped after 350 ms at -25 dB of its start:
