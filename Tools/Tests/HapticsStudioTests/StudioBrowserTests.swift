@@ -202,6 +202,19 @@ import _ToolTestSupport
                 + #"[{"ParameterID": "HapticIntensity", "ParameterValue": 0}]}}"#
         }.joined(separator: ",\n") + "]}"
 
+    /// Sets event `index`'s intensity through the inspector, as a person types it, and waits for
+    /// the analysis of that edit (the page's second) to be drawn.
+    static func setIntensity(of index: Int, to value: String, _ page: DevToolsPage) async throws {
+        _ = try await page.evaluate(
+            """
+            studio.state.selection = {kind: 'event', index: \(index)};
+            const field = document.getElementById('f-intensity'); field.value = '\(value)';
+            field.dispatchEvent(new Event('change')); 1
+            """)
+        try await page.waitFor(
+            "studio.metrics.analyses >= 2 && !studio.state.analysis.inflight && !studio.state.analysis.pending")
+    }
+
     /// What the page shows of a pattern: its findings' list and count, the events it draws.
     static func shown(_ page: DevToolsPage) async throws -> [String] {
         [
@@ -276,14 +289,7 @@ import _ToolTestSupport
                       return [0, 1, 200, 249].map(n => items[n].checkVisibility({contentVisibilityAuto: true})).join(','); })()
                     """)
                 // Tap 150 made audible through the inspector: one note fewer, in the second group.
-                _ = try await page.evaluate(
-                    """
-                    studio.state.selection = {kind: 'event', index: 150};
-                    const field = document.getElementById('f-intensity'); field.value = '0.8';
-                    field.dispatchEvent(new Event('change')); 1
-                    """)
-                try await page.waitFor(
-                    "studio.metrics.analyses >= 2 && !studio.state.analysis.inflight && !studio.state.analysis.pending")
+                try await Self.setIntensity(of: 150, to: "0.8", page)
                 let edited = try await Self.shown(page)
                 try await page.press("s", modifiers: DevToolsPage.control)
                 try await page.waitFor("document.body.dataset.saved !== undefined")
@@ -323,14 +329,7 @@ import _ToolTestSupport
                     "(() => { const c = document.getElementById('timeline'); return Array.from(c.getContext('2d').getImageData(0, 0, c.width, c.height).data).join(); })()"
                 let layers = try await page.number("studio.metrics.seriesLayers") ?? 0
                 let columns = try await page.number("studio.metrics.seriesColumns") ?? -1
-                _ = try await page.evaluate(
-                    """
-                    studio.state.selection = {kind: 'event', index: 1};
-                    const field = document.getElementById('f-intensity'); field.value = '1';
-                    field.dispatchEvent(new Event('change')); 1
-                    """)
-                try await page.waitFor(
-                    "studio.metrics.analyses >= 2 && !studio.state.analysis.inflight && !studio.state.analysis.pending")
+                try await Self.setIntensity(of: 1, to: "1", page)
                 let painted = (try await page.number("studio.metrics.seriesColumns") ?? -1) - columns
                 let partial = try await page.string(pixels)
                 // The same answer painted whole: the layer made again.
