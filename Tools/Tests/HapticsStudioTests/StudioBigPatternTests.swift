@@ -118,6 +118,54 @@ import _ToolTestSupport
         }
     }
 
+    /// With the whole pattern on screen (3,030 events), a click that selects another event paints
+    /// again only the strips of the events' layer where the old and the new selection are, and the
+    /// timeline is then what a whole repaint of the layer draws: the old selection back among the
+    /// others, no ghost of the new one under its highlight.
+    @Test(.timeLimit(.minutes(3))) func aNewSelectionRepaintsOnlyItsStripsOfTheEvents() async throws {
+        try await StudioHarness.with(files: ["dense.ahap": Self.dense]) { studio in
+            try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                let (x1, y1) = try await StudioBrowserTests.handle(of: 500, page)
+                try await page.click(x1, y1)
+                try await page.waitFor("studio.state.selection?.kind === 'event'")
+                let first = try await page.number("studio.state.selection.index") ?? -1
+                let layers = try await page.number("studio.metrics.eventLayers") ?? -1
+                let strips = try await page.number("studio.metrics.eventStrips") ?? -1
+                let (x2, y2) = try await StudioBrowserTests.handle(of: 2_500, page)
+                try await page.click(x2, y2)
+                // The selection, the layer's counts and the timeline read in the turn the
+                // selection changed in; then the layer painted whole and read again.
+                let json =
+                    try await page.string(
+                        """
+                        new Promise((resolve) => { const poll = () => {
+                          const s = studio.state.selection;
+                          if (!s || s.index === \(Int(first))) { setTimeout(poll, 10); return; }
+                          const c = document.getElementById('timeline');
+                          const read = () => c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                          const partial = read(), layers = studio.metrics.eventLayers, strips = studio.metrics.eventStrips;
+                          studio.eventLayer.key = ''; studio.draw();
+                          const whole = read();
+                          let differ = 0;
+                          for (let i = 0; i < whole.length; i += 1) if (whole[i] !== partial[i]) differ += 1;
+                          resolve(JSON.stringify([s.index, layers, strips, differ, studio.metrics.eventLayers]));
+                        }; poll(); })
+                        """) ?? "[]"
+                let seen = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Double])
+                #expect(seen.count == 5)
+                guard seen.count == 5 else { return }
+                #expect(first >= 0 && abs(seen[0] - first) > 1_000, "selected \(first), then \(seen[0])")
+                #expect(seen[1] == layers, "the layer was not painted whole: \(layers) -> \(seen[1])")
+                // Each selection is a dot a few pixels wide: a strip or two each.
+                #expect(seen[2] - strips >= 2 && seen[2] - strips <= 4, "strips painted: \(seen[2] - strips)")
+                #expect(seen[3] == 0, "\(seen[3]) bytes differ from a whole repaint")
+                #expect(seen[4] == layers + 1, "the whole repaint asked for")
+                #expect(page.consoleMessages.filter { $0.hasPrefix("exception") }.isEmpty, "\(page.consoleMessages)")
+            }
+        }
+    }
+
     /// With far more samples of the effective intensity than pixels, the page draws it per
     /// column, once per analysis (not on each move of a drag), and it shows where it was.
     @Test(.timeLimit(.minutes(3))) func aDenseAnalysisIsDrawnOncePerAnswerAndStillShows() async throws {

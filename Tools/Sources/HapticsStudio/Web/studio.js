@@ -32,7 +32,7 @@ const state = {
 // `parts`: per analysis drawn, where its time went (haptic-bench studio prints them): waiting
 // behind the one in flight, the request to its answer (and, of it, to the answer's headers), the
 // server's own analysis, the page's applying and drawing it.
-const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, seriesLayers: 0, seriesColumns: 0, analyses: 0, dropped: 0, bytesSent: 0, bytesReceived: 0 };
+const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, eventStrips: 0, seriesLayers: 0, seriesColumns: 0, analyses: 0, dropped: 0, bytesSent: 0, bytesReceived: 0 };
 // Which entry of the opened file each element object of `state.ahap.Pattern` is (objects the
 // page added have none). Edited elements are copies that keep their original's entry.
 let origins = new WeakMap();
@@ -1305,7 +1305,12 @@ function inLane(lane, w, body, g = ctx2d) {
 
 // The events other than the selected one, drawn once into an offscreen canvas and copied onto
 // the timeline until they, the view or the selection change: a drag redraws only what it moves
-// (a whole 10-minute pattern on screen is 6,000 events).
+// (a whole 10-minute pattern on screen is 6,000 events). The layer is painted in vertical strips
+// of `EVENT_STRIP` device pixels, each clipped to its strip and drawn from the events that reach
+// it, the whole layer too: a strip painted again alone is then the same pixels as in a whole
+// repaint (one path cut at a strip's edge is rasterised differently from the whole path), so a new
+// selection paints again only the strips where the events that came and went are.
+const EVENT_STRIP = 32;
 const eventLayer = { canvas: null, key: "", events: [] };
 const seriesLayer = { canvas: null, key: "", effective: null };
 const findingMarks = { diagnostics: null, key: "", marks: null };
@@ -1524,19 +1529,59 @@ function draw() {
   };
   const others = visible.filter((e) => e.index !== selectedEvent);
   const layerKey = [w, h, dpr, state.viewport.start, state.viewport.spp, color("--intensity"), color("--sharpness"), color("--waveform"), JSON.stringify(LANES)].join(" ");
-  const stale = eventLayer.key !== layerKey || eventLayer.events.length !== others.length || others.some((e, i) => e !== eventLayer.events[i]);
+  const strip = Math.max(1, Math.round(EVENT_STRIP * dpr));
+  const strips = Math.ceil(canvas.width / strip);
+  // The strips an event's marks reach (its line, dot or box and their antialiasing).
+  const stripsOf = (e) => {
+    const a = x(e.time), b = e.continuous ? Math.max(x(e.time + e.duration), a + 2) : a;
+    return [Math.max(0, Math.floor((a - 6) * dpr / strip)), Math.min(strips - 1, Math.floor((b + 6) * dpr / strip))];
+  };
+  const sameEvents = eventLayer.events.length === others.length && others.every((e, i) => e === eventLayer.events[i]);
+  let stale = !eventLayer.canvas || eventLayer.key !== layerKey;
+  if (!stale && !sameEvents) {
+    // The strips of the events that left the layer and of those that came into it.
+    const before = new Set(eventLayer.events), after = new Set(others);
+    const dirty = new Set();
+    const mark = (e) => { const [first, last] = stripsOf(e); for (let k = first; k <= last; k += 1) dirty.add(k); };
+    for (const e of eventLayer.events) if (!after.has(e)) mark(e);
+    for (const e of others) if (!before.has(e)) mark(e);
+    if (dirty.size <= strips / 2) {
+      paintEventStrips(eventLayer.canvas.getContext("2d"), [...dirty], strip, true);
+      eventLayer.events = others;
+    } else {
+      stale = true;
+    }
+  }
+  // Paints the strips `list` of the layer from `others` (clearing each first when `clear`).
+  function paintEventStrips(lg, list, strip, clear) {
+    const wanted = new Map(list.map((k) => [k, []]));
+    for (const e of others) {
+      const [first, last] = stripsOf(e);
+      for (let k = first; k <= last; k += 1) wanted.get(k)?.push(e);
+    }
+    for (const [k, events] of wanted) {
+      lg.save();
+      lg.setTransform(1, 0, 0, 1, 0, 0);
+      lg.beginPath(); lg.rect(k * strip, 0, strip, canvas.height); lg.clip();
+      if (clear) lg.clearRect(k * strip, 0, strip, canvas.height);
+      lg.setTransform(dpr, 0, 0, dpr, 0, 0);
+      for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
+        const base = color("--" + lane);
+        const groups = [[base, events.filter((e) => e.haptic)]];
+        if (lane === "intensity") groups.push([color("--waveform"), events.filter((e) => !e.haptic)]);
+        for (const [stroke, group] of groups) {
+          if (!group.length) continue;
+          const { lines, fills } = eventShapes(group, lane, false);
+          lg.strokeStyle = stroke; lg.fillStyle = stroke; lg.lineWidth = 1;
+          lg.stroke(lines); lg.fill(fills);
+        }
+      }, lg);
+      lg.restore();
+      metrics.eventStrips += 1;
+    }
+  }
   copyLayer(g, eventLayer, stale, w, h, dpr, (lg) => {
-    for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
-      const base = color("--" + lane);
-      const groups = [[base, others.filter((e) => e.haptic)]];
-      if (lane === "intensity") groups.push([color("--waveform"), others.filter((e) => !e.haptic)]);
-      for (const [stroke, list] of groups) {
-        if (!list.length) continue;
-        const { lines, fills } = eventShapes(list, lane, false);
-        lg.strokeStyle = stroke; lg.fillStyle = stroke; lg.lineWidth = 1;
-        lg.stroke(lines); lg.fill(fills);
-      }
-    }, lg);
+    paintEventStrips(lg, Array.from({ length: strips }, (_, k) => k), strip, false);
     eventLayer.key = layerKey;
     eventLayer.events = others;
     metrics.eventLayers += 1;
@@ -2060,6 +2105,6 @@ async function start() {
 }
 
 // For tests and the benchmark: where things are drawn, and where the head is.
-Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, hitTest, LANES, LEFT, analyzer, seriesLayer, duration });
+Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, hitTest, LANES, LEFT, analyzer, seriesLayer, eventLayer, draw, duration });
 
 start();
