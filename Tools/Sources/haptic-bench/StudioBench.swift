@@ -156,7 +156,7 @@ extension Bench {
                         timeout: 30)
                 }
                 _ = try await page.evaluate(
-                    "studio.metrics.edits = []; studio.metrics.parts = []; studio.metrics.bytesSent = 0; studio.metrics.bytesReceived = 0; studio.metrics.analyses = 0; studio.metrics.drawMilliseconds = []; studio.metrics.eventLayers = 0;"
+                    "studio.metrics.edits = []; studio.metrics.parts = []; studio.metrics.bytesSent = 0; studio.metrics.bytesReceived = 0; studio.metrics.analyses = 0; studio.metrics.drawMilliseconds = []; studio.metrics.eventLayers = 0; studio.metrics.eventStrips = 0;"
                 )
                 // Chromium's long animation frames (over 50 ms) during the drags: how long, how
                 // much of each was script (and whose), how much style, layout and paint.
@@ -250,8 +250,10 @@ extension Bench {
                             + "\(frame["top"] as? String ?? "")")
                 }
                 let draws = metrics["drawMilliseconds"] as? [Double] ?? []
+                let layers = Int(metrics["eventLayers"] as? Double ?? 0)
+                let strips = Int(metrics["eventStrips"] as? Double ?? 0)
                 print(
-                    "  each draw of the timeline (\(draws.count), \(Int(metrics["eventLayers"] as? Double ?? 0)) of the events' layer): \(percentiles(draws))"
+                    "  each draw of the timeline (\(draws.count), \(layers) of the events' layer whole, \(strips) of its strips): \(percentiles(draws))"
                 )
             }
         }
