@@ -166,6 +166,74 @@ import _ToolTestSupport
         }
     }
 
+    /// The findings' marks with the whole pattern on screen: an answer to a drag's edit makes the
+    /// marks' paths again only when the columns with a mark change, and the timeline after a drag
+    /// is what marks made from scratch draw. (Transients 10 ms apart over 0-15 s and 20-25 s, and
+    /// one at 28 s; an intensity control holds at 0 from 19.5 s: those after it are inaudible, a
+    /// note each.)
+    @Test(.timeLimit(.minutes(3))) func aDragsAnswersMakeTheFindingsMarksAgainOnlyWhereTheyMoved() async throws {
+        let transient = { (time: Double) in
+            #"{"Event": {"Time": \#(time), "EventType": "HapticTransient", "EventParameters": "#
+                + #"[{"ParameterID": "HapticIntensity", "ParameterValue": 0.5}]}}"#
+        }
+        var entries = (0..<1_500).map { transient(Double($0) / 100) }
+        entries += (2_000..<2_500).map { transient(Double($0) / 100) }
+        entries.append(transient(28))
+        entries.append(
+            #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": 0, "ParameterCurveControlPoints": ["#
+                + #"{"Time": 0, "ParameterValue": 1}, {"Time": 19, "ParameterValue": 1}, {"Time": 19.5, "ParameterValue": 0}]}}"#
+        )
+        let pattern = #"{"Version": 1, "Pattern": ["# + entries.joined(separator: ",\n") + "]}"
+        try await StudioHarness.with(files: ["dense.ahap": pattern]) { studio in
+            try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                let findings = try await page.number("studio.state.view.diagnostics.length") ?? 0
+                #expect(findings >= 500, "\(findings) findings")
+                // The counts and the timeline read in the turn the drag's last answer was applied
+                // in; then the marks and the events' layer made from scratch and read again.
+                let settled =
+                    """
+                    new Promise((resolve) => { const poll = () => {
+                      if (studio.state.drag || studio.state.analysis.inflight || studio.state.analysis.pending) { setTimeout(poll, 10); return; }
+                      const c = document.getElementById('timeline');
+                      const read = () => c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                      const kept = read(), paths = studio.metrics.findingPaths, analyses = studio.metrics.analyses;
+                      studio.findingMarks.key = ''; studio.findingMarks.marked = null; studio.eventLayer.key = ''; studio.draw();
+                      const fresh = read();
+                      let differ = 0;
+                      for (let i = 0; i < fresh.length; i += 1) if (fresh[i] !== kept[i]) differ += 1;
+                      resolve(JSON.stringify([paths, analyses, differ, studio.metrics.findingPaths]));
+                    }; poll(); })
+                    """
+                var paths = try await page.number("studio.metrics.findingPaths") ?? -1
+                var analyses = try await page.number("studio.metrics.analyses") ?? 0
+                // The transient at 22 s moves its note among the others' (the findings change, the
+                // columns with a mark do not); the one at 28 s takes its note where none was.
+                for (index, moves) in [(1_700, false), (2_000, true)] {
+                    let (x, y) = try await StudioBrowserTests.handle(of: index, page)
+                    try await page.drag(from: (x, y), to: (x + 30, y), steps: 12)
+                    let json = try await page.string(settled) ?? "[]"
+                    let seen = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Double])
+                    #expect(seen.count == 4)
+                    guard seen.count == 4 else { return }
+                    let answered = seen[1] - analyses, made = seen[0] - paths
+                    if moves {
+                        #expect(
+                            answered >= 3 && made >= 1,
+                            "transient \(index): \(answered) answers, marks made \(made) times")
+                    } else {
+                        #expect(
+                            answered >= 3 && made == 0,
+                            "transient \(index): \(answered) answers, marks made \(made) times")
+                    }
+                    #expect(seen[2] == 0, "transient \(index): \(seen[2]) bytes differ from marks made from scratch")
+                    (paths, analyses) = (seen[3], seen[1])
+                }
+                #expect(page.consoleMessages.filter { $0.hasPrefix("exception") }.isEmpty, "\(page.consoleMessages)")
+            }
+        }
+    }
+
     /// With far more samples of the effective intensity than pixels, the page draws it per
     /// column, once per analysis (not on each move of a drag), and it shows where it was.
     @Test(.timeLimit(.minutes(3))) func aDenseAnalysisIsDrawnOncePerAnswerAndStillShows() async throws {

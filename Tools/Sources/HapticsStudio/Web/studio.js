@@ -32,7 +32,7 @@ const state = {
 // `parts`: per analysis drawn, where its time went (haptic-bench studio prints them): waiting
 // behind the one in flight, the request to its answer (and, of it, to the answer's headers), the
 // server's own analysis, the page's applying and drawing it.
-const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, eventStrips: 0, seriesLayers: 0, seriesColumns: 0, analyses: 0, dropped: 0, bytesSent: 0, bytesReceived: 0 };
+const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, eventStrips: 0, findingPaths: 0, seriesLayers: 0, seriesColumns: 0, analyses: 0, dropped: 0, bytesSent: 0, bytesReceived: 0 };
 // Which entry of the opened file each element object of `state.ahap.Pattern` is (objects the
 // page added have none). Edited elements are copies that keep their original's entry.
 let origins = new WeakMap();
@@ -1313,7 +1313,7 @@ function inLane(lane, w, body, g = ctx2d) {
 const EVENT_STRIP = 32;
 const eventLayer = { canvas: null, key: "", events: [] };
 const seriesLayer = { canvas: null, key: "", effective: null };
-const findingMarks = { diagnostics: null, key: "", marks: null };
+const findingMarks = { diagnostics: null, key: "", marked: null, marks: null };
 
 // Paints `layer` into its offscreen canvas when `stale` (`paint` gets that canvas's context),
 // then copies it onto the timeline.
@@ -1637,22 +1637,33 @@ function draw() {
   // Findings, as marks on the top edge at their element's time.
   inLane("intensity", w, () => {
     // One mark per pixel and severity: a 10-minute pattern on screen has 3,700 notes. The marks
-    // are made again only when the findings or the view change (not on each move of a drag).
+    // are made again only when the findings or the view change (not on each move of a drag), and
+    // their paths only when the columns with a mark change (an answer to a drag's edit moves one
+    // event's findings, if any).
     const diagnostics = state.view?.diagnostics || [];
     const key = [w, t0, t1, LANES.intensity[0]].join(" ");
     if (findingMarks.diagnostics !== diagnostics || findingMarks.key !== key) {
-      const marks = { note: new Path2D(), warning: new Path2D(), error: new Path2D() };
-      const marked = new Set();
+      const severities = ["note", "warning", "error"];
+      const columns = Math.ceil(w) + 12;
+      const marked = new Uint8Array(columns * severities.length);
       for (const f of diagnostics) {
         if (f.time === undefined || f.time < t0 - 1 || f.time > t1 + 1) continue;
-        const severity = marks[f.severity] ? f.severity : "note";
-        const mark = marks[severity];
         const px = Math.round(x(f.time));
-        if (marked.has(severity + px)) continue;
-        marked.add(severity + px);
-        mark.moveTo(px - 5, LANES.intensity[0] - 6); mark.lineTo(px + 5, LANES.intensity[0] - 6); mark.lineTo(px, LANES.intensity[0] + 2); mark.closePath();
+        if (px < -6 || px >= columns - 6) continue;
+        marked[Math.max(0, severities.indexOf(f.severity)) * columns + px + 6] = 1;
       }
-      Object.assign(findingMarks, { diagnostics, key, marks });
+      const last = findingMarks.marked;
+      if (findingMarks.key !== key || !last || last.length !== marked.length || marked.some((m, i) => m !== last[i])) {
+        const marks = { note: new Path2D(), warning: new Path2D(), error: new Path2D() };
+        for (let i = 0; i < marked.length; i += 1) {
+          if (!marked[i]) continue;
+          const mark = marks[severities[Math.floor(i / columns)]], px = (i % columns) - 6;
+          mark.moveTo(px - 5, LANES.intensity[0] - 6); mark.lineTo(px + 5, LANES.intensity[0] - 6); mark.lineTo(px, LANES.intensity[0] + 2); mark.closePath();
+        }
+        findingMarks.marks = marks;
+        metrics.findingPaths += 1;
+      }
+      Object.assign(findingMarks, { diagnostics, key, marked });
     }
     for (const severity of ["note", "warning", "error"]) { g.fillStyle = color("--" + severity); g.fill(findingMarks.marks[severity]); }
   });
@@ -2105,6 +2116,6 @@ async function start() {
 }
 
 // For tests and the benchmark: where things are drawn, and where the head is.
-Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, hitTest, LANES, LEFT, analyzer, seriesLayer, eventLayer, draw, duration });
+Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, hitTest, LANES, LEFT, analyzer, seriesLayer, eventLayer, findingMarks, draw, duration });
 
 start();
