@@ -50,8 +50,8 @@ public enum AudioContainer: String, Hashable, Sendable, CaseIterable {
 }
 
 /// Reads an audio file block by block as mono floats, so memory is bounded by the block, not the
-/// file: WAV through HapticsSynthesis's reader on a memory-mapped file (pages are released as the
-/// read passes them), FLAC, Ogg Vorbis, Opus and MP3 through libsndfile (docs/audio-to-haptics.md).
+/// file: WAV through HapticsSynthesis's reader (the header parsed from a mapping, the samples read
+/// with `pread`), FLAC, Ogg Vorbis, Opus and MP3 through libsndfile (docs/audio-to-haptics.md).
 /// Channels are mixed down to their mean.
 ///
 /// ```swift
@@ -71,13 +71,19 @@ public final class AudioFileReader {
     public let declaredFrames: Int
 
     private enum Source {
-        case wav(WAVBlockReader, UnsafeRawBufferPointer, mapped: Bool)
+        /// A WAV file, read with `pread` from this descriptor (a mapping would fault, and kill
+        /// the process, if the file were cut short while it is read: `haptic play` reads a sound
+        /// for as long as it plays).
+        case wavFile(WAVBlockReader, Int32)
+        /// A WAV file held in memory.
+        case wav(WAVBlockReader, UnsafeRawBufferPointer)
         case sndfile(OpaquePointer, VirtualFile?)
     }
     private var source: Source
     private var position = 0
-    private var releasedBytes = 0
     private var scratch: [Float] = []
+    /// A WAV file's sample bytes, as read.
+    private var raw: UnsafeMutableRawBufferPointer?
 
     /// The most channels accepted (libsndfile reads up to 1024; a mix of more is no haptic).
     public static let maxChannels = 64
@@ -94,7 +100,8 @@ public final class AudioFileReader {
         } catch {
             throw AudioDecodeError(file: path, "cannot open: \(error)")
         }
-        defer { try? descriptor.close() }
+        var keep = false
+        defer { if !keep { try? descriptor.close() } }
         let fd = descriptor.rawValue
         var status = stat()
         guard fstat(fd, &status) == 0, status.st_mode & S_IFMT == S_IFREG else {
@@ -110,16 +117,18 @@ public final class AudioFileReader {
         }
         self.container = container
         if container == .wav {
+            // The header is parsed from a mapping (its chunks may be anywhere in the file); the
+            // samples are read with pread.
             guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0), base != MAP_FAILED else {
                 throw AudioDecodeError(file: path, "cannot map: \(Errno(rawValue: errno))")
             }
-            let bytes = UnsafeRawBufferPointer(start: base, count: size)
+            defer { munmap(base, size) }
             do {
-                let reader = try WAVBlockReader(bytes)
+                let reader = try WAVBlockReader(UnsafeRawBufferPointer(start: base, count: size))
                 (sampleRate, channels, declaredFrames) = (reader.sampleRate, reader.channels, reader.frameCount)
-                source = .wav(reader, bytes, mapped: true)
+                source = .wavFile(reader, fd)
+                keep = true
             } catch {
-                munmap(base, size)
                 throw AudioDecodeError(file: path, "\(error)")
             }
         } else {
@@ -147,7 +156,7 @@ public final class AudioFileReader {
             do {
                 let reader = try WAVBlockReader(UnsafeRawBufferPointer(copy))
                 (sampleRate, channels, declaredFrames) = (reader.sampleRate, reader.channels, reader.frameCount)
-                source = .wav(reader, UnsafeRawBufferPointer(copy), mapped: false)
+                source = .wav(reader, UnsafeRawBufferPointer(copy))
             } catch {
                 copy.deallocate()
                 throw AudioDecodeError(file: name, "\(error)")
@@ -178,30 +187,34 @@ public final class AudioFileReader {
 
     deinit {
         switch source {
-        case .wav(_, let bytes, let mapped):
-            if mapped {
-                munmap(UnsafeMutableRawPointer(mutating: bytes.baseAddress), bytes.count)
-            } else {
-                bytes.deallocate()
-            }
+        case .wavFile(_, let fd):
+            close(fd)
+        case .wav(_, let bytes):
+            bytes.deallocate()
         case .sndfile(let file, let virtual):
             sf_close(file)
             virtual?.bytes.deallocate()
         }
+        raw?.deallocate()
     }
 
     /// Fills `out` with the next frames mixed to mono; returns how many (0 at the end).
-    /// A read error part-way (a truncated compressed file) ends the audio there.
+    /// A read error part-way (a truncated compressed file, a file cut short while it is read)
+    /// ends the audio there.
     public func read(into out: UnsafeMutableBufferPointer<Float>) -> Int {
         guard let base = out.baseAddress, !out.isEmpty else { return 0 }
         let want = out.count
         if scratch.count < want * channels { scratch = [Float](repeating: 0, count: want * channels) }
         let frames: Int = scratch.withUnsafeMutableBufferPointer { scratch in
             switch source {
-            case .wav(let reader, let bytes, let mapped):
+            case .wavFile(let reader, let fd):
+                let n = readFile(
+                    reader, fd, frames: min(want, reader.frameCount - position), into: scratch.baseAddress!)
+                position += n
+                return n
+            case .wav(let reader, let bytes):
                 let n = reader.read(bytes, frames: position..<(position + want), into: scratch.baseAddress!)
                 position += n
-                if mapped { release(bytes, upTo: reader.dataOffset + position * reader.bytesPerFrame) }
                 return n
             case .sndfile(let file, _):
                 let n = Int(sf_readf_float(file, scratch.baseAddress!, sf_count_t(want)))
@@ -234,13 +247,28 @@ public final class AudioFileReader {
     @inline(__always)
     private static func finite(_ x: Float) -> Float { x > 1 ? 1 : x < -1 ? -1 : x == x ? x : 0 }
 
-    /// Gives the pages already read back to the kernel, so a long mapped file does not stay resident.
-    private func release(_ bytes: UnsafeRawBufferPointer, upTo offset: Int) {
-        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
-        let end = (min(offset, bytes.count) / page) * page
-        guard end - releasedBytes >= 1 << 22, let base = bytes.baseAddress else { return }
-        madvise(UnsafeMutableRawPointer(mutating: base + releasedBytes), end - releasedBytes, Int32(MADV_DONTNEED))
-        releasedBytes = end
+    /// Reads up to `frames` frames from `position` of a WAV file into `out` (interleaved);
+    /// returns the whole frames read: fewer, down to 0, where the file ends early (cut short
+    /// since it was opened) or cannot be read.
+    private func readFile(
+        _ reader: WAVBlockReader, _ fd: Int32, frames: Int, into out: UnsafeMutablePointer<Float>
+    ) -> Int {
+        guard frames > 0 else { return 0 }
+        let wanted = frames * reader.bytesPerFrame
+        if (raw?.count ?? 0) < wanted {
+            raw?.deallocate()
+            raw = .allocate(byteCount: wanted, alignment: 16)
+        }
+        guard let bytes = raw?.baseAddress else { return 0 }
+        let offset = reader.dataOffset + position * reader.bytesPerFrame
+        var got = 0
+        while got < wanted {
+            let n = pread(fd, bytes + got, wanted - got, off_t(offset + got))
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            got += n
+        }
+        return reader.convert(UnsafeRawBufferPointer(start: bytes, count: got), into: out)
     }
 
     private static func notAudio(_ head: [UInt8]) -> String {

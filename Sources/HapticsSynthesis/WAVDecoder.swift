@@ -96,6 +96,22 @@ public struct WAVBlockReader: Hashable, Sendable {
     }
 }
 
+extension WAVBlockReader {
+    /// Converts the whole frames of `data`, sample bytes as the file stores them (read from
+    /// ``dataOffset`` plus a whole number of frames), to interleaved floats in -1...1 at `out`;
+    /// returns the frames written (a trailing partial frame is left).
+    ///
+    /// - Complexity: O(frames × channels), no allocation.
+    public func convert(_ data: UnsafeRawBufferPointer, into out: UnsafeMutablePointer<Float>) -> Int {
+        let frames = data.count / bytesPerFrame
+        guard frames > 0 else { return 0 }
+        WAVLayout.convert(
+            UnsafeRawBufferPointer(rebasing: data[0..<(frames * bytesPerFrame)]), layout.encoding, into: out,
+            count: frames * channels)
+        return frames
+    }
+}
+
 /// How the samples of a `data` chunk are stored.
 enum WAVSampleEncoding: Hashable, Sendable {
     case unsigned8, signed16, signed24, signed32, float32, float64

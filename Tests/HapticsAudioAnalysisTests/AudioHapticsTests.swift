@@ -456,9 +456,39 @@ struct AudioBadInputTests {
         #expect(grown < 48 << 20, "resident memory grew by \(grown) bytes over 2,000 failed opens")
     }
 
+    @Test("A WAV file cut short while it is read: its frames up to the cut, then the end, no crash")
+    func cutWhileRead() throws {
+        // `haptic play` reads a sound for as long as it plays; a file truncated meanwhile (read
+        // through a memory mapping, the pages past the cut faulted: SIGBUS) ends the audio there.
+        let samples = clickTrain(clickTimes, seconds: 1)
+        let bytes = wav(samples)
+        let header = bytes.count - 2 * samples.count
+        let path = FileManager.default.temporaryDirectory.appending(path: "cut-\(UUID()).wav").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Data(bytes).write(to: URL(filePath: path))
+        let reader = try AudioFileReader(path: path)
+        var block = [Float](repeating: 0, count: 8_192)
+        #expect(block.withUnsafeMutableBufferPointer { reader.read(into: $0) } == 8_192)
+        let first = block
+        #expect(truncate(path, off_t(header + 2 * 20_000)) == 0)
+        var read = 0
+        var cut: [Float] = []
+        while case let n = block.withUnsafeMutableBufferPointer({ reader.read(into: $0) }), n > 0 {
+            read += n
+            cut += block[..<n]
+        }
+        #expect(read == 20_000 - 8_192)
+        #expect(reader.framesRead == 20_000)
+        // The frames are the file's, as a reader of the whole file decodes them.
+        let whole = try AudioFileReader(bytes: bytes, name: "whole.wav")
+        var reference = [Float](repeating: 0, count: 20_000)
+        #expect(reference.withUnsafeMutableBufferPointer { whole.read(into: $0) } == 20_000)
+        #expect(first + cut == reference)
+    }
+
     @Test("10 hours of silence: a bounded run, an empty pattern")
     func tenHoursOfSilence() throws {
-        // 16-bit mono at 1 kHz (the lowest rate read): a 72 MB file, read through the memory map.
+        // 16-bit mono at 1 kHz (the lowest rate read): a 72 MB file, read a block at a time.
         let frames = 36_000_000
         let path = FileManager.default.temporaryDirectory.appending(path: "silence-\(UUID()).wav").path
         defer { try? FileManager.default.removeItem(atPath: path) }
