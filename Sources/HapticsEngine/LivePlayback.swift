@@ -34,6 +34,10 @@ public final class LivePlayback: Sendable {
         /// On a mapped output with preview channels: audio events there only, haptic events on
         /// the actuators only (``HapticEngine/Configuration/audioOnPreviewOnly``).
         public var audioOnPreviewOnly = false
+        /// The longest pattern played, in seconds (``HapticEngine/Configuration/maxPatternSeconds``):
+        /// by default a pattern file's limit; `.infinity` for the haptics made of a sound, as long
+        /// as the sound, as Apple's players take a pattern of any length.
+        public var maxPatternSeconds = AHAPLimits.default.maxDuration
 
         public init(loop: Bool = false, rate: Float = 1, fromSeconds: Double = 0, voicing: VoicingProfile = .standard) {
             self.loop = loop
@@ -86,6 +90,7 @@ public final class LivePlayback: Sendable {
         configuration.voicing = options.voicing
         configuration.tickThreadNice = -11
         configuration.audioOnPreviewOnly = options.audioOnPreviewOnly
+        configuration.maxPatternSeconds = options.maxPatternSeconds
         if let problem = file.pattern.rateProblem(Double(options.rate), maxSeconds: configuration.maxPatternSeconds) {
             throw HapticEngineError(.invalidParameterType, problem)
         }

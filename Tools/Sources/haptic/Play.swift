@@ -84,7 +84,9 @@ extension HapticCommand {
             let isAudio = AudioInput.isAudio(pattern)
             let (file, soundFrames) = isAudio ? try audioFile() : (try Terminal.load(pattern, waveforms: waveforms), 0)
             Terminal.report(file.diagnostics, in: file.path)
-            if let problem = rateProblem(file) { throw Terminal.failure("\(file.path): \(problem)") }
+            // A sound's haptics last as long as the sound, which may be hours: no pattern file's
+            // limit applies to them (and --rate does not), as none does in Apple's players.
+            if !isAudio, let problem = rateProblem(file) { throw Terminal.failure("\(file.path): \(problem)") }
             let voicing = voice.voicing
             var device = self.device
             // Audio input on a haptic device: the sound on the channels the actuators leave free.
@@ -101,6 +103,7 @@ extension HapticCommand {
             }
             var options = self.options
             options.audioOnPreviewOnly = isAudio
+            if isAudio { options.maxPatternSeconds = .infinity }
             // Audio input: the sound is read while it plays, from a ring a thread keeps filled. A
             // loop plays it again from its start, so it is held whole (the preview's cap applies).
             var playing = file

@@ -169,6 +169,51 @@ struct PlayAudioTests {
         #expect(!FileManager.default.fileExists(atPath: capture))
     }
 
+    /// ALSA's file PCM on four channels, actuators on 3-4: channel 1 holds the sound alone, 3 the haptics.
+    func quad(_ capture: String) throws -> (arguments: [String], environment: [String: String]) {
+        let conf = try scratch.write(
+            "asound.conf", "pcm.quad { type file; slave.pcm \"null\"; file \"\(capture)\"; format \"raw\" }")
+        let base = ProcessInfo.processInfo.environment["ALSA_CONFIG_PATH"] ?? "/usr/share/alsa/alsa.conf"
+        return (
+            ["--device", "quad", "--channels", "4", "--haptic-channels", "3,4"],
+            ProcessInfo.processInfo.environment.merging(["ALSA_CONFIG_PATH": base + ":" + conf]) { $1 }
+        )
+    }
+
+    @Test("A sound over an hour plays with its haptics: from 3,600 s, clicks at 3,600.5 and 3,601.5 s heard and felt")
+    func overAnHour() async throws {
+        // Its haptics last past 3,600 s, a pattern file's limit, which Apple's players do not
+        // apply. 1 kHz keeps the file small (3,603 s of 16-bit mono: 7.2 MB); it plays resampled
+        // to 48 kHz, each click 48,000 frames after the last.
+        let rate = 1_000
+        var samples = [Float](repeating: 0, count: 3_603 * rate)
+        var state: UInt64 = 31
+        for start in [3_600_500, 3_601_500] {
+            for i in 0..<50 {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                let noise = i == 0 ? 1 : Float(Int64(bitPattern: state) >> 11) / Float(1 << 52)
+                samples[start + i] = 0.8 * noise * Float(exp(-Double(i) / 10))
+            }
+        }
+        let sound = try scratch.write(
+            "hour.wav", WAV.encode(AudioClip(sampleRate: rate, channels: 1, samples: samples), sampleFormat: .s16))
+        let capture = scratch.path("hour.raw")
+        let (device, environment) = try quad(capture)
+        let result = try await Haptic.run(
+            ["play", sound, "--from", "3600"] + device, killAfter: 120, environment: environment)
+        #expect(result.status == 0, "\(result.stderr)")
+        let played = try floats(capture)
+        #expect(played.count / 4 >= 3 * 48_000, "\(played.count / 4) frames played")
+        let heard = onsets(played, channel: 0, channels: 4)
+        try #require(heard.count == 2, "sound onsets on channel 1: \(heard)")
+        #expect(abs(heard[1] - heard[0] - 48_000) <= 1, "sound onsets \(heard)")
+        let felt = onsets(played, channel: 2, channels: 4)
+        #expect(felt.count == 2, "haptic onsets on channel 3: \(felt)")
+        for (onset, click) in zip(felt, heard) {
+            #expect(abs(onset - click) <= 480, "haptic onset at \(onset), sound onset at \(click)")
+        }
+    }
+
     @Test("--loop plays the sound again with its haptics, each pass as the first")
     func loops() async throws {
         // Four channels with actuators on 3-4, so channel 1 holds the sound alone. The clicks are
