@@ -38,6 +38,10 @@ public final class LivePlayback: Sendable {
         /// by default a pattern file's limit; `.infinity` for the haptics made of a sound, as long
         /// as the sound, as Apple's players take a pattern of any length.
         public var maxPatternSeconds = AHAPLimits.default.maxDuration
+        /// Asked every 20 ms while playing, as the output's stall is: a reason ends playback as
+        /// ``Outcome/failed(_:)`` with it (a source read while it plays has run dry: `haptic play
+        /// song.wav` when the file is cut short under it).
+        public var sourceFailure: (@Sendable () -> String?)?
 
         public init(loop: Bool = false, rate: Float = 1, fromSeconds: Double = 0, voicing: VoicingProfile = .standard) {
             self.loop = loop
@@ -119,6 +123,7 @@ public final class LivePlayback: Sendable {
         let output = engine.output
         while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
             if let stall = output.stallError { finish(.failed(stall.description)) }
+            if let reason = options.sourceFailure?() { finish(.failed(reason)) }
         }
         let result = outcome.withLock { $0 } ?? .finished
         let fade = result == .interrupted ? options.fadeMilliseconds : 0

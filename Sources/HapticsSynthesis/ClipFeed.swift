@@ -43,6 +43,10 @@ public final class ClipFeed: @unchecked Sendable {  // the ring is shared by des
     /// Frames written so far.
     public var framesWritten: Int { written.load(ordering: .acquiring) }
 
+    /// The earliest frame the render side may still read: how far playback has got in the clip
+    /// (a frame or two behind the frame being played).
+    public var framesReleased: Int { needed.load(ordering: .acquiring) }
+
     /// Frames ``write(_:)`` would take now.
     public var room: Int {
         let next = written.load(ordering: .relaxed)

@@ -114,6 +114,8 @@ extension HapticCommand {
                 (playing, feeder) = try withFedSound(file, frames: soundFrames)
             }
             defer { feeder?.stop() }
+            // The sound cut short under it (its file truncated): playback stops where it runs out.
+            if let feeder { options.sourceFailure = { feeder.failure } }
             let playback = try LivePlayback(file: playing, output: output, options: options)
             let outcome = Interrupts.run(playback)
             Terminal.reportStatistics(playback.statistics, verbose: stats)

@@ -92,6 +92,9 @@ final class SoundFeeder: @unchecked Sendable {  // the reader and block are used
     /// Frames of `block` read but not yet in the ring.
     private var pending: Range<Int> = 0..<0
     private let stopped = Atomic(false)
+    /// The frame the reader stopped at short of the sound's end (the file was cut short or
+    /// unreadable under it), or -1.
+    private let failedAt = Atomic(-1)
     private let done = DispatchSemaphore(value: 0)
     private var thread: Thread?
 
@@ -120,13 +123,27 @@ final class SoundFeeder: @unchecked Sendable {  // the reader and block are used
             if pending.isEmpty {
                 guard feed.framesWritten < feed.frames else { return false }
                 let n = reader.read(into: block)
-                guard n > 0 else { return false }
+                guard n > 0 else {
+                    failedAt.store(feed.framesWritten, ordering: .releasing)
+                    return false
+                }
                 pending = 0..<n
             }
             let taken = feed.write(UnsafeBufferPointer(rebasing: block[pending]))
             pending = pending.dropFirst(taken)
             if taken == 0 { return true }
         }
+    }
+
+    /// Once playback has reached the frame where reading the sound failed: why it stops there,
+    /// naming the file and the time (until then the frames read before it play).
+    var failure: String? {
+        let frame = failedAt.load(ordering: .acquiring)
+        guard frame >= 0, feed.framesReleased >= frame else { return nil }
+        let rate = Double(feed.sampleRate)
+        let seconds = { (frames: Int) in String(format: "%.3f s", Double(frames) / rate) }
+        return "\(reader.name): reading failed at \(seconds(frame)) of \(seconds(feed.frames)) "
+            + "(the file was cut short or became unreadable while it played); playback stopped there"
     }
 
     /// Reads on in the background until the sound is in or ``stop()``.

@@ -214,6 +214,51 @@ struct PlayAudioTests {
         }
     }
 
+    @Test(
+        "A sound cut short while it plays: it plays up to the cut, then one line naming the file and the time, status 1"
+    )
+    func cutWhilePlaying() async throws {
+        // 14 s at 48 kHz, clicks every 0.5 s from 0.25 s; cut to its first 8 s once playback has
+        // started, while the reader is still within the first 6 s (the ring: 2^18 frames, 5.5 s).
+        let rate = 48_000
+        var samples = [Float](repeating: 0, count: 14 * rate)
+        for click in 0..<28 {
+            let start = rate / 4 + click * rate / 2
+            for i in 0..<480 { samples[start + i] = 0.8 * Float(exp(-Double(i) / 96)) * (i % 2 == 0 ? 1 : -1) }
+        }
+        let bytes = WAV.encode(AudioClip(sampleRate: rate, channels: 1, samples: samples), sampleFormat: .s16)
+        let header = bytes.count - 2 * samples.count
+        let sound = try scratch.write("cut.wav", bytes)
+        let capture = scratch.path("cut.raw")
+        let process = try await ChildProcess.start(
+            Haptic.executable.path(percentEncoded: false),
+            ["play", sound, "--device", "file:FILE=\(capture),FORMAT=raw"])
+        let deadline = Date.now + 60
+        while Date.now < deadline,
+            ((try? FileManager.default.attributesOfItem(atPath: capture))?[.size] as? Int ?? 0) == 0
+        {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(truncate(sound, off_t(header + 2 * 8 * rate)) == 0)
+        let watchdog = Task {
+            try await Task.sleep(for: .seconds(60))
+            process.signal(SIGKILL)
+        }
+        defer { watchdog.cancel() }
+        let result = try await process.wait()
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(
+            result.stderr
+                == "haptic: \(sound): reading failed at 8.000 s of 14.000 s (the file was cut short or became "
+                + "unreadable while it played); playback stopped there\n")
+        // Every click before the cut heard, none after; playback stopped within 0.2 s of the cut.
+        let played = try floats(capture)
+        let heard = onsets(played, channel: 0, channels: 1)
+        #expect(heard.count == 16, "onsets: \(heard)")
+        let start = (heard.first ?? 0) - rate / 4
+        #expect(played.count - start < 8 * rate + rate / 5, "\(played.count - start) frames played from the start")
+    }
+
     @Test("--loop plays the sound again with its haptics, each pass as the first")
     func loops() async throws {
         // Four channels with actuators on 3-4, so channel 1 holds the sound alone. The clicks are
