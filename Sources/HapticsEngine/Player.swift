@@ -184,6 +184,9 @@ public final class Player: Sendable {
         get { state.withLock { $0.playbackRate } }
         set {
             guard newValue > 0, newValue.isFinite else { return }
+            // The same rate: the pattern prepared for it stands (preparing it again would hold
+            // two prepared copies of a long pattern at once, for nothing).
+            guard newValue != state.withLock({ $0.playbackRate }) else { return }
             let (pattern, clips, feeds) = state.withLock { ($0.pattern, $0.clips, $0.feeds) }
             let scaled = pattern.scaled(by: Double(newValue))
             guard scaled.duration <= engine.configuration.maxPatternSeconds,
