@@ -27,7 +27,10 @@ const state = {
   mode: "pattern", sound: null, buffers: {},
   // `inflight`: requests out; `sent`/`applied`: the numbers of the last sent and the newest
   // applied; `out`: each request's first edit time, by number (see runAnalysis).
-  analysis: { inflight: 0, pending: false, sent: 0, applied: 0, out: new Map(), since: null },
+  // `lost`: an answer refused because the file moved on disk, to be asked again once the page
+  // has the new version; `quiet`: the next answer applied leaves the status as it is (it
+  // tells of the reload).
+  analysis: { inflight: 0, pending: false, sent: 0, applied: 0, out: new Map(), since: null, lost: false, quiet: false },
 };
 // `parts`: per analysis drawn, where its time went (haptic-bench studio prints them): waiting
 // behind the one in flight, the request to its answer (and, of it, to the answer's headers), the
@@ -519,6 +522,7 @@ async function runAnalysis() {
   a.out.set(number, a.since);
   a.since = null;
   const path = state.path;
+  const base = state.base;
   try {
     const sent = performance.now();
     const timing = {};
@@ -541,10 +545,11 @@ async function runAnalysis() {
       metrics.edits.push(drawn - started);
       metrics.parts.push({ wait: sent - started, answer: received - sent, server, headers: timing.headers - sent, page: drawn - received });
       document.body.dataset.analyses = String(metrics.analyses);
-      status(summary());
+      if (a.quiet) a.quiet = false;
+      else status(summary());
     }
   } catch (error) {
-    if (error.status === 409) status(`${state.path} changed on disk; reloading`);
+    if (error.status === 409) staleAnalysis(path, base, error.body?.version);
     else banner("The studio could not analyse the edit: " + error.message, null, null, true);
   } finally {
     a.inflight -= 1;
@@ -553,6 +558,27 @@ async function runAnalysis() {
       if (state.mode === "audio") convertAudio();
       else runAnalysis();
     }
+  }
+}
+
+// An analysis refused because the file is no longer the version it was made against. That is
+// not news for the designer: the studio's message on the socket reloads the file and says who
+// wrote it (another tab or another program), and this answer may come before or after it.
+function staleAnalysis(path, base, version) {
+  const a = state.analysis;
+  if (path !== state.path) return;
+  if (base !== state.base) {
+    // The page took over the new version while the request was on its way: ask again.
+    a.quiet = true;
+    analyze();
+  } else if (document.body.dataset.socket !== "open" && version) {
+    // No message will come: the page reloads (or asks) by itself.
+    a.lost = true;
+    fileChanged(version, "disk");
+  } else if (state.dirty && told.how.has(version)) {
+    status(`${state.path} changed on disk; edits are not analysed until you save over it or load theirs`);
+  } else {
+    a.lost = true;
   }
 }
 
@@ -950,6 +976,42 @@ function animate() {
   requestAnimationFrame(step);
 }
 
+// What this page was told of the open file's versions written elsewhere: by whom ("studio":
+// another tab's save; "disk": another program). One write can be told twice (the save's
+// message and the file watcher's, in either order): the first starts the reload, and another
+// tab's save is what the designer is told, whichever came first.
+const told = { path: null, how: new Map(), said: null };
+
+function fileChanged(version, how) {
+  if (told.path !== state.path) { told.path = state.path; told.how.clear(); told.said = null; }
+  const before = told.how.get(version);
+  told.how.set(version, before === "studio" ? before : how);
+  const reloaded = () => `reloaded: ${state.path} ${told.how.get(state.base) === "studio" ? "was saved in another tab" : "changed on disk"}`;
+  if (version === state.base) {
+    // Loaded already: a later word that another tab saved it corrects what the status said.
+    if (told.said !== null && told.said === $("status").textContent && told.how.get(version) !== before) {
+      told.said = reloaded();
+      status(told.said);
+    }
+    return;
+  }
+  if (before !== undefined) return; // its reload (or the question) is under way
+  if (!state.dirty) {
+    const from = state.base;
+    openFile(state.path, true).then(() => {
+      if (state.base === from) return; // it could not be read: the banner says why
+      told.said = reloaded();
+      status(told.said);
+      const a = state.analysis;
+      if (a.lost) { a.lost = false; a.quiet = true; analyze(); }
+    });
+  } else {
+    banner(`${state.path} changed on disk, and you have unsaved edits.`,
+      ["Load theirs (drop mine)", () => openFile(state.path, true)], ["Keep mine", () => {}]);
+  }
+  document.body.dataset.changed = version;
+}
+
 function connectSocket() {
   const socket = new WebSocket(`ws://${location.host}/ws?token=${encodeURIComponent(token)}`);
   // A socket that opens (or reopens) after the file list arrived keeps what the list said.
@@ -974,15 +1036,8 @@ function connectSocket() {
         if (!data.playing) { status("played to the end"); draw(); }
       }
     } else if (data.type === "changed" && data.path === state.path) {
-      if (data.version === state.base || data.tab === TAB) return; // our own save
-      if (!state.dirty) {
-        const how = data.by === "studio" ? "was saved in another tab" : "changed on disk";
-        openFile(state.path, true).then(() => status(`reloaded: ${state.path} ${how}`));
-      } else {
-        banner(`${state.path} changed on disk, and you have unsaved edits.`,
-          ["Load theirs (drop mine)", () => openFile(state.path, true)], ["Keep mine", () => {}]);
-      }
-      document.body.dataset.changed = data.version;
+      if (data.tab === TAB) return; // our own save
+      fileChanged(data.version, data.by === "studio" ? "studio" : "disk");
     }
   };
   socket.onclose = () => { document.body.dataset.socket = "closed"; status("disconnected from the studio; retrying…"); setTimeout(connectSocket, 1000); };
