@@ -579,8 +579,12 @@ function staleAnalysis(path, base, version) {
     status(`${state.path} changed on disk; edits are not analysed until you save over it or load theirs`);
   } else {
     a.lost = true;
+    // A message can be lost (a page too slow for the socket drops its oldest): with no word of
+    // this version after a while, the page reloads by itself.
+    if (version) setTimeout(() => { if (state.path === path && !told.how.has(version)) fileChanged(version, "disk"); }, STALE_WAIT);
   }
 }
+const STALE_WAIT = 2000;
 
 // What the server needs to see this page's pattern: the file, its version and the edits, and
 // the time on screen (the effective curves and the waveform come for that stretch only).
