@@ -285,10 +285,16 @@ package final class Studio: Sendable {
     /// hundreds of times a second).
     func publishPlayhead() async {
         var starts = playback.starts.makeAsyncIterator()
+        let clock = ContinuousClock()
+        let period = Duration.milliseconds(16)
+        // The next message's deadline: the cadence does not stretch by the time a broadcast
+        // takes, and a late wake-up (a loaded machine) is not made up with a burst.
+        var next = clock.now
         while !Task.isCancelled {
             guard let position = playback.position() else {
                 // Ends with the task: the stream's iterator returns nil once it is cancelled.
                 guard await starts.next() != nil else { return }
+                next = clock.now
                 continue
             }
             let message = PlayheadMessage(
@@ -296,7 +302,8 @@ package final class Studio: Sendable {
                 engineTime: (position.engineTime * 1e6).rounded() / 1e6, playing: position.playing)
             await hub.broadcast(Self.jsonText(message))
             if !position.playing { playback.clear(id: position.id) }
-            try? await Task.sleep(for: .milliseconds(16))
+            next = max(next + period, clock.now)
+            try? await Task.sleep(until: next, tolerance: .milliseconds(1), clock: clock)
         }
     }
 
