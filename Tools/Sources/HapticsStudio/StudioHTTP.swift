@@ -1,7 +1,10 @@
+import Foundation
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import OrderedCollections
+import Synchronization
 
 /// hummingbird-websocket's HTTP/1 channel (with the `/ws` upgrade), with the first request's
 /// head bounded before the HTTP parser sees it.
@@ -12,13 +15,21 @@ import NIOCore
 /// ``FirstHeadLimit/maxRequestLine`` gets `414 URI Too Long`, a longer head `431`, and every
 /// connection is closed once its handling ends. Later requests on a kept-alive connection are
 /// Hummingbird's own: a head it cannot parse gets `400` and the connection is closed.
+///
+/// Every connection is admitted by ``StudioConnections`` first: at most a bounded number are open
+/// at once, and one that has not sent its first head within ``FirstHeadLimit/headSeconds`` is
+/// answered 408 and closed, so connections that send nothing (or a byte now and then) cannot
+/// use up the process's file descriptors.
 struct StudioHTTPChannel: ServerChildChannel {
     typealias Value = HTTP1WebSocketUpgradeChannel.Value
     let inner: HTTP1WebSocketUpgradeChannel
+    let connections: StudioConnections
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         do {
-            try channel.pipeline.syncOperations.addHandler(FirstHeadLimit())
+            let admitted = connections.admit(channel)
+            try channel.pipeline.syncOperations.addHandler(
+                FirstHeadLimit(connections: admitted ? connections : nil))
         } catch {
             return channel.eventLoop.makeFailedFuture(error)
         }
@@ -34,6 +45,9 @@ struct StudioHTTPChannel: ServerChildChannel {
 
 /// Counts the bytes of the connection's first request head on their way to the HTTP parser and
 /// answers, instead of the parser, a head that is too long; then removes itself.
+///
+/// A connection the studio has no room for (`connections` nil) is answered 503 as soon as it is
+/// active; one whose head has not ended within ``headSeconds`` is answered 408.
 final class FirstHeadLimit: ChannelInboundHandler, RemovableChannelHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -51,6 +65,46 @@ final class FirstHeadLimit: ChannelInboundHandler, RemovableChannelHandler {
     /// Line ends in a row (a `\r` does not break the run): two end the head.
     var newlines = 0
     var refused = false
+    /// The admission this head counts for (nil: refused for want of room).
+    let connections: StudioConnections?
+    /// How long the first head may take to arrive, in seconds.
+    static let headSeconds: Int64 = 10
+    var deadline: Scheduled<Void>?
+
+    init(connections: StudioConnections?) {
+        self.connections = connections
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        start(context)
+        context.fireChannelActive()
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    /// Refuses a connection with no room at once, and starts the head's deadline for the others.
+    private func start(_ context: ChannelHandlerContext) {
+        guard !refused, deadline == nil else { return }
+        guard connections != nil else {
+            return refuse(
+                context, 503, "Service Unavailable",
+                "the studio has \(StudioConnections.limit) connections open; try again when some have closed")
+        }
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        deadline = context.eventLoop.scheduleTask(in: .seconds(Self.headSeconds)) {
+            let (handler, context) = loopBound.value
+            guard !handler.refused else { return }
+            handler.refuse(
+                context, 408, "Request Timeout", "the request head did not arrive within \(Self.headSeconds) s")
+        }
+    }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !refused else { return }  // what a refused client still sends is dropped
@@ -79,7 +133,10 @@ final class FirstHeadLimit: ChannelInboundHandler, RemovableChannelHandler {
             }
         }
         context.fireChannelRead(data)
-        if ended { context.pipeline.syncOperations.removeHandler(self, promise: nil) }
+        if ended {
+            connections?.headArrived(context.channel)
+            context.pipeline.syncOperations.removeHandler(self, promise: nil)
+        }
     }
 
     func channelReadComplete(context: ChannelHandlerContext) {
@@ -105,5 +162,58 @@ final class FirstHeadLimit: ChannelInboundHandler, RemovableChannelHandler {
         written.futureResult.whenComplete { _ in channel.close(mode: .output, promise: nil) }
         context.eventLoop.scheduleTask(in: .seconds(Self.lingerSeconds)) { channel.close(promise: nil) }
         context.read()
+    }
+}
+
+/// The studio's open connections: at most ``limit`` at once. When a new one would pass the limit,
+/// the oldest that has not yet sent its first head makes room (it is closed); when every open
+/// connection has sent one (pages, kept-alive requests, WebSockets), the new one is refused.
+/// Without a bound, connections that send nothing used up the file descriptors: at the usual
+/// soft limit of 1,024 the studio could open no file, and libdispatch trapped (SIGILL) when it
+/// could not read `/proc` for its thread pool.
+final class StudioConnections: Sendable {
+    /// A quarter of the process's file descriptors, from 16 to 256 (a page uses about 7).
+    static let limit: Int = {
+        var limits = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limits) == 0 else { return 64 }
+        let soft = Int(clamping: limits.rlim_cur)  // unlimited is the largest value
+        return min(256, max(16, soft / 4))
+    }()
+
+    private struct State {
+        var open = 0
+        /// Connections still waiting for their first head, oldest first.
+        var waiting: OrderedDictionary<ObjectIdentifier, any Channel> = [:]
+    }
+    private let state = Mutex(State())
+
+    /// Counts `channel` in (until it closes) and returns true, making room if need be; false
+    /// when there is none.
+    func admit(_ channel: any Channel) -> Bool {
+        let id = ObjectIdentifier(channel)
+        let (admitted, evicted): (Bool, (any Channel)?) = state.withLock { state in
+            var evicted: (any Channel)?
+            if state.open >= Self.limit {
+                guard !state.waiting.isEmpty else { return (false, nil) }
+                evicted = state.waiting.removeFirst().value
+            }
+            state.open += 1
+            state.waiting[id] = channel
+            return (true, evicted)
+        }
+        evicted?.close(promise: nil)
+        guard admitted else { return false }
+        channel.closeFuture.whenComplete { [self] _ in
+            state.withLock { state in
+                state.open -= 1
+                state.waiting.removeValue(forKey: id)
+            }
+        }
+        return true
+    }
+
+    /// `channel` has sent its first head: it is no longer closed to make room.
+    func headArrived(_ channel: any Channel) {
+        _ = state.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(channel)) }
     }
 }

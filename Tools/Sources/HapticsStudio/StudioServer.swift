@@ -81,12 +81,14 @@ package final class Studio: Sendable {
         // Hummingbird logs a cancelled connection (Ctrl-C) as an error; the studio reports its own.
         logger.logLevel = .critical
         let webSocketResponder = router.buildResponder()
+        let connections = StudioConnections()
         let app = Application(
             router: router,
             server: HTTPServerBuilder { responder in
                 StudioHTTPChannel(
                     inner: HTTP1WebSocketUpgradeChannel(
-                        responder: responder, webSocketResponder: webSocketResponder, configuration: .init()))
+                        responder: responder, webSocketResponder: webSocketResponder, configuration: .init()),
+                    connections: connections)
             },
             configuration: .init(address: .hostname("127.0.0.1", port: requestedPort), serverName: nil),
             onServerRunning: { [self] channel in
