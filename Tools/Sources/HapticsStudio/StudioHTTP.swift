@@ -180,6 +180,11 @@ final class StudioConnections: Sendable {
         return min(256, max(16, soft / 4))
     }()
 
+    /// How long a kept-alive connection may wait between requests before it is closed, in
+    /// seconds (a browser opens another when it needs one), so that idle connections cannot
+    /// hold every place either.
+    static let idleSeconds: Int64 = 15
+
     private struct State {
         var open = 0
         /// Connections still waiting for their first head, oldest first.

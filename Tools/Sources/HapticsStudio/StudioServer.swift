@@ -87,7 +87,8 @@ package final class Studio: Sendable {
             server: HTTPServerBuilder { responder in
                 StudioHTTPChannel(
                     inner: HTTP1WebSocketUpgradeChannel(
-                        responder: responder, webSocketResponder: webSocketResponder, configuration: .init()),
+                        responder: responder, webSocketResponder: webSocketResponder,
+                        configuration: .init(http1: .init(idleTimeout: .seconds(StudioConnections.idleSeconds)))),
                     connections: connections)
             },
             configuration: .init(address: .hostname("127.0.0.1", port: requestedPort), serverName: nil),

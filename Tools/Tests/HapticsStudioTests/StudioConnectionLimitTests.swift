@@ -46,4 +46,23 @@ import _ToolTestSupport
             #expect(again.status == 200, "still up")
         }
     }
+
+    /// A kept-alive connection idle after its request (here refused 403, as a stranger's is) is
+    /// closed after 15 s instead of holding its place for good.
+    @Test(.timeLimit(.minutes(1))) func keptAliveIdleConnectionsAreClosed() async throws {
+        try await StudioHarness.with { studio in
+            let port = studio.port
+            let started = ContinuousClock.now
+            let reply = try await offPool { () throws -> String in
+                let fd = try RawHTTP.connect(port: port, timeoutSeconds: 40)
+                defer { close(fd) }
+                let request = "GET /api/files HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n\r\n"
+                _ = request.withCString { send(fd, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+                return Self.readToEnd(fd)
+            }
+            let waited = ContinuousClock.now - started
+            #expect(reply.hasPrefix("HTTP/1.1 403"), "\(reply.prefix(200))")
+            #expect(waited > .seconds(10) && waited < .seconds(30), "closed after 15 s idle, not held: \(waited)")
+        }
+    }
 }
