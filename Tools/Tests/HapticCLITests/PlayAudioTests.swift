@@ -218,11 +218,13 @@ struct PlayAudioTests {
         "A sound cut short while it plays: it plays up to the cut, then one line naming the file and the time, status 1"
     )
     func cutWhilePlaying() async throws {
-        // 14 s at 48 kHz, clicks every 0.5 s from 0.25 s; cut to its first 8 s once playback has
-        // started, while the reader is still within the first 6 s (the ring: 2^18 frames, 5.5 s).
+        // 24 s at 48 kHz, clicks every 0.5 s from 0.25 s; cut to its first 18 s once playback has
+        // started. The reader keeps at most the ring (2^18 frames, 5.5 s) ahead of playback, so it
+        // reaches the cut no sooner than 12.5 s into playback, however late this test's cut comes
+        // on a loaded machine (an 8 s cut came after the reader had passed it there).
         let rate = 48_000
-        var samples = [Float](repeating: 0, count: 14 * rate)
-        for click in 0..<28 {
+        var samples = [Float](repeating: 0, count: 24 * rate)
+        for click in 0..<48 {
             let start = rate / 4 + click * rate / 2
             for i in 0..<480 { samples[start + i] = 0.8 * Float(exp(-Double(i) / 96)) * (i % 2 == 0 ? 1 : -1) }
         }
@@ -239,7 +241,7 @@ struct PlayAudioTests {
         {
             try await Task.sleep(for: .milliseconds(5))
         }
-        #expect(truncate(sound, off_t(header + 2 * 8 * rate)) == 0)
+        #expect(truncate(sound, off_t(header + 2 * 18 * rate)) == 0)
         let watchdog = Task {
             try await Task.sleep(for: .seconds(60))
             process.signal(SIGKILL)
@@ -249,14 +251,14 @@ struct PlayAudioTests {
         #expect(result.status == 1, "\(result.stderr)")
         #expect(
             result.stderr
-                == "haptic: \(sound): reading failed at 8.000 s of 14.000 s (the file was cut short or became "
+                == "haptic: \(sound): reading failed at 18.000 s of 24.000 s (the file was cut short or became "
                 + "unreadable while it played); playback stopped there\n")
         // Every click before the cut heard, none after; playback stopped within 0.2 s of the cut.
         let played = try floats(capture)
         let heard = onsets(played, channel: 0, channels: 1)
-        #expect(heard.count == 16, "onsets: \(heard)")
+        #expect(heard.count == 36, "onsets: \(heard)")
         let start = (heard.first ?? 0) - rate / 4
-        #expect(played.count - start < 8 * rate + rate / 5, "\(played.count - start) frames played from the start")
+        #expect(played.count - start < 18 * rate + rate / 5, "\(played.count - start) frames played from the start")
     }
 
     @Test("--loop plays the sound again with its haptics, each pass as the first")
