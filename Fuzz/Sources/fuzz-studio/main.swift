@@ -130,16 +130,26 @@ let status = runFuzzer { data, count in
     }
     done.wait()
     let (code, headers, body) = outcome.response!
-    let route = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
-    let what = "\(method) \(target.prefix(200)) -> \(code): \(String(decoding: body.prefix(300), as: UTF8.self))"
-    require(code < 500 || (code == 503 && route == "/api/play"), "a server error: \(what)")
+    // The target as Swift prints it: a control character (a CR ending the line) stays visible.
+    let what =
+        "\(method) \(target.prefix(200).debugDescription) -> \(code): \(String(decoding: body.prefix(300), as: UTF8.self))"
+    // The one 5xx allowed: /api/play's 503 when there is no device, known by its message because
+    // the router answers /api/play under other spellings too (`/api/play/`, `//api/play`, the
+    // absolute form, a CR at the line's end), which a comparison of the target missed.
+    let noDevice =
+        code == 503
+        && (try? JSONDecoder().decode(Studio.ErrorResponse.self, from: Data(body)))?.error.hasPrefix(
+            "cannot play through the studio's output") == true
+    require(code < 500 || noDevice, "a server error: \(what)")
     require(headers[.contentSecurityPolicy]?.hasPrefix("default-src 'none'") == true, "no CSP: \(what)")
     if code >= 400 {
         require(headers[.contentType] == "application/json", "an error that is not JSON: \(what)")
         let error = try? JSONDecoder().decode(Studio.ErrorResponse.self, from: Data(body))
         require(error.map { !$0.error.isEmpty } == true, "an error without a message: \(what)")
     }
-    if method == .put || route == "/api/audio/save" {
+    // After every request that may write (a save reaches the router under other spellings too),
+    // no temporary file is left, and the fixture is put back for the next input.
+    if method != .get && method != .head {
         let left =
             (try? FileManager.default.subpathsOfDirectory(atPath: Fixture.folder.path(percentEncoded: false))) ?? []
         require(!left.contains { $0.contains(".partial-") }, "a temporary file left: \(left)")
