@@ -140,6 +140,24 @@ public enum AudioHaptics {
         return summary
     }
 
+    /// Reads `reader` to its end and hands `body` the pattern's elements while it reads, in the
+    /// order of the pattern ``convert(_:options:)`` returns (time order), each as soon as nothing
+    /// the analysis can still make may come before it, as the streamed AHAP writer gets them: a
+    /// `PreparedPattern.Builder` makes the pattern ready to play from them with no whole pattern
+    /// held (`haptic play song.wav`).
+    ///
+    /// - Throws: ``AudioDecodeError`` as ``convert(_:options:)`` does.
+    public static func convert(
+        _ reader: AudioFileReader, options: AudioHapticsOptions, elements body: (PatternElement) -> Void
+    ) throws -> AudioHapticsSummary {
+        try withoutActuallyEscaping(body) { body in
+            let stream = PatternStream(options: options)
+            stream.sink = body
+            defer { stream.sink = nil }
+            return try analyze(reader, options: options, through: stream) {}
+        }
+    }
+
     /// The streamed conversions' one loop: reads `reader` to its end through the analysis, whose
     /// elements go to `stream` as soon as they are settled, and calls `afterBlock` after each
     /// block so the caller can hand on what its writer holds.

@@ -357,6 +357,24 @@ public final class HapticEngine: Sendable {
         try makePlayer(file.pattern, clips: file.clips, feeds: file.feeds, advanced: advanced)
     }
 
+    /// A player for a pattern already prepared for this engine's sample rate (a
+    /// ``PreparedPattern/Builder``'s, made as the elements came, with no whole pattern held): it
+    /// keeps no pattern, so its playback rate stays 1. `haptic play song.wav` plays a sound's
+    /// haptics this way.
+    public func makePlayer(prepared: PreparedPattern, advanced: Bool = false) throws(HapticEngineError) -> Player {
+        guard prepared.sampleRate == format.sampleRate else {
+            throw HapticEngineError(
+                .invalidPatternData,
+                "pattern was prepared for \(prepared.sampleRate) Hz; the engine plays at \(format.sampleRate) Hz")
+        }
+        guard prepared.duration <= configuration.maxPatternSeconds else {
+            throw HapticEngineError(
+                .invalidPatternData,
+                "pattern is \(prepared.duration) s long; players accept at most \(configuration.maxPatternSeconds) s")
+        }
+        return try makePlayer(nil, prepared: prepared, clips: [:], feeds: [:], advanced: advanced)
+    }
+
     func makePlayer(
         _ pattern: HapticPattern, clips: [String: AudioClip], feeds: [String: ClipFeed] = [:], advanced: Bool
     ) throws(HapticEngineError) -> Player {
@@ -371,6 +389,13 @@ public final class HapticEngine: Sendable {
         } catch {
             throw HapticEngineError(.invalidPatternData, "pattern cannot be played: \(error)")
         }
+        return try makePlayer(pattern, prepared: prepared, clips: clips, feeds: feeds, advanced: advanced)
+    }
+
+    private func makePlayer(
+        _ pattern: HapticPattern?, prepared: PreparedPattern, clips: [String: AudioClip], feeds: [String: ClipFeed],
+        advanced: Bool
+    ) throws(HapticEngineError) -> Player {
         guard let layer = control.withLock({ $0.freeLayers.popLast() }) else {
             throw HapticEngineError(
                 .resourceNotAvailable, "too many players (at most \(configuration.maxPlayers)); let some go first")

@@ -90,17 +90,35 @@ public final class LivePlayback: Sendable {
     public var statistics: Statistics { measured.withLock { $0 } }
 
     public init(file: PatternFile, output: any AudioOutput, options: Options) throws(HapticEngineError) {
-        var configuration = HapticEngine.Configuration()
-        configuration.voicing = options.voicing
-        configuration.tickThreadNice = -11
-        configuration.audioOnPreviewOnly = options.audioOnPreviewOnly
-        configuration.maxPatternSeconds = options.maxPatternSeconds
+        let configuration = Self.configuration(options)
         if let problem = file.pattern.rateProblem(Double(options.rate), maxSeconds: configuration.maxPatternSeconds) {
             throw HapticEngineError(.invalidParameterType, problem)
         }
         engine = HapticEngine(output: output, configuration: configuration)
         player = try engine.makePlayer(file, advanced: true)
         self.options = options
+    }
+
+    /// Plays a pattern already prepared for `output`'s sample rate and `options.voicing` (a
+    /// ``PreparedPattern/Builder``'s: `haptic play song.wav` prepares the sound's haptics as the
+    /// analysis makes them, and no whole pattern is held). Its rate is 1: another
+    /// `options.rate` is refused.
+    public init(prepared: PreparedPattern, output: any AudioOutput, options: Options) throws(HapticEngineError) {
+        guard options.rate == 1 else {
+            throw HapticEngineError(.invalidParameterType, "a prepared pattern plays at rate 1, not \(options.rate)")
+        }
+        engine = HapticEngine(output: output, configuration: Self.configuration(options))
+        player = try engine.makePlayer(prepared: prepared, advanced: true)
+        self.options = options
+    }
+
+    private static func configuration(_ options: Options) -> HapticEngine.Configuration {
+        var configuration = HapticEngine.Configuration()
+        configuration.voicing = options.voicing
+        configuration.tickThreadNice = -11
+        configuration.audioOnPreviewOnly = options.audioOnPreviewOnly
+        configuration.maxPatternSeconds = options.maxPatternSeconds
+        return configuration
     }
 
     /// Plays, blocking the calling thread until the end, a failure, or `interrupt()`.

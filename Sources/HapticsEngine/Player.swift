@@ -19,7 +19,11 @@ public final class Player: Sendable {
     let state: Mutex<State>
 
     struct State {
-        var pattern: HapticPattern
+        /// The pattern, for a new playback rate; nil for a player made from a prepared pattern
+        /// (``HapticEngine/makePlayer(prepared:advanced:)``), whose rate stays 1.
+        var pattern: HapticPattern?
+        /// The pattern's length in seconds at rate 1.
+        var duration: Double
         var clips: [String: AudioClip]
         var feeds: [String: ClipFeed]
         var prepared: PreparedPattern
@@ -32,13 +36,16 @@ public final class Player: Sendable {
     }
 
     init(
-        engine: HapticEngine, layer: Int, pattern: HapticPattern, clips: [String: AudioClip],
+        engine: HapticEngine, layer: Int, pattern: HapticPattern?, clips: [String: AudioClip],
         feeds: [String: ClipFeed] = [:], prepared: PreparedPattern, advanced: Bool
     ) {
         self.engine = engine
         self.layer = layer
         isAdvanced = advanced
-        state = Mutex(State(pattern: pattern, clips: clips, feeds: feeds, prepared: prepared))
+        state = Mutex(
+            State(
+                pattern: pattern, duration: pattern?.duration ?? prepared.duration, clips: clips, feeds: feeds,
+                prepared: prepared))
     }
 
     deinit {
@@ -47,7 +54,7 @@ public final class Player: Sendable {
 
     /// The pattern's length in seconds at the current playback rate.
     public var duration: Double {
-        state.withLock { Double($0.pattern.duration) / Double($0.playbackRate) }
+        state.withLock { $0.duration / Double($0.playbackRate) }
     }
 
     // MARK: - Every player
@@ -180,6 +187,8 @@ public final class Player: Sendable {
     /// Speed: scales event times and continuous durations (not pitch). Values <= 0 are ignored,
     /// and so is a rate so slow that the pattern would last longer than the engine's
     /// `maxPatternSeconds` or a time in it would be no frame position (``FrameRangeError``).
+    /// A player made from a prepared pattern (``HapticEngine/makePlayer(prepared:advanced:)``)
+    /// holds no pattern to scale: its rate stays 1.
     public var playbackRate: Float {
         get { state.withLock { $0.playbackRate } }
         set {
@@ -187,7 +196,8 @@ public final class Player: Sendable {
             // The same rate: the pattern prepared for it stands (preparing it again would hold
             // two prepared copies of a long pattern at once, for nothing).
             guard newValue != state.withLock({ $0.playbackRate }) else { return }
-            let (pattern, clips, feeds) = state.withLock { ($0.pattern, $0.clips, $0.feeds) }
+            let (kept, clips, feeds) = state.withLock { ($0.pattern, $0.clips, $0.feeds) }
+            guard let pattern = kept else { return }
             let scaled = pattern.scaled(by: Double(newValue))
             guard scaled.duration <= engine.configuration.maxPatternSeconds,
                 let prepared = try? Synthesizer.prepare(
@@ -220,7 +230,7 @@ public final class Player: Sendable {
 
     private func loopSpec(_ state: State) -> LoopSpec? {
         guard isAdvanced, state.loopEnabled else { return nil }
-        let end = state.loopEnd > 0 ? state.loopEnd : state.pattern.duration
+        let end = state.loopEnd > 0 ? state.loopEnd : state.duration
         let rate = Double(state.playbackRate)
         // `loopEnd` may be any time: past the frame range it saturates (the pattern ends first).
         let endFrames = max(1, engine.format.clampedFrame(at: end / rate))

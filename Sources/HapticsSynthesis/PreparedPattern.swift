@@ -1,4 +1,4 @@
-public import HapticsCore
+import HapticsCore
 
 #if canImport(Glibc)
     import Glibc
@@ -7,9 +7,11 @@ public import HapticsCore
 #endif
 
 /// A pattern made ready to play: events sorted by time with their parameters resolved, clips
-/// attached, and the dynamic parameters and curves compiled into ``ParameterTimelines``.
+/// attached, and the dynamic parameters and curves compiled into knots (``ParameterTimeline``'s
+/// compiled form) in memory the render loop reads without reference counting.
 ///
-/// Make one with ``Synthesizer/prepare(_:clips:format:voicing:)`` and start it as often as needed.
+/// Make one with ``Synthesizer/prepare(_:clips:feeds:format:voicing:)`` from a whole pattern, or
+/// with a ``Builder`` from the elements as they are made, and start it as often as needed.
 public struct PreparedPattern: Sendable {
     @usableFromInline let storage: Storage
     /// Frames from the start to the end of the last sound, release tails included, and never
@@ -20,27 +22,24 @@ public struct PreparedPattern: Sendable {
     public var duration: Double { storage.duration }
     /// The number of events.
     public var eventCount: Int { storage.events.count }
-    /// The compiled dynamic parameters and curves.
-    public var timelines: ParameterTimelines { storage.timelines }
+    /// The sample rate it was prepared for.
+    public var sampleRate: Int { storage.sampleRate }
 
     @usableFromInline
     final class Storage: Sendable {
         let events: [PreparedEvent]
-        let timelines: ParameterTimelines
         let clips: [ClipData]
         let duration: Double
         let sampleRate: Int
 
-        /// Each timeline's knots, copied once into memory this storage owns, so the render loop
-        /// can walk them without reference counting.
+        /// Each timeline's knots, in memory this storage owns, so the render loop can walk them
+        /// without reference counting. Only the knots are kept: the timelines they were compiled
+        /// from (their elements and a second copy of the knots) are gone once copied.
         let knots: KnotTable
 
-        init(
-            events: [PreparedEvent], timelines: ParameterTimelines, clips: [ClipData], duration: Double, sampleRate: Int
-        ) {
+        init(events: [PreparedEvent], knots: KnotTable, clips: [ClipData], duration: Double, sampleRate: Int) {
             self.events = events
-            self.timelines = timelines
-            knots = KnotTable(timelines)
+            self.knots = knots
             self.clips = clips
             self.duration = duration
             self.sampleRate = sampleRate
@@ -241,14 +240,16 @@ struct VoicePlan {
 /// Every timeline's knots in memory owned by `PreparedPattern.Storage`, one buffer per control.
 /// A lookup is one pointer load; a ``ControlTable`` read out of the class would copy all twelve
 /// buffers first (a `memcpy` per control evaluation on the render path).
-// @unchecked Sendable: written once in Storage.init, only read afterwards, freed in Storage.deinit.
+// @unchecked Sendable: written once before Storage.init, only read afterwards, freed in Storage.deinit.
 struct KnotTable: @unchecked Sendable {
     private let buffers: UnsafeMutablePointer<UnsafeBufferPointer<ParameterTimeline.Knot>>
 
-    init(_ timelines: ParameterTimelines) {
+    /// Copies `knots(id)` for each control in turn, so only one control's compiled array is
+    /// alive beside the table at a time.
+    init(_ knots: (DynamicParameterID) -> [ParameterTimeline.Knot]) {
         buffers = .allocate(capacity: ControlTable<Int>.count)
         for id in DynamicParameterID.all {
-            let knots = timelines[id].knots
+            let knots = knots(id)
             let buffer = UnsafeMutableBufferPointer<ParameterTimeline.Knot>.allocate(capacity: knots.count)
             _ = buffer.initialize(from: knots)
             (buffers + id.index).initialize(to: UnsafeBufferPointer(buffer))

@@ -165,9 +165,10 @@ public struct Synthesizer: ~Copyable {
             inOrder
             ? events
             : events.enumerated().sorted { ($0.element.time, $0.offset) < ($1.element.time, $1.offset) }.map(\.element)
+        // One control's timeline at a time: its knots are copied and the timeline let go.
+        let knots = KnotTable { ParameterTimeline($0, pattern: pattern).knots }
         let storage = PreparedPattern.Storage(
-            events: sorted, timelines: ParameterTimelines(pattern), clips: clipData,
-            duration: pattern.duration, sampleRate: format.sampleRate)
+            events: sorted, knots: knots, clips: clipData, duration: pattern.duration, sampleRate: format.sampleRate)
         let sounding = PatternRenderer.length(of: storage, format: format, voicing: voicing)
         let end = try format.frame(at: pattern.duration)
         return PreparedPattern(storage: storage, frameCount: max(sounding, end))
@@ -824,7 +825,7 @@ struct Layer {
 
     mutating func updateControlFlags() {
         func active(_ id: DynamicParameterID) -> Bool {
-            overrideCounts[id] > 0 || !(pattern?.timelines[id].isEmpty ?? true)
+            overrideCounts[id] > 0 || !(pattern?.knots[id].isEmpty ?? true)
         }
         hapticControls = active(.hapticIntensityControl) || active(.hapticSharpnessControl)
         audioControls =

@@ -82,7 +82,10 @@ extension HapticCommand {
             if watch { try PlayWatch(play: self).run() }
             _ = Terminal.processStart
             let isAudio = AudioInput.isAudio(pattern)
-            let (file, soundFrames) = isAudio ? try audioFile() : (try Terminal.load(pattern, waveforms: waveforms), 0)
+            // A sound's haptics are prepared as the analysis makes them (no whole pattern held),
+            // unless --loop plays the sound again and again from memory.
+            if isAudio && !loop { return try playSound() }
+            let file = isAudio ? try audioFile() : try Terminal.load(pattern, waveforms: waveforms)
             Terminal.report(file.diagnostics, in: file.path)
             // A sound's haptics last as long as the sound, which may be hours: no pattern file's
             // limit applies to them (and --rate does not), as none does in Apple's players.
@@ -104,19 +107,13 @@ extension HapticCommand {
             var options = self.options
             options.audioOnPreviewOnly = isAudio
             if isAudio { options.maxPatternSeconds = .infinity }
-            // Audio input: the sound is read while it plays, from a ring a thread keeps filled. A
-            // loop plays it again from its start, so it is held whole (the preview's cap applies).
-            var playing = file
-            var feeder: SoundFeeder?
-            if isAudio && loop {
-                playing = try withWholeSound(file)
-            } else if isAudio {
-                (playing, feeder) = try withFedSound(file, frames: soundFrames)
-            }
-            defer { feeder?.stop() }
-            // The sound cut short under it (its file truncated): playback stops where it runs out.
-            if let feeder { options.sourceFailure = { feeder.failure } }
-            let playback = try LivePlayback(file: playing, output: output, options: options)
+            // A looped sound plays again from its start, so it is held whole (the preview's cap applies).
+            let playing = isAudio ? try withWholeSound(file) : file
+            try perform(LivePlayback(file: playing, output: output, options: options))
+        }
+
+        /// Plays `playback` until it ends or Ctrl-C; reports its statistics and how it ended.
+        func perform(_ playback: LivePlayback) throws {
             let outcome = Interrupts.run(playback)
             Terminal.reportStatistics(playback.statistics, verbose: stats)
             switch outcome {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import HapticsALSA
 import HapticsAudioAnalysis
 import HapticsCore
 import HapticsEngine
@@ -12,11 +13,37 @@ extension HapticCommand.Play {
     /// at 48 kHz). Otherwise, played on a device, the sound is read while it plays (``SoundFeeder``).
     static let maxAudioFrames = 1 << 26
 
-    /// `haptic play song.wav`: the pattern `haptic convert` makes of the sound with these options,
-    /// plus an AudioCustom event at 0 that plays the sound itself (mixed to mono), so both start
-    /// on the same frame. The sound is not in it yet: ``withFedSound(_:frames:)`` (a device) or
-    /// ``withWholeSound(_:)`` (the preview, `--loop`) attach it. `frames`: the sound's length as decoded.
-    func audioFile() throws -> (file: PatternFile, frames: Int) {
+    /// The pattern `haptic convert` makes of the sound with these options, plus an AudioCustom
+    /// event at 0 that plays the sound itself (mixed to mono), so both start on the same frame;
+    /// made whole, for `--loop` and the preview (no device), which play the sound from memory
+    /// (``withWholeSound(_:)`` attaches it).
+    func audioFile() throws -> PatternFile {
+        let options = try analysisOptions()
+        do {
+            let result = try AudioHaptics.convert(AudioFileReader(path: pattern), options: options)
+            return PatternFile(path: pattern, pattern: result.pattern)
+        } catch {
+            throw Terminal.failure(error.description)
+        }
+    }
+
+    /// The same pattern as ``audioFile()``, prepared as the analysis makes it (each element as
+    /// it comes, in time order) rather than made whole first: what is held is the analysis and
+    /// the prepared form alone, not the pattern beside it. `frames`: the sound's length as decoded.
+    func soundHaptics() throws -> (builder: PreparedPattern.Builder, frames: Int) {
+        let options = try analysisOptions()
+        let builder = PreparedPattern.Builder()
+        do {
+            let reader = try AudioFileReader(path: pattern)
+            _ = try AudioHaptics.convert(reader, options: options) { builder.add($0) }
+            return (builder, reader.framesRead)
+        } catch {
+            throw Terminal.failure("\(error)")
+        }
+    }
+
+    /// The analysis options, with the AudioCustom event that plays the sound.
+    private func analysisOptions() throws -> AudioHapticsOptions {
         var options: AudioHapticsOptions
         do {
             options = try audio.options()
@@ -24,13 +51,48 @@ extension HapticCommand.Play {
             throw Terminal.failure(error.message, status: 64)
         }
         options.audioPath = Self.soundName(pattern)
+        return options
+    }
+
+    /// `haptic play song.wav` on a device (without `--loop`): the sound's haptics prepared as the
+    /// analysis makes them, the sound read while it plays (``SoundFeeder``).
+    func playSound() throws {
+        let (builder, frames) = try soundHaptics()
+        var device = self.device
+        // On a haptic device the sound goes on the channels the actuators leave free.
+        device.previewAudio = true
+        let output: ALSAOutput
         do {
-            let reader = try AudioFileReader(path: pattern)
-            let result = try AudioHaptics.convert(reader, options: options)
-            return (PatternFile(path: pattern, pattern: result.pattern), reader.framesRead)
+            output = try device.open()
+        } catch {
+            // Asked for actuators: a preview file is no substitute.
+            if device.wantsHaptics { throw Terminal.failure(error.description) }
+            try Terminal.writePreview(of: try withWholeSound(audioFile()), voicing: voice.voicing, because: error)
+            return
+        }
+        var options = self.options
+        options.audioOnPreviewOnly = true
+        // A sound's haptics last as long as the sound, which may be hours: no pattern file's
+        // limit applies to them, as none does in Apple's players.
+        options.maxPatternSeconds = .infinity
+        let feeder: SoundFeeder
+        do {
+            feeder = try SoundFeeder(reader: AudioFileReader(path: pattern), frames: frames, from: from)
         } catch {
             throw Terminal.failure(error.description)
         }
+        feeder.start()
+        defer { feeder.stop() }
+        // The sound cut short under it (its file truncated): playback stops where it runs out.
+        options.sourceFailure = { feeder.failure }
+        let prepared: PreparedPattern
+        do {
+            prepared = try builder.finish(
+                format: output.format, voicing: voice.voicing, feeds: [Self.soundName(pattern): feeder.feed])
+        } catch {
+            throw Terminal.failure("\(pattern): its haptics cannot be played: \(error)")
+        }
+        try perform(LivePlayback(prepared: prepared, output: output, options: options))
     }
 
     static func soundName(_ path: String) -> String { URL(filePath: path).lastPathComponent }
@@ -43,21 +105,6 @@ extension HapticCommand.Play {
         } catch {
             throw Terminal.failure(error.description)
         }
-    }
-
-    /// `file` with its sound read while it plays, from `from` seconds: the feeder has filled
-    /// its ring and reads on on a thread of its own until stopped.
-    func withFedSound(_ file: PatternFile, frames: Int) throws -> (PatternFile, SoundFeeder) {
-        let feeder: SoundFeeder
-        do {
-            feeder = try SoundFeeder(reader: AudioFileReader(path: pattern), frames: frames, from: from)
-        } catch {
-            throw Terminal.failure(error.description)
-        }
-        var fed = file
-        fed.feeds = [Self.soundName(pattern): feeder.feed]
-        feeder.start()
-        return (fed, feeder)
     }
 
     /// The whole of `reader` as a mono clip at its own rate.
