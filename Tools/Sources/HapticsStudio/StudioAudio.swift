@@ -227,12 +227,22 @@ extension Studio {
                         throw error
                     }
                 }
+                let version = StudioFiles.version(of: made.ahap)
+                // A page may have the file open: the watcher is told of the write, as for a save.
+                let current = exists ? try? files.open(target) : nil
+                watcher.willWrite(
+                    target, version: version,
+                    over: current.flatMap { opened in
+                        (try? StudioFiles.read(opened, path: target, limit: 16 << 20)).map {
+                            .init(opened: opened, version: StudioFiles.version(of: $0))
+                        }
+                    })
                 do throws(SystemCallError) {
                     try writeAtomically(made.ahap, to: name, in: opened.folder.fd)
                 } catch {
+                    watcher.writeFailed(target, version: version)
                     throw StudioError(500, "\(target): could not be written (\(error.errno))")
                 }
-                let version = StudioFiles.version(of: made.ahap)
                 return .success(
                     AudioSaveResponse(
                         path: target, version: version, bytes: made.ahap.count,

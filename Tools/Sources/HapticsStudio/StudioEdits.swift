@@ -252,7 +252,16 @@ extension Studio {
 
     // MARK: - Routes
 
-    /// `GET /api/pattern`: the view of the file as it is on disk. An AHAP file's `ahap` is its
+    /// `GET /api/pattern`: a page opens the file at `path`; the watcher watches it from the
+    /// version read on (``openView(path:bytes:withText:)`` says what the view holds).
+    package func open(path: String, withText: Bool) throws(StudioError) -> PatternViewResponse {
+        let opened = try files.open(path)
+        let bytes = try StudioFiles.read(opened, path: path, limit: 16 << 20)
+        watcher.watch(path, opened: opened, version: StudioFiles.version(of: bytes))
+        return openView(path: path, bytes: bytes, withText: withText)
+    }
+
+    /// The view of the file as it is on disk. An AHAP file's `ahap` is its
     /// own JSON (values as written, out-of-range ones too), so that the page's edits address
     /// the file's entries; AudioCustom waveforms are loaded as `render` loads them.
     func openView(path: String, bytes: [UInt8], withText: Bool) -> PatternViewResponse {
@@ -503,7 +512,8 @@ extension Studio {
         // The check and the write happen under one lock, so two tabs saving at once cannot both win.
         let result: Result<SaveResponse, StudioError> = saveLock.withLock { _ in
             do throws(StudioError) {
-                let current = try files.read(path)
+                let opened = try files.open(path)
+                let current = try StudioFiles.read(opened, path: path, limit: 16 << 20)
                 let (text, _) = try editedText(path: path, request: request, current: current)
                 let analysis = PatternView.analyze(text, path: "edit.ahap")
                 guard let document = analysis.pattern else {
@@ -515,17 +525,19 @@ extension Studio {
                     format == "haptic" ? HapticClip.encode(HapticClip(pattern: document, losses: &losses)) : text
                 let saved = StudioFiles.version(of: bytes)
                 // The watcher knows the new version before the write, so the write's own inotify
-                // event is not announced as another program's change (a tab would then say "changed
-                // on disk" instead of "saved in another tab"); after it, the file's new status.
-                watcher.watch(path, version: saved)
+                // event is not announced as another program's change (the saving tab would then
+                // say "changed on disk", another "changed on disk" instead of "saved in another
+                // tab"), whenever it is seen and whatever a page opening the file meanwhile read.
+                watcher.willWrite(
+                    path, version: saved, over: .init(opened: opened, version: StudioFiles.version(of: current)))
+                saveWriteHooks.withLock { $0.before }?(path)
                 do throws(StudioError) {
                     try files.write(path, bytes: bytes)
                 } catch {
-                    watcher.watch(path, version: StudioFiles.version(of: current))
+                    watcher.writeFailed(path, version: saved)
                     throw error
                 }
-                afterSaveWriteHook.withLock { $0 }?(path)
-                watcher.watch(path, version: saved)
+                saveWriteHooks.withLock { $0.after }?(path)
                 return .success(SaveResponse(version: saved, losses: losses.map(\.description), bytes: bytes.count))
             } catch {
                 return .failure(error)

@@ -29,8 +29,9 @@ package final class Studio: Sendable {
     let watcher: StudioWatcher
     /// Edited texts and waveforms kept between requests (see `sourcePatch`, `editedWaveform`).
     let cache = StudioCache()
-    /// Test-only: see ``afterSaveWrite(_:)``.
-    let afterSaveWriteHook = Mutex<(@Sendable (_ path: String) -> Void)?>(nil)
+    /// Test-only: see ``beforeSaveWrite(_:)`` and ``afterSaveWrite(_:)``.
+    let saveWriteHooks = Mutex<(before: SaveHook?, after: SaveHook?)>((nil, nil))
+    typealias SaveHook = @Sendable (_ path: String) -> Void
 
     /// - Parameters:
     ///   - folders: what is served (studio paths start with each one's label).
@@ -56,7 +57,14 @@ package final class Studio: Sendable {
     /// returns, so that a test can make the watcher look at the file there
     /// (``checkWatcher(_:)``), as an inotify event arriving at that moment does.
     package func afterSaveWrite(_ hook: (@Sendable (_ path: String) -> Void)?) {
-        afterSaveWriteHook.withLock { $0 = hook }
+        saveWriteHooks.withLock { $0.after = hook }
+    }
+
+    /// Test-only: `hook` is called with the path in each save just before its write, once the
+    /// watcher knows the version to be written, so that a test can open the file for another page
+    /// there (``open(path:withText:)``), as a `GET /api/pattern` handled at that moment does.
+    package func beforeSaveWrite(_ hook: (@Sendable (_ path: String) -> Void)?) {
+        saveWriteHooks.withLock { $0.before = hook }
     }
 
     /// Test-only: the watcher's check of `path` now, as on an inotify event: the messages it
@@ -126,10 +134,7 @@ package final class Studio: Sendable {
         }
         router.get("/api/pattern") { [self] request, _ in
             let path = try Self.query(request, "path")
-            let bytes = try files.read(path)
-            watcher.watch(path, version: StudioFiles.version(of: bytes))
-            let withText = request.uri.queryParameters.get("text") == "1"
-            return Self.encoded(openView(path: path, bytes: bytes, withText: withText))
+            return Self.encoded(try open(path: path, withText: request.uri.queryParameters.get("text") == "1"))
         }
         router.post("/api/analyze") { [self] request, _ in
             let raw = try await Self.bodyBytes(request)

@@ -29,11 +29,32 @@ import SystemPackage
 /// no watch are checked once a second, and the studio says so once on standard error.
 final class StudioWatcher: Sendable {
     struct Known: Sendable {
+        /// The version the pages were last told of (or that the first page opened).
         var version: String
         var stamp: Stamp?
         /// The inotify watch on the file's folder; nil when the file is checked by the fallback.
         var watch: Int32?
         var name: String
+        /// What the studio is writing or wrote to the file that the watcher has not seen yet.
+        var written: Written?
+        /// Counts the changes to `version`, `stamp` and `written`: a check whose read began before
+        /// one reads again, so no check compares what it read with a state that came after it.
+        var generation = 0
+    }
+
+    /// The studio's own writes to a file, which the save announces itself (`announceSave`): seen
+    /// on disk, such a version is no news. `versions` are the ones written and not yet seen, the
+    /// oldest first; `over` is the version on disk before them (the last of them the watcher has
+    /// seen), which a check may read while the write is on its way.
+    struct Written: Equatable, Sendable {
+        var versions: [String]
+        var over: String
+    }
+
+    /// The file the studio is about to write over: its opening (status, folder) and version.
+    struct Current {
+        var opened: StudioFiles.Opened
+        var version: String
     }
 
     struct Stamp: Equatable, Sendable {
@@ -85,34 +106,91 @@ final class StudioWatcher: Sendable {
         if let notify { close(notify) }
     }
 
-    /// Starts watching `path` (or notes a version the studio itself wrote, which is not news).
-    func watch(_ path: String, version: String) {
-        let opened = try? files.open(path)
-        let stamp = opened.map { Self.stamp($0.status) }
-        var watch: Int32?
-        if let notify, let opened {
-            let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_CREATE) | UInt32(IN_ONLYDIR)
-            do throws(SystemCallError) {
-                watch = try systemCall("inotify_add_watch") {
-                    inotify_add_watch(notify, "/proc/self/fd/\(opened.folder.fd)", mask)
-                }
-            } catch {
-                useFallback(reason: error.errno.description)
-            }
-        }
-        let name = opened?.name ?? String(path.split(separator: "/").last ?? "")
+    /// Starts watching `path`, which a page opened (`opened`, its bytes at `version`). A file
+    /// watched already keeps what the watcher knows of it: the version the other pages were told
+    /// of, and the studio's own writes still on their way (a page that read the file before a
+    /// save's write may get here after it), so a page's opening never turns a change into no news
+    /// nor the studio's save into another program's.
+    func watch(_ path: String, opened: StudioFiles.Opened, version: String) {
+        let watch = addWatch(opened)
         let dropped = known.withLock { known -> Int32? in
-            known.removeValue(forKey: path)
-            known[path] = Known(version: version, stamp: stamp, watch: watch, name: name)
-            guard known.count > Self.capacity else { return nil }
-            let first = known.removeFirst()
-            // A folder's watch goes once no watched file is in that folder.
-            guard let watch = first.value.watch, !known.values.contains(where: { $0.watch == watch }) else {
+            if var entry = known.removeValue(forKey: path) {
+                entry.watch = watch ?? entry.watch
+                known[path] = entry
                 return nil
             }
-            return watch
+            known[path] = Known(version: version, stamp: Self.stamp(opened.status), watch: watch, name: opened.name)
+            return Self.trim(&known)
         }
         if let dropped, let notify { _ = try? systemCall("inotify_rm_watch") { inotify_rm_watch(notify, dropped) } }
+    }
+
+    /// Notes that the studio is about to write `version` to `path` (under its save lock), over
+    /// `current` (nil for a new file), so the write, when the watcher sees it, is not announced as
+    /// another program's change: the save announces it. A file not watched yet is watched from
+    /// `current` on, so a page that opens it meanwhile cannot set an older version.
+    func willWrite(_ path: String, version: String, over current: Current?) {
+        let watch = current.flatMap { addWatch($0.opened) }
+        let dropped = known.withLock { known -> Int32? in
+            var added = false
+            if known[path] == nil {
+                guard let current else { return nil }
+                known[path] = Known(
+                    version: current.version, stamp: Self.stamp(current.opened.status), watch: watch,
+                    name: current.opened.name)
+                added = true
+            }
+            known[path]?.generation += 1
+            if var written = known[path]?.written {
+                written.versions.append(version)
+                if written.versions.count > Self.writesKept { written.versions.removeFirst() }
+                known[path]?.written = written
+            } else {
+                known[path]?.written = Written(versions: [version], over: current?.version ?? "")
+            }
+            return added ? Self.trim(&known) : nil
+        }
+        if let dropped, let notify { _ = try? systemCall("inotify_rm_watch") { inotify_rm_watch(notify, dropped) } }
+    }
+
+    /// Takes back ``willWrite(_:version:over:)`` for a write that failed.
+    func writeFailed(_ path: String, version: String) {
+        known.withLock { known in
+            guard var written = known[path]?.written, let index = written.versions.lastIndex(of: version) else {
+                return
+            }
+            written.versions.remove(at: index)
+            known[path]?.written = written.versions.isEmpty ? nil : written
+            known[path]?.generation += 1
+        }
+    }
+
+    /// Most of the studio's writes to one file kept unseen (saves faster than the watcher).
+    static let writesKept = 32
+
+    /// An inotify watch on the opened file's folder (nil without inotify, or at its limit).
+    private func addWatch(_ opened: StudioFiles.Opened) -> Int32? {
+        guard let notify else { return nil }
+        let mask = UInt32(IN_CLOSE_WRITE) | UInt32(IN_MOVED_TO) | UInt32(IN_CREATE) | UInt32(IN_ONLYDIR)
+        do throws(SystemCallError) {
+            return try systemCall("inotify_add_watch") {
+                inotify_add_watch(notify, "/proc/self/fd/\(opened.folder.fd)", mask)
+            }
+        } catch {
+            useFallback(reason: error.errno.description)
+            return nil
+        }
+    }
+
+    /// Drops the least recently opened file beyond ``capacity``; returns its folder's watch when
+    /// no other watched file is in that folder (to be removed).
+    private static func trim(_ known: inout OrderedDictionary<String, Known>) -> Int32? {
+        guard known.count > capacity else { return nil }
+        let first = known.removeFirst()
+        guard let watch = first.value.watch, !known.values.contains(where: { $0.watch == watch }) else {
+            return nil
+        }
+        return watch
     }
 
     private func useFallback(reason: String) {
@@ -233,25 +311,11 @@ final class StudioWatcher: Sendable {
     }
 
     /// What ``check(_:)`` announces for `paths`: a message for each whose version moved since
-    /// last seen (noting the new status and version).
+    /// last seen (noting the new status and version), unless the studio wrote that version.
     func changes(_ paths: [String]) -> [String] {
         var messages: [String] = []
         for path in paths {
-            guard let entry = known.withLock({ $0[path] }) else { continue }
-            let now = stamp(path)
-            guard now != entry.stamp else { continue }
-            guard let bytes = try? files.read(path) else {
-                known.withLock { $0[path]?.stamp = now }
-                continue
-            }
-            let version = StudioFiles.version(of: bytes)
-            let changed = known.withLock { known -> Bool in
-                guard let old = known[path]?.version else { return false }
-                known[path]?.version = version
-                known[path]?.stamp = now
-                return old != version
-            }
-            if changed {
+            if let version = change(path) {
                 let message: JSONValue = .object([
                     "type": .string("changed"), "path": .string(path), "version": .string(version),
                 ])
@@ -259,5 +323,41 @@ final class StudioWatcher: Sendable {
             }
         }
         return messages
+    }
+
+    /// The version `path` moved to from another program's write, or nil (no change, or the
+    /// studio's own). Reads again when what the watcher knows changed during the read.
+    private func change(_ path: String) -> String? {
+        while true {
+            guard let entry = known.withLock({ $0[path] }) else { return nil }
+            let now = stamp(path)
+            guard now != entry.stamp else { return nil }
+            let bytes = try? files.read(path)
+            let version = bytes.map(StudioFiles.version(of:))
+            enum Outcome { case again, news(String?) }
+            let outcome = known.withLock { known -> Outcome in
+                guard var current = known[path] else { return .news(nil) }
+                guard current.generation == entry.generation else { return .again }
+                current.generation += 1
+                current.stamp = now
+                defer { known[path] = current }
+                guard let version else { return .news(nil) }
+                let old = current.version
+                current.version = version
+                if var written = current.written {
+                    if let index = written.versions.firstIndex(of: version) {
+                        // The studio's write (the save tells the pages); the ones before it are past.
+                        written.over = version
+                        written.versions.removeFirst(index + 1)
+                        current.written = written.versions.isEmpty ? nil : written
+                        return .news(nil)
+                    }
+                    // Not what the studio wrote over either: another program wrote since.
+                    if version != written.over { current.written = nil }
+                }
+                return .news(old != version ? version : nil)
+            }
+            if case .news(let version) = outcome { return version }
+        }
     }
 }

@@ -258,6 +258,71 @@ import _ToolTestSupport
         }
     }
 
+    /// Issue 28: a page that opens the file while a tab saves it (its `GET /api/pattern` reads the
+    /// file after the watcher learnt the save's version and before the write) does not make the
+    /// watcher take the save's write for another program's: the saving tab is never told "changed
+    /// on disk", the others are told once that the studio saved it, and another program's write
+    /// after it is still announced as a change on disk.
+    @Test(.timeLimit(.minutes(1))) func aPageOpeningTheFileDuringASaveLeavesItTheStudios() async throws {
+        try await StudioHarness.with { studio in
+            let opened = try await studio.object("GET", "/api/pattern?path=pats/sharp-tap.ahap")
+            let version = try #require(opened["version"] as? String)
+            let read = Mutex<String?>(nil)
+            let announced = Mutex<[String]>([])
+            studio.studio.beforeSaveWrite { [studio = studio.studio] path in
+                let view = try? studio.open(path: path, withText: false)
+                read.withLock { $0 = view?.version }
+            }
+            // The write's inotify event handled before the save returns.
+            studio.studio.afterSaveWrite { [studio = studio.studio] path in
+                let messages = studio.checkWatcher(path)
+                announced.withLock { $0 += messages }
+            }
+            let save = """
+                {"baseVersion": "\(version)", "tab": "saver", "edits": [{"index": 0, "element":
+                  {"Event": {"Time": 0.05, "EventType": "HapticTransient", "EventParameters": [
+                    {"ParameterID": "HapticIntensity", "ParameterValue": 0.5},
+                    {"ParameterID": "HapticSharpness", "ParameterValue": 0.5}]}}}]}
+                """
+            let saved = Mutex<String?>(nil)
+            let outside = Mutex<String?>(nil)
+            let messages = try await Self.socket(
+                studio,
+                until: { messages in
+                    messages.contains {
+                        $0["version"] as? String != nil && $0["version"] as? String == outside.withLock { $0 }
+                    }
+                }
+            ) {
+                let response = try await studio.call("PUT", "/api/pattern?path=pats/sharp-tap.ahap", json: save)
+                #expect(response.status == 200, "\(response.text)")
+                let object = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+                saved.withLock { $0 = object?["version"] as? String }
+                // Then another program writes the file (a new file renamed over it).
+                let edited = Data(
+                    try String(contentsOf: studio.url("sharp-tap.ahap"), encoding: .utf8)
+                        .replacingOccurrences(of: "0.05", with: "0.07").utf8)
+                outside.withLock { $0 = Self.version(edited) }
+                let temporary = studio.url(".sharp-tap.ahap.swp")
+                try edited.write(to: temporary)
+                _ = rename(
+                    temporary.path(percentEncoded: false), studio.url("sharp-tap.ahap").path(percentEncoded: false))
+            }
+            #expect(read.withLock { $0 } == version, "the other page read the file before the write")
+            #expect(announced.withLock { $0 } == [], "the watcher announced the save as a change on disk")
+            let changed = messages.filter { $0["type"] as? String == "changed" }.map {
+                [$0["version"] as? String ?? "", $0["by"] as? String ?? "-", $0["tab"] as? String ?? "-"]
+            }
+            let savedVersion = try #require(saved.withLock { $0 })
+            let outsideVersion = try #require(outside.withLock { $0 })
+            // Each told once (the save's message and the watcher's come in either order).
+            #expect(
+                changed.count == 2
+                    && Set(changed) == [[savedVersion, "studio", "saver"], [outsideVersion, "-", "-"]],
+                "\(changed)")
+        }
+    }
+
     /// Both ways an editor saves, each on the socket within half a second: inotify on the held
     /// folder reports it at once (a poll, or the once-a-second fallback, would be late).
     @Test(.timeLimit(.minutes(1))) func inPlaceWritesAndRenamesOverReachTheSocketWithinHalfASecond() async throws {
