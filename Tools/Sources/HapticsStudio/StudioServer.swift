@@ -75,6 +75,9 @@ package final class Studio: Sendable {
         return messages
     }
 
+    /// The WebSockets subscribed to the studio's messages now.
+    package func openSockets() async -> Int { await hub.count }
+
     /// The port the server listens on (0 until it does).
     package var port: Int { boundPort.load(ordering: .acquiring) }
 
@@ -193,12 +196,17 @@ package final class Studio: Sendable {
         }
         router.ws("/ws") { [self] inbound, outbound, _ in
             let (stream, id) = await hub.subscribe()
-            // Said once registered, so a client can tell when broadcasts start reaching it.
-            try await outbound.write(.text(Self.jsonText(SubscribedMessage())))
+            // However the socket ends (a close, a reset by the peer, a frame the protocol refuses:
+            // the inbound stream then throws), its subscription goes with it; before, each socket
+            // reset by its page kept its subscriber and sender for good (9 KB each, BENCHMARKS.md).
             let sender = Task {
+                // Said once registered, so a client can tell when broadcasts start reaching it.
+                try await outbound.write(.text(Self.jsonText(SubscribedMessage())))
                 for await text in stream { try await outbound.write(.text(text)) }
             }
-            for try await _ in inbound {}
+            do {
+                for try await _ in inbound {}
+            } catch {}
             await hub.unsubscribe(id)
             sender.cancel()
         }

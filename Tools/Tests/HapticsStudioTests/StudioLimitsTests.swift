@@ -1,4 +1,5 @@
 import Foundation
+import HapticsStudio
 import Testing
 import _ToolTestSupport
 
@@ -90,6 +91,36 @@ import _ToolTestSupport
 
             let files = try await studio.call("GET", "/api/files")
             #expect(files.status == 200, "still up")
+        }
+    }
+
+    /// Issue 28: a WebSocket its page resets (a tab killed, a network stack that sends RST)
+    /// leaves no subscriber behind. Before, the reset made the inbound stream throw past the
+    /// unsubscription, so each such socket kept its subscriber and sender for good (9 KB each,
+    /// and every broadcast went to all of them).
+    @Test(.timeLimit(.minutes(1))) func socketsResetByThePageLeaveNoSubscriber() async throws {
+        try await StudioHarness.with { studio in
+            let port = studio.port
+            let headers = [("Host", "127.0.0.1:\(port)"), ("Origin", studio.origin), ("X-Studio-Token", studio.token)]
+            let said = try await offPool { () throws -> [String?] in
+                try (0..<3).map { _ in
+                    let socket = try RawWebSocket(port: port, headers: headers)
+                    let first = try socket.next()
+                    // Closed with SO_LINGER 0 (when `socket` goes): a reset, not a close.
+                    var linger = Glibc.linger(l_onoff: 1, l_linger: 0)
+                    setsockopt(socket.fd, SOL_SOCKET, SO_LINGER, &linger, socklen_t(MemoryLayout<Glibc.linger>.size))
+                    return first
+                }
+            }
+            #expect(said == Array(repeating: #"{"type":"subscribed"}"#, count: 3))
+            // The studio notices each reset when it reads the socket: give it up to 20 s.
+            var open = await studio.studio.openSockets()
+            let deadline = ContinuousClock.now + .seconds(20)
+            while open > 0 && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                open = await studio.studio.openSockets()
+            }
+            #expect(open == 0, "\(open) subscribers left by reset sockets")
         }
     }
 }
