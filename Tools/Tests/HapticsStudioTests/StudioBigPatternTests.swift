@@ -9,7 +9,8 @@ import _ToolTestSupport
 @Suite(.serialized) struct StudioBigPatternTests {
     /// 3,000 transients 10 ms apart (several per pixel with the whole pattern on screen), and a
     /// 0.3 s continuous event every second.
-    static let dense: String = {
+    static let dense = #"{"Version": 1, "Pattern": ["# + denseEntries.joined(separator: ",\n") + "]}"
+    static let denseEntries: [String] = {
         var entries: [String] = []
         for n in 0..<3_000 {
             let level = 0.3 + 0.7 * Double((n * 7) % 10) / 9
@@ -22,7 +23,7 @@ import _ToolTestSupport
                 #"{"Event": {"Time": \#(Double(k) + 0.005), "EventType": "HapticContinuous", "EventDuration": 0.3, "#
                     + #""EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": 0.6}]}}"#)
         }
-        return #"{"Version": 1, "Pattern": ["# + entries.joined(separator: ",\n") + "]}"
+        return entries
     }()
 
     static func open(_ studio: StudioHarness, _ page: DevToolsPage) async throws {
@@ -229,6 +230,109 @@ import _ToolTestSupport
                     #expect(seen[2] == 0, "transient \(index): \(seen[2]) bytes differ from marks made from scratch")
                     (paths, analyses) = (seen[3], seen[1])
                 }
+                #expect(page.consoleMessages.filter { $0.hasPrefix("exception") }.isEmpty, "\(page.consoleMessages)")
+            }
+        }
+    }
+
+    /// What the timeline keeps from one draw to the next besides the events' layer: the curves
+    /// lane in a layer of its own (painted again only when a curve, a parameter, the selected point
+    /// or the view changed), and the list of the events on screen (patched for the entry an edit
+    /// changed, not filtered again). After a drag of an event, a drag of a curve's point and an
+    /// undo, the timeline is what a draw with nothing kept draws, and the page's model of the
+    /// pattern is the one made from the pattern whole. (The dense pattern, and an intensity control
+    /// of three points every second and a dynamic parameter every 10 s.)
+    @Test(.timeLimit(.minutes(3))) func theTimelinesCachesDrawWhatADrawFromScratchDraws() async throws {
+        var entries = Self.denseEntries
+        for k in 0..<30 {
+            entries.append(
+                #"{"ParameterCurve": {"ParameterID": "HapticIntensityControl", "Time": \#(Double(k) + 0.5), "#
+                    + #""ParameterCurveControlPoints": [{"Time": 0, "ParameterValue": 0.2}, "#
+                    + #"{"Time": 0.4, "ParameterValue": 0.8}, {"Time": 0.8, "ParameterValue": 0.4}]}}"#)
+        }
+        for k in 0..<3 {
+            entries.append(
+                #"{"Parameter": {"ParameterID": "HapticSharpnessControl", "Time": \#(Double(k) * 10 + 0.25), "ParameterValue": 0.3}}"#
+            )
+        }
+        let pattern = #"{"Version": 1, "Pattern": ["# + entries.joined(separator: ",\n") + "]}"
+        try await StudioHarness.with(files: ["dense.ahap": pattern]) { studio in
+            try await DevTools.withPage { page in
+                try await Self.open(studio, page)
+                #expect(try await page.number("studio.model(studio.state.ahap).curves.length") == 30)
+                // Read in the turn the last answer was applied in: the counts, the timeline, then
+                // the timeline drawn with nothing kept, and the counts again.
+                let settled =
+                    """
+                    new Promise((resolve) => { const poll = () => {
+                      if (studio.state.drag || studio.state.analysis.inflight || studio.state.analysis.pending) { setTimeout(poll, 10); return; }
+                      const c = document.getElementById('timeline');
+                      const read = () => c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+                      const kept = read(), curveLayers = studio.metrics.curveLayers, filters = studio.metrics.eventFilters;
+                      const parts = (m) => JSON.stringify([m.events, m.curves, m.parameters]);
+                      const sameModel = parts(studio.model(studio.state.ahap)) === parts(studio.model({ ...studio.state.ahap }));
+                      studio.eventLayer.key = ''; studio.curvesLayer.key = ''; studio.seriesLayer.key = '';
+                      studio.findingMarks.key = ''; studio.findingMarks.marked = null; studio.onScreen.model = null;
+                      studio.draw();
+                      const fresh = read();
+                      let differ = 0;
+                      for (let i = 0; i < fresh.length; i += 1) if (fresh[i] !== kept[i]) differ += 1;
+                      resolve(JSON.stringify([curveLayers, filters, differ, sameModel ? 1 : 0, studio.metrics.curveLayers, studio.metrics.eventFilters]));
+                    }; poll(); })
+                    """
+                func check(_ what: String) async throws -> (curveLayers: Double, filters: Double) {
+                    let json = try await page.string(settled) ?? "[]"
+                    let seen = try #require(try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [Double])
+                    try #require(seen.count == 6)
+                    #expect(seen[2] == 0, "\(what): \(seen[2]) bytes differ from a draw with nothing kept")
+                    #expect(seen[3] == 1, "\(what): the patched model differs from the pattern's whole model")
+                    return (seen[0], seen[1])
+                }
+                var curveLayers = try await page.number("studio.metrics.curveLayers") ?? -1
+                var filters = try await page.number("studio.metrics.eventFilters") ?? -1
+
+                // An event's drag paints no curve and filters no event list.
+                let (x, y) = try await StudioBrowserTests.handle(of: 1_500, page)
+                try await page.drag(from: (x, y), to: (x + 30, y - 10), steps: 12)
+                var seen = try await check("after an event's drag")
+                #expect(
+                    seen.curveLayers == curveLayers,
+                    "curves painted during an event's drag: \(curveLayers) -> \(seen.curveLayers)")
+                #expect(
+                    seen.filters == filters, "events filtered during an event's drag: \(filters) -> \(seen.filters)")
+                // (Transients 0.4 pixels apart: the one under the pointer is edited, whichever it is.)
+                #expect(try await page.number("studio.edits().length") == 1, "the drag edited one event")
+                curveLayers = try await page.number("studio.metrics.curveLayers") ?? -1
+                filters = try await page.number("studio.metrics.eventFilters") ?? -1
+
+                // A curve point's drag paints the curves again (the point selected, then moved) and
+                // filters no event list.
+                let handle =
+                    try await page.string(
+                        """
+                        (() => { const p = studio.model(studio.state.ahap).curves[10].points[1];
+                          const r = document.getElementById('timeline').getBoundingClientRect();
+                          return JSON.stringify([r.left + studio.x(p.time), r.top + studio.laneY('curves', p.value, 0, 1)]); })()
+                        """) ?? "[0,0]"
+                let point = try #require(try JSONSerialization.jsonObject(with: Data(handle.utf8)) as? [Double])
+                try await page.drag(from: (point[0], point[1]), to: (point[0] + 20, point[1] + 6), steps: 8)
+                seen = try await check("after a curve point's drag")
+                #expect(
+                    seen.curveLayers > curveLayers,
+                    "the curves were not painted again: \(curveLayers) -> \(seen.curveLayers)")
+                #expect(seen.filters == filters, "events filtered during a curve's drag: \(filters) -> \(seen.filters)")
+                let moved = try await page.number(
+                    "studio.state.ahap.Pattern[3040].ParameterCurve.ParameterCurveControlPoints[1].Time")
+                #expect(moved != nil && moved != 0.4, "the point's time: \(String(describing: moved))")
+                #expect(try await page.number("studio.edits().length") == 2)
+
+                // Undo takes back the curve's drag: an older version of the pattern, drawn as it was.
+                try await page.press("z", modifiers: DevToolsPage.control)
+                #expect(
+                    try await page.number(
+                        "studio.state.ahap.Pattern[3040].ParameterCurve.ParameterCurveControlPoints[1].Time")
+                        == 0.4)
+                _ = try await check("after an undo")
                 #expect(page.consoleMessages.filter { $0.hasPrefix("exception") }.isEmpty, "\(page.consoleMessages)")
             }
         }

@@ -35,7 +35,7 @@ const state = {
 // `parts`: per analysis drawn, where its time went (haptic-bench studio prints them): waiting
 // behind the one in flight, the request to its answer (and, of it, to the answer's headers), the
 // server's own analysis, the page's applying and drawing it.
-const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, eventStrips: 0, findingPaths: 0, seriesLayers: 0, seriesColumns: 0, analyses: 0, dropped: 0, bytesSent: 0, bytesReceived: 0 };
+const metrics = { ready: null, edits: [], parts: [], draws: 0, drawMilliseconds: [], eventLayers: 0, eventStrips: 0, eventFilters: 0, curveLayers: 0, findingPaths: 0, seriesLayers: 0, seriesColumns: 0, analyses: 0, dropped: 0, bytesSent: 0, bytesReceived: 0 };
 // Which entry of the opened file each element object of `state.ahap.Pattern` is (objects the
 // page added have none). Edited elements are copies that keep their original's entry.
 let origins = new WeakMap();
@@ -253,18 +253,23 @@ function takeOver(ahap, version) {
 }
 
 // The edits that turn the opened file's Pattern into the page's: entries changed, removed, added.
+// An entry object still at its place in the opened file's Pattern is that entry, unchanged
+// (`takeOver` gave it that place): no look-up (each edit of a drag asks twice, and a 10-minute
+// pattern has 6,000 entries).
 function edits() {
   const out = [];
   if (!state.ahap || !state.original) return out;
   const base = state.original.Pattern || [];
-  const seen = new Set();
-  for (const element of state.ahap.Pattern || []) {
-    const i = originOf(element);
-    if (i === undefined || seen.has(i)) { out.push({ add: element }); continue; }
-    seen.add(i);
+  const seen = new Uint8Array(base.length);
+  const pattern = state.ahap.Pattern || [];
+  for (let n = 0; n < pattern.length; n += 1) {
+    const element = pattern[n];
+    const i = element === base[n] && element !== null && typeof element === "object" ? n : originOf(element);
+    if (i === undefined || seen[i]) { out.push({ add: element }); continue; }
+    seen[i] = 1;
     if (element !== base[i] && JSON.stringify(element) !== JSON.stringify(base[i])) out.push({ index: i, element });
   }
-  for (let i = 0; i < base.length; i += 1) if (!seen.has(i)) out.push({ remove: i });
+  for (let i = 0; i < base.length; i += 1) if (!seen[i]) out.push({ remove: i });
   return out;
 }
 
@@ -359,8 +364,13 @@ function parameterValue(list, id) {
 const models = new WeakMap();
 const entryModels = new WeakMap();
 
+// What edit() made each version from: the version before it and the entries it copied.
+const derivations = new WeakMap();
+
 function model(ahap) {
   if (ahap && models.has(ahap)) return models.get(ahap);
+  const patched = ahap ? patchedModel(ahap) : null;
+  if (patched) { models.set(ahap, patched); return patched; }
   const events = [], curves = [], parameters = [];
   ((ahap && ahap.Pattern) || []).forEach((element, index) => {
     if (!element || typeof element !== "object") return;
@@ -371,9 +381,52 @@ function model(ahap) {
     entryModels.set(element, made);
     made.list === "events" ? events.push(made.entry) : made.list === "curves" ? curves.push(made.entry) : parameters.push(made.entry);
   });
-  const out = { events, curves, parameters };
+  const out = { events, curves, parameters, from: null, changed: [] };
   if (ahap) models.set(ahap, out);
   return out;
+}
+
+// The model of a version edit() made by changing a few entries in place (a drag's move, a
+// nudge): the model of the version before with those entries' models replaced, so that a move
+// costs the entries it changed, not the 6,000 of a 10-minute pattern. `from` is that model and
+// `changed` the [before, after] entries, from which the drawing patches what it keeps (the events
+// on screen). Null when the version is not such an edit (entries added, removed or moved).
+// Only the last step is kept (a model forgets the one it was made from once another is made
+// from it), so that a long drag does not keep every version it passed through.
+function patchedModel(ahap) {
+  const derivation = derivations.get(ahap);
+  derivations.delete(ahap);
+  const previous = derivation && models.get(derivation.from);
+  if (!previous) return null;
+  const before = derivation.from.Pattern || [], after = ahap.Pattern || [];
+  if (before.length !== after.length) return null;
+  const touched = new Set(derivation.touch);
+  for (let i = 0; i < after.length; i += 1) if (after[i] !== before[i] && !touched.has(i)) return null;
+  const out = { events: previous.events, curves: previous.curves, parameters: previous.parameters, from: previous, changed: [] };
+  const copied = new Set();
+  for (const i of touched) {
+    if (after[i] === before[i]) continue;
+    const old = entryModels.get(before[i]);
+    const made = after[i] && typeof after[i] === "object" ? modelEntry(after[i], i) : null;
+    if (!old || !made || old.list !== made.list || old.entry.index !== i) return null;
+    entryModels.set(after[i], made);
+    if (!copied.has(made.list)) { out[made.list] = out[made.list].slice(); copied.add(made.list); }
+    const list = out[made.list];
+    const at = indexPlace(list, i);
+    if (list[at] !== old.entry) return null;
+    list[at] = made.entry;
+    out.changed.push([made.list, old.entry, made.entry]);
+  }
+  previous.from = null;
+  previous.changed = [];
+  return out;
+}
+
+// Where the entry of Pattern index `index` is (or goes) in a list of entries in Pattern order.
+function indexPlace(list, index) {
+  let lo = 0, hi = list.length;
+  while (lo < hi) { const mid = (lo + hi) >> 1; if (list[mid].index < index) lo = mid + 1; else hi = mid; }
+  return lo;
 }
 
 function modelEntry(element, index) {
@@ -447,6 +500,7 @@ function edit(change, touch = [], rememberIt = true) {
     next.Pattern[i] = copy;
   }
   change(next);
+  derivations.set(next, { from: state.ahap, touch });
   state.ahap = next;
   setDirty(edits().length > 0);
   draw();
@@ -726,22 +780,31 @@ function findingItem(f) {
   return li;
 }
 
+// Each answer shows the metadata and the counts again: the page changes only what differs, so
+// that the browser does not lay out the panel again on each answer of a drag.
+const shownMetadata = { json: null, stats: null };
+
 function renderMetadata() {
-  const dl = $("metadata");
-  dl.replaceChildren();
   const meta = state.view?.metadata || {};
-  for (const [key, value] of Object.entries(meta)) {
-    const dt = document.createElement("dt");
-    dt.textContent = key;
-    const dd = document.createElement("dd");
-    dd.textContent = typeof value === "string" ? value : JSON.stringify(value);
-    dl.append(dt, dd);
+  const json = JSON.stringify(meta);
+  if (json !== shownMetadata.json) {
+    const dl = $("metadata");
+    dl.replaceChildren();
+    for (const [key, value] of Object.entries(meta)) {
+      const dt = document.createElement("dt");
+      dt.textContent = key;
+      const dd = document.createElement("dd");
+      dd.textContent = typeof value === "string" ? value : JSON.stringify(value);
+      dl.append(dt, dd);
+    }
+    shownMetadata.json = json;
   }
   const m = model(state.ahap);
   const transients = m.events.filter((e) => e.type === "HapticTransient").length;
-  $("stats").textContent = `${m.events.length} events (${transients} transient, ${m.events.length - transients} other), `
+  const stats = `${m.events.length} events (${transients} transient, ${m.events.length - transients} other), `
     + `${m.curves.length} curves, ${m.parameters.length} parameters; ${(state.view?.duration || 0).toFixed(3)} s; `
     + `format ${state.view?.format || "?"}`;
+  if (stats !== shownMetadata.stats) { $("stats").textContent = stats; shownMetadata.stats = stats; }
 }
 
 function renderInspector() {
@@ -1370,29 +1433,36 @@ function inLane(lane, w, body, g = ctx2d) {
 // repaint (one path cut at a strip's edge is rasterised differently from the whole path), so a new
 // selection paints again only the strips where the events that came and went are.
 const EVENT_STRIP = 32;
-const eventLayer = { canvas: null, key: "", events: [] };
-const seriesLayer = { canvas: null, key: "", effective: null };
+const eventLayer = { canvas: null, key: "", events: [], top: 0 };
+const seriesLayer = { canvas: null, key: "", effective: null, top: 0 };
 const findingMarks = { diagnostics: null, key: "", marked: null, marks: null };
+const curvesLayer = { canvas: null, key: "", curves: [], parameters: [], labels: new Map(), top: 0 };
 
 // Paints `layer` into its offscreen canvas when `stale` (`paint` gets that canvas's context),
-// then copies it onto the timeline.
-function copyLayer(g, layer, stale, w, h, dpr, paint) {
-  if (stale || !layer.canvas) {
+// then copies it onto the timeline. The layer holds the rows `rows` (CSS pixels, top and bottom)
+// of the timeline, where what it draws is clipped to: only they are copied on each draw.
+function copyLayer(g, layer, stale, w, h, dpr, paint, rows) {
+  const top = Math.max(0, Math.floor(rows[0] * dpr)), bottom = Math.max(top, Math.min(canvas.height, Math.ceil(rows[1] * dpr)));
+  if (stale || !layer.canvas || layer.top !== top || layer.canvas.width !== canvas.width || layer.canvas.height !== bottom - top) {
     layer.canvas = layer.canvas || document.createElement("canvas");
     layer.canvas.width = canvas.width;
-    layer.canvas.height = canvas.height;
+    layer.canvas.height = bottom - top;
+    layer.top = top;
     const lg = layer.canvas.getContext("2d");
-    lg.setTransform(dpr, 0, 0, dpr, 0, 0);
+    layerTransform(lg, layer, dpr);
     lg.clearRect(0, 0, w, h);
     paint(lg);
   }
   if (layer.canvas.width && layer.canvas.height) {
     g.save();
     g.setTransform(1, 0, 0, 1, 0, 0);
-    g.drawImage(layer.canvas, 0, 0);
+    g.drawImage(layer.canvas, 0, layer.top);
     g.restore();
   }
 }
+
+// A layer's context drawing in the timeline's CSS pixels.
+function layerTransform(lg, layer, dpr) { lg.setTransform(dpr, 0, 0, dpr, 0, -layer.top); }
 
 function draw() {
   const drawStarted = performance.now();
@@ -1475,6 +1545,9 @@ function draw() {
   const other = state.compare?.view?.effective;
   const range = eff && eff.times.length ? seriesRange(eff.times, t0, t1) : null;
   const dense = range !== null && range[1] - range[0] > w - LEFT - 8;
+  // The rows of the intensity and sharpness lanes (with their clip's margin): the series' and the
+  // events' layers.
+  const eventRows = [LANES.intensity[0] - 6, LANES.sharpness[1] + 6];
   if (dense) {
     // Drawn once per analysis and view into a layer of its own, copied until then; an analysis
     // of the same view paints again only the columns where its samples differ from the last.
@@ -1482,7 +1555,7 @@ function draw() {
     const changed = seriesLayer.canvas && seriesLayer.key === key && seriesLayer.effective !== eff ? changedColumns(seriesLayer.effective, eff) : null;
     if (changed) {
       const lg = seriesLayer.canvas.getContext("2d");
-      lg.setTransform(dpr, 0, 0, dpr, 0, 0);
+      layerTransform(lg, seriesLayer, dpr);
       if (changed.length) {
         const [c0, c1] = changed;
         // Every sample the columns' bars use: from the one before the first column to the first after the last.
@@ -1502,7 +1575,7 @@ function draw() {
       seriesLayer.effective = eff;
       metrics.seriesLayers += 1;
       metrics.seriesColumns += w;
-    });
+    }, eventRows);
   }
   for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
     if (range && !dense) drawSeries(eff.times, eff[lane], lane, color("--" + lane), true, t0, t1);
@@ -1558,10 +1631,9 @@ function draw() {
   // Events from the local AHAP (so an edit shows before the server has answered): intensity in
   // the intensity lane in its colour, sharpness in the sharpness lane in its colour.
   const m = model(state.ahap);
-  let drawn = 0;
-  const visible = m.events.filter((e) => e.time + e.duration >= t0 && e.time <= t1);
-  drawn = visible.length;
   const selectedEvent = state.selection?.kind === "event" ? state.selection.index : -1;
+  const { visible, others } = eventsOnScreen(m, t0, t1, selectedEvent);
+  const drawn = visible.length;
   // Events of one colour are one path of lines and one of fills (a whole 10-minute pattern on
   // screen is 6,000 events), the selected one after them.
   const eventShapes = (list, lane, selected) => {
@@ -1586,7 +1658,6 @@ function draw() {
     }
     return { lines, fills };
   };
-  const others = visible.filter((e) => e.index !== selectedEvent);
   const layerKey = [w, h, dpr, state.viewport.start, state.viewport.spp, color("--intensity"), color("--sharpness"), color("--waveform"), JSON.stringify(LANES)].join(" ");
   const strip = Math.max(1, Math.round(EVENT_STRIP * dpr));
   const strips = Math.ceil(canvas.width / strip);
@@ -1595,7 +1666,7 @@ function draw() {
     const a = x(e.time), b = e.continuous ? Math.max(x(e.time + e.duration), a + 2) : a;
     return [Math.max(0, Math.floor((a - 6) * dpr / strip)), Math.min(strips - 1, Math.floor((b + 6) * dpr / strip))];
   };
-  const sameEvents = eventLayer.events.length === others.length && others.every((e, i) => e === eventLayer.events[i]);
+  const sameEvents = eventLayer.events === others || (eventLayer.events.length === others.length && others.every((e, i) => e === eventLayer.events[i]));
   let stale = !eventLayer.canvas || eventLayer.key !== layerKey;
   if (!stale && !sameEvents) {
     // The strips of the events that left the layer and of those that came into it.
@@ -1621,9 +1692,9 @@ function draw() {
     for (const [k, events] of wanted) {
       lg.save();
       lg.setTransform(1, 0, 0, 1, 0, 0);
-      lg.beginPath(); lg.rect(k * strip, 0, strip, canvas.height); lg.clip();
-      if (clear) lg.clearRect(k * strip, 0, strip, canvas.height);
-      lg.setTransform(dpr, 0, 0, dpr, 0, 0);
+      lg.beginPath(); lg.rect(k * strip, 0, strip, lg.canvas.height); lg.clip();
+      if (clear) lg.clearRect(k * strip, 0, strip, lg.canvas.height);
+      layerTransform(lg, eventLayer, dpr);
       for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
         const base = color("--" + lane);
         const groups = [[base, events.filter((e) => e.haptic)]];
@@ -1644,10 +1715,11 @@ function draw() {
     eventLayer.key = layerKey;
     eventLayer.events = others;
     metrics.eventLayers += 1;
-  });
+  }, eventRows);
+  const selectedOnScreen = selectedEvent >= 0 ? visible[indexPlace(visible, selectedEvent)] : undefined;
   for (const lane of ["intensity", "sharpness"]) inLane(lane, w, () => {
-    for (const e of visible) {
-      if (e.index !== selectedEvent || (lane === "sharpness" && !e.haptic)) continue;
+    for (const e of selectedOnScreen?.index === selectedEvent ? [selectedOnScreen] : []) {
+      if (lane === "sharpness" && !e.haptic) continue;
       const { lines, fills } = eventShapes([e], lane, true);
       g.strokeStyle = color("--select"); g.fillStyle = color("--select"); g.lineWidth = 2;
       g.stroke(lines); g.fill(fills);
@@ -1657,41 +1729,53 @@ function draw() {
     }
   });
 
-  // Parameter curves and dynamic parameters; one label per parameter, in a legend.
-  const labels = new Map();
-  inLane("curves", w, () => {
-    for (const c of m.curves) {
-      const [lo, hi] = curveRange(c.id);
-      const stroke = curveColor(c.id, color);
-      labels.set(c.id.replace("Control", ""), stroke);
-      if (c.end < t0 || c.time > t1) continue;
-      g.strokeStyle = stroke;
-      g.lineWidth = 1;
-      g.beginPath();
-      c.points.forEach((p, i) => { const px = x(p.time), py = laneY("curves", p.value, lo, hi); if (i) g.lineTo(px, py); else g.moveTo(px, py); });
-      g.stroke();
-      for (const p of c.points) {
-        const selected = state.selection?.kind === "point" && state.selection.index === c.index && state.selection.point === p.i;
-        g.fillStyle = selected ? color("--select") : stroke;
-        g.fillRect(x(p.time) - (selected ? 4 : 3), laneY("curves", p.value, lo, hi) - (selected ? 4 : 3), selected ? 8 : 6, selected ? 8 : 6);
+  // Parameter curves and dynamic parameters, in a layer of their own (the curves lane's rows):
+  // painted again only when a curve or parameter, the selected point or the view changed, not on
+  // each draw (a whole 10-minute pattern on screen is 240 curves); one label per parameter, in a
+  // legend.
+  const selectedPoint = state.selection?.kind === "point" ? state.selection : null;
+  const curvesKey = [w, h, dpr, state.viewport.start, state.viewport.spp, color("--intensity"), color("--sharpness"), color("--curve"), color("--select"),
+    JSON.stringify(LANES), selectedPoint ? `${selectedPoint.index}:${selectedPoint.point}` : ""].join(" ");
+  const sameList = (a, b) => a === b || (a.length === b.length && a.every((entry, i) => entry === b[i]));
+  const curvesStale = curvesLayer.key !== curvesKey || !sameList(curvesLayer.curves, m.curves) || !sameList(curvesLayer.parameters, m.parameters);
+  copyLayer(g, curvesLayer, curvesStale, w, h, dpr, (lg) => {
+    const labels = new Map();
+    inLane("curves", w, () => {
+      for (const c of m.curves) {
+        const [lo, hi] = curveRange(c.id);
+        const stroke = curveColor(c.id, color);
+        labels.set(c.id.replace("Control", ""), stroke);
+        if (c.end < t0 || c.time > t1) continue;
+        lg.strokeStyle = stroke;
+        lg.lineWidth = 1;
+        lg.beginPath();
+        c.points.forEach((p, i) => { const px = x(p.time), py = laneY("curves", p.value, lo, hi); if (i) lg.lineTo(px, py); else lg.moveTo(px, py); });
+        lg.stroke();
+        for (const p of c.points) {
+          const selected = selectedPoint !== null && selectedPoint.index === c.index && selectedPoint.point === p.i;
+          lg.fillStyle = selected ? color("--select") : stroke;
+          lg.fillRect(x(p.time) - (selected ? 4 : 3), laneY("curves", p.value, lo, hi) - (selected ? 4 : 3), selected ? 8 : 6, selected ? 8 : 6);
+        }
       }
-    }
-    for (const p of m.parameters) {
-      const stroke = curveColor(p.id, color);
-      labels.set(p.id.replace("Control", ""), stroke);
-      g.strokeStyle = stroke;
-      g.setLineDash([2, 3]);
-      g.beginPath(); g.moveTo(x(p.time), LANES.curves[0]); g.lineTo(x(p.time), LANES.curves[1]); g.stroke();
-      g.setLineDash([]);
-    }
-  });
+      for (const p of m.parameters) {
+        const stroke = curveColor(p.id, color);
+        labels.set(p.id.replace("Control", ""), stroke);
+        lg.strokeStyle = stroke;
+        lg.setLineDash([2, 3]);
+        lg.beginPath(); lg.moveTo(x(p.time), LANES.curves[0]); lg.lineTo(x(p.time), LANES.curves[1]); lg.stroke();
+        lg.setLineDash([]);
+      }
+    }, lg);
+    Object.assign(curvesLayer, { key: curvesKey, curves: m.curves, parameters: m.parameters, labels });
+    metrics.curveLayers += 1;
+  }, [LANES.curves[0] - 6, LANES.curves[1] + 6]);
   let legendX = LEFT + 6;
-  for (const [label, stroke] of labels) {
+  for (const [label, stroke] of curvesLayer.labels) {
     g.fillStyle = stroke;
     g.fillText(label, legendX, LANES.curves[1] + 12);
     legendX += g.measureText(label).width + 12;
   }
-  canvas.dataset.curveLabels = [...labels.keys()].join(",");
+  canvas.dataset.curveLabels = [...curvesLayer.labels.keys()].join(",");
 
   // Findings, as marks on the top edge at their element's time.
   inLane("intensity", w, () => {
@@ -1743,6 +1827,50 @@ function draw() {
   canvas.dataset.draws = String(metrics.draws);
   canvas.dataset.eventsDrawn = String(drawn);
   updateReadout();
+}
+
+// The events on screen (from t0 to t1, in Pattern order) and those of them not selected, kept
+// from one draw to the next: for a model that patched the last one (a drag's move), the lists
+// are patched for the entries it changed instead of filtering every event again (a whole
+// 10-minute pattern on screen is 6,000 events, and a drag draws on each move and each answer);
+// a new selection takes the selected event out of the list on screen.
+const onScreen = { model: null, t0: NaN, t1: NaN, selected: -1, visible: [], others: [] };
+
+function eventsOnScreen(m, t0, t1, selected) {
+  const kept = onScreen;
+  const inView = (e) => e.time + e.duration >= t0 && e.time <= t1;
+  const sameView = kept.t0 === t0 && kept.t1 === t1;
+  if (kept.model === m && sameView && kept.selected === selected) return kept;
+  let visible, others = null;
+  if (kept.model === m && sameView) {
+    visible = kept.visible;
+  } else if (kept.model !== null && kept.model === m.from && sameView) {
+    visible = kept.visible;
+    if (kept.selected === selected) others = kept.others;
+    for (const [list, old, e] of m.changed) {
+      if (list !== "events") continue;
+      const wasIn = inView(old), isIn = inView(e);
+      if (!wasIn && !isIn) continue;
+      const update = (entries) => {
+        const out = entries.slice(), at = indexPlace(out, e.index);
+        if (wasIn && isIn) out[at] = e;
+        else if (wasIn) out.splice(at, 1);
+        else out.splice(at, 0, e);
+        return out;
+      };
+      visible = update(visible);
+      if (others !== null && e.index !== selected) others = update(others);
+    }
+  } else {
+    visible = m.events.filter(inView);
+    metrics.eventFilters += 1;
+  }
+  if (others === null) {
+    const at = selected >= 0 ? indexPlace(visible, selected) : -1;
+    others = at >= 0 && visible[at]?.index === selected ? visible.slice(0, at).concat(visible.slice(at + 1)) : visible;
+  }
+  Object.assign(kept, { model: m, t0, t1, selected, visible, others });
+  return kept;
 }
 
 // The pixel columns [c0, c1] where two answers' effective samples (of one view) differ: those
@@ -1898,16 +2026,18 @@ function firstFrom(list, time) {
 function indexOfEvents(m) {
   if (eventIndex && eventIndex.model === m) return eventIndex;
   const last = eventIndex;
+  // The [before, after] entries that differ: as the model made them from the last one, or found.
   let changed = null;
-  if (last && last.model.events.length === m.events.length) {
+  if (last && m.from === last.model) {
+    changed = m.changed.filter(([list]) => list === "events").map(([, old, e]) => [old, e]);
+  } else if (last && last.model.events.length === m.events.length) {
     changed = [];
-    for (let n = 0; n < m.events.length && changed.length <= 16; n += 1) if (m.events[n] !== last.model.events[n]) changed.push(n);
+    for (let n = 0; n < m.events.length && changed.length <= 16; n += 1) if (m.events[n] !== last.model.events[n]) changed.push([last.model.events[n], m.events[n]]);
   }
   let index = null;
-  if (changed && changed.length <= 16 && changed.every((n) => m.events[n].index === last.model.events[n].index)) {
+  if (changed && changed.length <= 16 && changed.every(([old, e]) => e.index === old.index)) {
     index = { model: m, transients: last.transients.slice(), continuous: last.continuous.slice(), longest: last.longest };
-    for (const n of changed) {
-      const old = last.model.events[n], e = m.events[n];
+    for (const [old, e] of changed) {
       const from = old.continuous ? index.continuous : index.transients;
       const at = sortedPlace(from, old);
       if (from[at] !== old) { index = null; break; }
@@ -2175,6 +2305,6 @@ async function start() {
 }
 
 // For tests and the benchmark: where things are drawn, and where the head is.
-Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, hitTest, LANES, LEFT, analyzer, seriesLayer, eventLayer, findingMarks, draw, duration });
+Object.assign(window.studio, { x, laneY, timeAt, playheadTime, analyze, edits, model, hitTest, LANES, LEFT, analyzer, seriesLayer, eventLayer, curvesLayer, findingMarks, onScreen, draw, duration });
 
 start();
