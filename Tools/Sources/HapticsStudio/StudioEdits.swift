@@ -54,6 +54,25 @@ extension Studio {
         package var remove: Int?
         package var add: AnyJSON?
 
+        /// An entry index is a whole number from 0 (1.5, -1 or 1e30 says so, where JSONDecoder
+        /// would say only that the number does not fit in an `Int`).
+        package init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            func entryIndex(_ key: CodingKeys) throws -> Int? {
+                guard let number = try container.decodeIfPresent(Double.self, forKey: key) else { return nil }
+                guard number >= 0, number <= Double(Int32.max), number == number.rounded() else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: key, in: container,
+                        debugDescription: "an entry index is a whole number from 0 to \(Int32.max), not \(number)")
+                }
+                return Int(number)
+            }
+            index = try entryIndex(.index)
+            element = try container.decodeIfPresent(AnyJSON.self, forKey: .element)
+            remove = try entryIndex(.remove)
+            add = try container.decodeIfPresent(AnyJSON.self, forKey: .add)
+        }
+
         func edit() throws(StudioError) -> SourcePatch.Edit {
             if let index, let element { return .set(index: index, element: element.value) }
             if let remove { return .remove(index: remove) }
@@ -313,10 +332,14 @@ extension Studio {
     }
 
     /// The body as an ``EditRequest`` when it has `edits`.
-    static func editRequest(_ bytes: [UInt8]) -> EditRequest? {
-        guard let request = try? JSONDecoder().decode(EditRequest.self, from: Data(bytes)), request.edits != nil
-        else { return nil }
-        return request
+    /// Edits that do not decode are a 400 that says where, not a reason to read the body as the
+    /// route's other kind of request (which answered `the request has no "ahap"`).
+    static func editRequest(_ bytes: [UInt8]) throws(StudioError) -> EditRequest? {
+        if let request = try? JSONDecoder().decode(EditRequest.self, from: Data(bytes)) {
+            return request.edits != nil ? request : nil
+        }
+        guard case .object(let members)? = try? JSONValue(parsing: bytes), members["edits"] != nil else { return nil }
+        return try decode(EditRequest.self, bytes)
     }
 
     /// The body as JSON.

@@ -141,7 +141,7 @@ package final class Studio: Sendable {
         }
         router.post("/api/analyze") { [self] request, _ in
             let raw = try await Self.bodyBytes(request)
-            if let edited = Self.editRequest(raw) {
+            if let edited = try Self.editRequest(raw) {
                 return Self.encoded(json: Self.analyzeJSON(try analyzeEdits(path: edited.path ?? "", request: edited)))
             }
             let body = try Self.jsonBody(raw)
@@ -184,7 +184,7 @@ package final class Studio: Sendable {
         }
         router.post("/api/diff") { [self] request, _ in
             let raw = try await Self.bodyBytes(request)
-            if let edited = Self.editRequest(raw), edited.against != nil {
+            if let edited = try Self.editRequest(raw), edited.against != nil {
                 return Self.encoded(try await diffEdits(path: edited.path ?? "", request: edited))
             }
             let body = try Self.decode(DiffRequest.self, raw)

@@ -40,6 +40,22 @@ import _ToolTestSupport
                     "\"baseVersion\" must be a string"
                 ),
                 ("POST", "/api/diff", "{\"a\": 5, \"b\": {}}", "\"a\" must be an AHAP object"),
+                // An edit's index that is not a whole number: was `the request has no "ahap"`.
+                (
+                    "POST", "/api/analyze", "{\(file), \"edits\": [{\"index\": 1.5, \"element\": {}}]}",
+                    "the request is not what EditRequest expects: edits[0].index: "
+                        + "an entry index is a whole number from 0 to 2147483647, not 1.5"
+                ),
+                (
+                    "POST", "/api/diff", "{\(file), \"against\": \"git\", \"edits\": [{\"remove\": 1e30}]}",
+                    "the request is not what EditRequest expects: edits[0].remove: "
+                        + "an entry index is a whole number from 0 to 2147483647, not 1e+30"
+                ),
+                (
+                    "POST", "/api/play", "{\(file), \"edits\": [{\"add\": {}}, {\"remove\": -1}]}",
+                    "the request is not what PlayRequest expects: edits[1].remove: "
+                        + "an entry index is a whole number from 0 to 2147483647, not -1.0"
+                ),
             ]
             for (method, target, body, message) in cases {
                 let response = try await studio.call(method, target, json: body)
