@@ -92,7 +92,8 @@ let package = Package(
                 .product(name: "SystemPackage", package: "swift-system"),
             ]
         ),
-        // Counts allocations per thread (interposes malloc); linked into haptic-bench only.
+        // Counts allocations and bytes per thread (interposes malloc); linked into haptic-bench and
+        // the studio tests only.
         .target(name: "CMallocCounter"),
         // Real-time benchmarks (docs/timing.md): timer lateness, start latency, CPU, many players,
         // feedback latency, allocations per control sent, the studio in Chromium.
@@ -151,11 +152,12 @@ let package = Package(
         .testTarget(
             name: "HapticsStudioTests",
             dependencies: [
-                "HapticsStudio", "_ToolTestSupport",
+                "HapticsStudio", "_ToolTestSupport", "CMallocCounter",
                 .product(name: "HapticsCore", package: "swift-haptics"),
                 .product(name: "HapticsEngine", package: "swift-haptics"),
                 .product(name: "HapticsSynthesis", package: "swift-haptics"),
                 .product(name: "HapticsSystem", package: "swift-haptics"),
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
     ]
