@@ -92,12 +92,14 @@ package enum PatternView {
         return (clips, findings)
     }
 
-    /// The view of `analysis`. `ahap` is what the page edits: the writer's output of the decoded
-    /// pattern, or (when it did not decode) `fallback`, the JSON the page sent, so an edit that
-    /// broke the pattern is shown with its findings rather than lost.
+    /// The view of `analysis`. `ahap` is what the page edits: `source`, the file's own JSON, when
+    /// given (null when the caller writes it: ``Studio/viewJSON(_:document:)``); else the writer's
+    /// output of the decoded pattern, or (when it did not decode) `fallback`, the JSON the page
+    /// sent, so an edit that broke the pattern is shown with its findings rather than lost.
     package static func make(
         path: String, file: (version: String, text: String?)?, analysis: Analysis, fallback: JSONValue? = nil,
-        locatesLines: Bool, milliseconds: Double, window: Studio.Window? = nil, knownFindings: String? = nil,
+        source: JSONValue? = nil, locatesLines: Bool, milliseconds: Double, window: Studio.Window? = nil,
+        knownFindings: String? = nil,
         waveform: Columns? = nil
     ) -> Studio.PatternViewResponse {
         let (findings, key) = findingsList(analysis, locatesLines: locatesLines)
@@ -113,7 +115,8 @@ package enum PatternView {
             diagnostics: key != knownFindings ? findings.map(AnyJSON.init) : nil,
             analyzeMilliseconds: (milliseconds * 1000).rounded() / 1000)
         if let pattern = analysis.pattern {
-            view.ahap = AnyJSON((try? JSONValue(parsing: AHAP.encode(pattern))) ?? .null)
+            // The file's own JSON, when the caller has it, rather than a second tree of the same.
+            view.ahap = AnyJSON(source ?? (try? JSONValue(parsing: AHAP.encode(pattern))) ?? .null)
             view.duration = pattern.duration
             view.metadata = AnyJSON(.object(pattern.metadata))
             (view.events, view.parameters, view.curves) = elements(of: pattern)

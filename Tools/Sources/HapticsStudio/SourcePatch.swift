@@ -10,7 +10,10 @@ import OrderedCollections
 ///
 /// The text must be one the project's JSON parser accepted (the server only edits files that
 /// decoded); the spans are found by a small scanner over it, so the parser itself records
-/// nothing extra.
+/// nothing extra. Only the text is kept, with where each value outside the `Pattern` entries and
+/// each entry is: an entry's inside is scanned and parsed when an edit reaches it (``entry(_:)``),
+/// so a file is not kept as a tree of values and one of spans besides its bytes, each many times
+/// the size of the text (BENCHMARKS.md, "Opening a large file", issue 28).
 ///
 /// ```swift
 /// let patch = try SourcePatch(bytes)                // the file as it is on disk
@@ -19,24 +22,54 @@ import OrderedCollections
 /// ```
 package final class SourcePatch: Sendable {
     package let bytes: [UInt8]
-    /// The document's value (duplicate keys: the last value wins, as the decoder reads them).
-    package let value: JSONValue
+    /// Where the values are; the `Pattern` entries' spans without their insides.
     let root: Span
     let unit: String
 
-    package init(_ bytes: [UInt8]) throws(StudioError) {
+    /// - Parameter parsed: the caller has parsed `bytes` as JSON already (they decoded), so
+    ///   they are not parsed again to check.
+    package init(_ bytes: [UInt8], parsed: Bool = false) throws(StudioError) {
         self.bytes = bytes
-        do {
-            value = try JSONValue(parsing: bytes)
-        } catch {
-            throw StudioError(422, "the file is not JSON: \(error.diagnostic.message)")
+        if !parsed {
+            do {
+                _ = try JSONValue(parsing: bytes)
+            } catch {
+                throw StudioError(422, "the file is not JSON: \(error.diagnostic.message)")
+            }
         }
-        var scanner = Scanner(bytes: bytes)
+        var scanner = Scanner(bytes: bytes, entriesOnly: true)
         scanner.space()
         root = scanner.value()
         unit = Self.indentUnit(bytes)
     }
 
+    /// The document's value (duplicate keys: the last value wins, as the decoder reads them),
+    /// parsed at each use: only a save of a whole value needs it whole.
+    package var value: JSONValue { (try? JSONValue(parsing: bytes)) ?? .null }
+
+    /// The `Pattern` array (the last `Pattern` member, the one the decoder reads), when there is one.
+    var pattern: Span? {
+        guard root.isObject, let member = root.member("Pattern"), member.value.start < bytes.count,
+            bytes[member.value.start] == UInt8(ascii: "[")
+        else { return nil }
+        return member.value
+    }
+
+    /// The number of `Pattern` entries (0 when there is no `Pattern` array).
+    package var entryCount: Int { pattern?.elements.count ?? 0 }
+
+    /// `Pattern[index]` as written: its spans, inside too, and its value.
+    func entry(_ index: Int) -> (span: Span, value: JSONValue)? {
+        guard let pattern, pattern.elements.indices.contains(index) else { return nil }
+        let bounds = pattern.elements[index]
+        var scanner = Scanner(bytes: bytes, i: bounds.start)
+        return (scanner.value(), value(of: bounds))
+    }
+
+    /// The value of the text of `span`.
+    func value(of span: Span) -> JSONValue {
+        (try? JSONValue(parsing: Array(bytes[span.start..<span.end]))) ?? .null
+    }
     /// One change to the `Pattern` array, as the page sends it. Indices are those of the text
     /// this patch was made from.
     package enum Edit: Sendable, Equatable {
@@ -88,10 +121,9 @@ package final class SourcePatch: Sendable {
     /// is in the text of the last change; nil when the edits rewrite the `Pattern` array as a
     /// whole (it has no entries, or every one is removed).
     func changes(for edits: [Edit]) throws(StudioError) -> (changes: [Change], added: [Range<Int>])? {
-        guard case .array(let entries)? = value["Pattern"], let member = root.member("Pattern"),
-            member.value.elements.count == entries.count, !entries.isEmpty
-        else { return nil }
-        let spans = member.value.elements
+        guard let pattern, !pattern.elements.isEmpty else { return nil }
+        let spans = pattern.elements
+        let entries = spans.indices
         var set: [Int: JSONValue] = [:]
         var removed = Set<Int>()
         var added: [JSONValue] = []
@@ -114,7 +146,8 @@ package final class SourcePatch: Sendable {
         if removed.count == entries.count { return nil }
         var changes: [Change] = []
         for (index, element) in set where !removed.contains(index) {
-            patch(spans[index], entries[index], element, into: &changes)
+            guard let (span, old) = entry(index) else { continue }
+            patch(span, old, element, into: &changes)
         }
         // Each run of removed entries goes with the separator after it, or, for a run at the end,
         // the one before it.
@@ -127,8 +160,8 @@ package final class SourcePatch: Sendable {
         }
         var places: [Range<Int>] = []
         if !added.isEmpty {
-            let separator = elementSeparator(member.value)
-            let template = spans[spans.count - 1]
+            let separator = elementSeparator(pattern)
+            let template = entry(spans.count - 1)?.span ?? spans[spans.count - 1]
             let indent = lineIndent(afterSeparator: separator) ?? indent(of: template.start)
             var text = ""
             for element in added {
@@ -158,7 +191,9 @@ package final class SourcePatch: Sendable {
     /// The text of `new`: this text with only what differs from `value` changed.
     package func applying(_ new: JSONValue) throws(StudioError) -> [UInt8] {
         var changes: [Change] = []
-        patch(root, value, new, into: &changes)
+        var scanner = Scanner(bytes: bytes)
+        scanner.space()
+        patch(scanner.value(), value, new, into: &changes)
         return try assemble(changes)
     }
 
@@ -215,6 +250,9 @@ package final class SourcePatch: Sendable {
     struct Scanner {
         let bytes: [UInt8]
         var i = 0
+        /// The top-level `Pattern` array's elements are kept without their insides.
+        var entriesOnly = false
+        var depth = 0
 
         mutating func space() {
             while i < bytes.count {
@@ -271,7 +309,11 @@ package final class SourcePatch: Sendable {
                     space()
                     i += 1  // ':'
                     space()
-                    members.append(Member(key: key, keyStart: keyStart, keyEnd: keyEnd, value: value()))
+                    let inside = entriesOnly && depth == 0 && key == "Pattern"
+                    depth += 1
+                    let member = inside ? entries() : value()
+                    depth -= 1
+                    members.append(Member(key: key, keyStart: keyStart, keyEnd: keyEnd, value: member))
                     space()
                     if i < bytes.count && bytes[i] == UInt8(ascii: ",") {
                         i += 1
@@ -284,6 +326,7 @@ package final class SourcePatch: Sendable {
                 i += 1
                 var elements: [Span] = []
                 space()
+                depth += 1
                 while i < bytes.count && bytes[i] != UInt8(ascii: "]") {
                     elements.append(value())
                     space()
@@ -292,6 +335,7 @@ package final class SourcePatch: Sendable {
                         space()
                     }
                 }
+                depth -= 1
                 i += 1
                 return Span(start: start, end: i, elements: elements)
             case UInt8(ascii: "\""):
@@ -309,6 +353,26 @@ package final class SourcePatch: Sendable {
                 }
                 return Span(start: start, end: i)
             }
+        }
+
+        /// A value whose elements, if it is an array, are kept as their bounds only.
+        mutating func entries() -> Span {
+            guard i < bytes.count, bytes[i] == UInt8(ascii: "[") else { return value() }
+            let start = i
+            i += 1
+            var elements: [Span] = []
+            space()
+            while i < bytes.count && bytes[i] != UInt8(ascii: "]") {
+                let element = value()
+                elements.append(Span(start: element.start, end: element.end))
+                space()
+                if i < bytes.count && bytes[i] == UInt8(ascii: ",") {
+                    i += 1
+                    space()
+                }
+            }
+            i += 1
+            return Span(start: start, end: i, elements: elements)
         }
     }
 

@@ -3,7 +3,7 @@ package import HapticsCore
 import HapticsReview
 import HapticsSynthesis
 import Hummingbird
-import NIOCore
+package import NIOCore
 import OrderedCollections
 import Synchronization
 
@@ -182,11 +182,16 @@ extension Studio {
 
     /// The editable text of a file (its own for AHAP; the writer's AHAP for a clip), kept for the
     /// last few versions opened so that a drag's edits do not scan the file again.
-    func sourcePatch(path: String, version: String, disk: [UInt8]) throws(StudioError) -> SourcePatch {
+    ///
+    /// - Parameter parsed: the caller decoded `disk` (an AHAP file), so it is JSON.
+    func sourcePatch(path: String, version: String, disk: [UInt8], parsed: Bool = false) throws(StudioError)
+        -> SourcePatch
+    {
         let key = path + "\n" + version
         if let cached = cache.patches.withLock({ $0.first { $0.key == key }?.patch }) { return cached }
         let source: [UInt8]
-        if StudioFiles.format(of: path) == "ahap" {
+        let isAHAP = StudioFiles.format(of: path) == "ahap"
+        if isAHAP {
             source = disk
         } else {
             guard let pattern = PatternView.analyze(disk, path: path).pattern else {
@@ -194,7 +199,7 @@ extension Studio {
             }
             source = AHAP.encode(pattern)
         }
-        let patch = try SourcePatch(source)
+        let patch = try SourcePatch(source, parsed: parsed && isAHAP)
         cache.patches.withLock { list in
             list.removeAll { $0.key == key }
             list.append((key, patch))
@@ -271,26 +276,40 @@ extension Studio {
 
     // MARK: - Routes
 
-    /// `GET /api/pattern`: a page opens the file at `path`; the watcher watches it from the
-    /// version read on (``openView(path:bytes:withText:)`` says what the view holds).
-    package func open(path: String, withText: Bool) throws(StudioError) -> PatternViewResponse {
+    /// `GET /api/pattern`: the view of the file at `path` as it is on disk, as JSON
+    /// (``viewJSON(_:document:)``); the watcher watches the file from the version read, through
+    /// the same open. Once the answer is written, the per-entry analysis the first edit
+    /// needs is started (it takes a few hundred milliseconds for a 10-minute pattern, beside the
+    /// page's drawing), from this analysis: started before, it ran while the answer was written,
+    /// and the memory of both added up.
+    package func patternJSON(path: String, withText: Bool) throws(StudioError) -> ByteBuffer {
         let opened = try files.open(path)
         let bytes = try StudioFiles.read(opened, path: path, limit: 16 << 20)
         watcher.watch(path, opened: opened, version: StudioFiles.version(of: bytes))
-        return openView(path: path, bytes: bytes, withText: withText)
+        let (view, document, prepare) = openView(path: path, bytes: bytes, withText: withText)
+        let json = Self.viewJSON(view, document: document)
+        prepare?()
+        return json
     }
 
-    /// The view of the file as it is on disk. An AHAP file's `ahap` is its
-    /// own JSON (values as written, out-of-range ones too), so that the page's edits address
-    /// the file's entries; AudioCustom waveforms are loaded as `render` loads them.
-    func openView(path: String, bytes: [UInt8], withText: Bool) -> PatternViewResponse {
+    /// The view of the file as it is on disk, and for an AHAP file that decodes, its text (the
+    /// view's `ahap`, its own JSON: values as written, out-of-range ones too, so that the page's
+    /// edits address the file's entries; ``viewJSON(_:document:)`` writes it) and what starts the
+    /// per-entry analysis of it. AudioCustom waveforms are loaded as `render` loads them.
+    func openView(path: String, bytes: [UInt8], withText: Bool) -> (
+        view: PatternViewResponse, document: SourcePatch?, prepare: (@Sendable () -> Void)?
+    ) {
         let started = ContinuousClock.now
         let real = try? files.resolve(path)
         let analysis = PatternView.analyze(bytes, path: path, waveformsBeside: real)
         let elapsed = ContinuousClock.now - started
-        var view = PatternView.make(
-            path: path, file: (StudioFiles.version(of: bytes), withText ? String(decoding: bytes, as: UTF8.self) : nil),
-            analysis: analysis, locatesLines: true,
+        let version = StudioFiles.version(of: bytes)
+        let patch =
+            analysis.pattern != nil && StudioFiles.format(of: path) == "ahap"
+            ? try? sourcePatch(path: path, version: version, disk: bytes, parsed: true) : nil
+        let view = PatternView.make(
+            path: path, file: (version, withText ? String(decoding: bytes, as: UTF8.self) : nil),
+            analysis: analysis, source: patch.map { _ in JSONValue.null }, locatesLines: true,
             milliseconds: Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
         if let findings = view.diagnostics {
             cache.keepFindings(
@@ -298,18 +317,15 @@ extension Studio {
                     key: view.findingsKey, locatesLines: true, raw: PatternView.rawFindings(analysis),
                     list: findings.map(\.value)))
         }
-        let version = StudioFiles.version(of: bytes)
-        if analysis.pattern != nil, StudioFiles.format(of: path) == "ahap",
-            let patch = try? sourcePatch(path: path, version: version, disk: bytes)
-        {
-            view.ahap = AnyJSON(patch.value)
-            // The per-entry analysis the first edit needs is made now, beside the page's drawing
-            // (a few hundred milliseconds for a 10-minute pattern), from this analysis.
-            Task.detached(priority: .utility) { [self] in
-                _ = entryAnalysis(path: path, version: version, patch: patch, real: real, base: analysis)
+        guard let patch else { return (view, nil, nil) }
+        return (
+            view, patch,
+            { [self] in
+                Task.detached(priority: .utility) { [self] in
+                    _ = entryAnalysis(path: path, version: version, patch: patch, real: real, base: analysis)
+                }
             }
-        }
-        return view
+        )
     }
 
     /// The pattern a play or render of edits plays: the edited text, decoded.
@@ -466,7 +482,7 @@ extension Studio {
             }
         }
         guard !edits.isEmpty else { return base }
-        guard case .array(let entries)? = patch.value["Pattern"], !base.low.isEmpty else {
+        guard patch.entryCount > 0, !base.low.isEmpty else {
             return PatternView.columns(edited, clips: clips, window: window)
         }
         // The stretch the edits can change: each changed entry's old and new time span.
@@ -480,9 +496,9 @@ extension Studio {
         for edit in edits {
             switch edit {
             case .set(let index, let element):
-                cover(entries.indices.contains(index) ? entries[index] : nil)
+                cover(patch.entry(index)?.value)
                 cover(element)
-            case .remove(let index): cover(entries.indices.contains(index) ? entries[index] : nil)
+            case .remove(let index): cover(patch.entry(index)?.value)
             case .add(let element): cover(element)
             }
         }

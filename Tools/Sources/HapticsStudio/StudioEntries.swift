@@ -47,9 +47,8 @@ package final class EntryAnalysis: Sendable {
         guard let pattern = base.pattern, base.clips.isEmpty,
             !pattern.elements.contains(where: Self.isAudioCustom),
             !base.findings.contains(where: { $0.code == .comment || $0.location == nil }),
-            patch.root.members.filter({ $0.key == "Pattern" }).count == 1, let member = patch.root.member("Pattern"),
-            case .array(let entries)? = patch.value["Pattern"], !entries.isEmpty,
-            entries.count == member.value.elements.count, entries.count <= limits.maxEvents
+            patch.root.members.filter({ $0.key == "Pattern" }).count == 1, let member = patch.pattern,
+            !member.elements.isEmpty, member.elements.count <= limits.maxEvents
         else { return nil }
         self.patch = patch
         self.base = base
@@ -59,8 +58,8 @@ package final class EntryAnalysis: Sendable {
         var lines = [0]
         for (i, byte) in bytes.enumerated() where byte == 0x0A { lines.append(i + 1) }
         lineStarts = lines
-        spans = member.value.elements.map { $0.start..<$0.end }
-        patternLocation = Self.location(of: member.value.start, in: bytes, lineStarts: lines, hasBOM: hasBOM)
+        spans = member.elements.map { $0.start..<$0.end }
+        patternLocation = Self.location(of: member.start, in: bytes, lineStarts: lines, hasBOM: hasBOM)
         var starts: [SourceLocation] = []
         var elements: [PatternElement?] = []
         var groups: [[Diagnostic]] = []

@@ -137,7 +137,8 @@ package final class Studio: Sendable {
         }
         router.get("/api/pattern") { [self] request, _ in
             let path = try Self.query(request, "path")
-            return Self.encoded(try open(path: path, withText: request.uri.queryParameters.get("text") == "1"))
+            let json = try patternJSON(path: path, withText: request.uri.queryParameters.get("text") == "1")
+            return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: json))
         }
         router.post("/api/analyze") { [self] request, _ in
             let raw = try await Self.bodyBytes(request)

@@ -2,6 +2,7 @@ import Foundation
 import HapticsCore
 import HapticsStudio
 import HapticsSynthesis
+import NIOCore
 import Synchronization
 import Testing
 import _ToolTestSupport
@@ -270,8 +271,9 @@ import _ToolTestSupport
             let read = Mutex<String?>(nil)
             let announced = Mutex<[String]>([])
             studio.studio.beforeSaveWrite { [studio = studio.studio] path in
-                let view = try? studio.open(path: path, withText: false)
-                read.withLock { $0 = view?.version }
+                let json = try? studio.patternJSON(path: path, withText: false)
+                let view = json.flatMap { try? JSONSerialization.jsonObject(with: Data($0.readableBytesView)) }
+                read.withLock { $0 = (view as? [String: Any])?["version"] as? String }
             }
             // The write's inotify event handled before the save returns.
             studio.studio.afterSaveWrite { [studio = studio.studio] path in
