@@ -20,7 +20,10 @@ import HapticsCore
 ///   note's peak, which would otherwise raise the bar for the next. A peak where the level does
 ///   not rise and then falls by more than `endDrop` is a sound's abrupt end (a sample cut off
 ///   mid-decay clicks in the high bands), not an onset. Under the silence threshold (within
-///   `quietRange`) a peak must stand further out. No maximum filter across bands
+///   `quietRange`) a peak must stand further out. A peak that fails the mean test still counts
+///   where the energy above about 14 kHz (the source's third difference, before decimation takes
+///   it away) rises by `airRise` within its window: a hi-hat under a snare's or a cymbal's wash
+///   barely changes the bands up to 12 kHz but rises 7 to 11 dB above 16 kHz. No maximum filter across bands
 ///   (SuperFlux): on the benchmark it cost soft piano notes and speech more than it saved;
 /// - loudness: the frame's mean square (within the band, if one is given), as a perceptual
 ///   intensity (amplitude^0.6, Stevens' loudness exponent, -12 dBFS RMS at 1);
@@ -55,6 +58,13 @@ public final class AudioHapticsAnalyzer {
     /// tail), if its flux stands `quietMeanWeight` times further above the local mean.
     static let quietRange = 10.0
     static let quietMeanWeight: Float = 1.3
+    /// Decibels the air band's energy (the source's third difference, above about 14 kHz at
+    /// 48 kHz) must rise, over the 5 ms from a 1 ms block against the 10 ms before it, to make a
+    /// peak that fails the mean test an onset; the 5 ms must be above the silence threshold.
+    static let airRise = 3.0
+    /// Decibels the air band's rise must exceed the first difference's (energy above about 8 kHz)
+    /// by: a sibilant inside a spoken word, all below 11 kHz, raises both alike.
+    static let airOverEdge = 2.0
     /// Silence that closes a continuous event, seconds.
     static let hold = 0.1
     /// The longest continuous event written, seconds (Core Haptics plays up to 30).
@@ -119,6 +129,15 @@ public final class AudioHapticsAnalyzer {
     private let block: Int
     private static let energyRing = 1_024
     private let energies: UnsafeMutablePointer<Float>
+    /// Per 1 ms block, the sum of squares of the source's third difference (`energies`' ring),
+    /// when the source is decimated (at 22 kHz and under there is no air band above the analysis).
+    private let airEnergies: UnsafeMutablePointer<Float>
+    private var airSum: Float = 0
+    /// The same for the source's first difference (the edge band, above about 8 kHz).
+    private let edgeEnergies: UnsafeMutablePointer<Float>
+    private var edgeSum: Float = 0
+    /// The last source sample and its first and second differences.
+    private var airState: (Float, Float, Float) = (0, 0, 0)
     private var blockIndex = 0
     private var blockSum: Float = 0
     private var blockCount = 0
@@ -166,6 +185,10 @@ public final class AudioHapticsAnalyzer {
         magnitude = .allocate(capacity: n / 2 + 1)
         energies = .allocate(capacity: Self.energyRing)
         energies.initialize(repeating: 0, count: Self.energyRing)
+        airEnergies = .allocate(capacity: Self.energyRing)
+        airEnergies.initialize(repeating: 0, count: Self.energyRing)
+        edgeEnergies = .allocate(capacity: Self.energyRing)
+        edgeEnergies.initialize(repeating: 0, count: Self.energyRing)
         var energy = 0.0
         for i in 0..<n {
             let w = 0.5 - 0.5 * cos(2 * Double.pi * (Double(i) + 0.5) / Double(n))
@@ -222,6 +245,8 @@ public final class AudioHapticsAnalyzer {
         power.deallocate()
         magnitude.deallocate()
         energies.deallocate()
+        airEnergies.deallocate()
+        edgeEnergies.deallocate()
         bandEdges.deallocate()
         levels.deallocate()
         bandWeight.deallocate()
@@ -256,6 +281,11 @@ public final class AudioHapticsAnalyzer {
             var blockSum = self.blockSum
             var blockCount = self.blockCount
             var blockIndex = self.blockIndex
+            var airSum = self.airSum
+            var edgeSum = self.edgeSum
+            let edgeEnergies = self.edgeEnergies
+            var (p1, q1, r1) = airState
+            let airEnergies = self.airEnergies
             let taken = filled
             while i < input.count, filled < hop {
                 if summed == 0, decimation == 2 {
@@ -264,17 +294,38 @@ public final class AudioHapticsAnalyzer {
                     if n > 0 {
                         let pairs = base + i
                         let into = slot + filled
+                        // The air band: each sample's third difference, on two chains.
+                        var airOdd: Float = 0
                         for j in 0..<n {
-                            let y = ((0 + pairs[2 &* j]) + pairs[2 &* j &+ 1]) * scale
+                            let a = pairs[2 &* j]
+                            let b = pairs[2 &* j &+ 1]
+                            let y = ((0 + a) + b) * scale
                             into[j] = y
                             blockSum += y * y
                             quiet = y == 0 ? quiet &+ 1 : 0
+                            let da = a - p1
+                            let ea = da - q1
+                            let fa = ea - r1
+                            let db = b - a
+                            let eb = db - da
+                            let fb = eb - ea
+                            airSum += fa * fa
+                            airOdd += fb * fb
+                            edgeSum += da * da + db * db
+                            p1 = b
+                            q1 = db
+                            r1 = eb
                         }
+                        airSum += airOdd
                         i &+= 2 &* n
                         filled &+= n
                         blockCount &+= n
                         if blockCount == block {
                             energies[blockIndex & (Self.energyRing - 1)] = blockSum
+                            airEnergies[blockIndex & (Self.energyRing - 1)] = airSum
+                            edgeEnergies[blockIndex & (Self.energyRing - 1)] = edgeSum
+                            airSum = 0
+                            edgeSum = 0
                             blockIndex &+= 1
                             blockSum = 0
                             blockCount = 0
@@ -284,10 +335,13 @@ public final class AudioHapticsAnalyzer {
                 }
                 if summed == 0, decimation == 2, i &+ 1 < input.count {
                     sum = (0 + base[i]) + base[i &+ 1]
+                    Self.air(base[i], &p1, &q1, &r1, into: &airSum, &edgeSum)
+                    Self.air(base[i &+ 1], &p1, &q1, &r1, into: &airSum, &edgeSum)
                     i &+= 2
                     summed = 2
                 } else {
                     sum += base[i]
+                    if decimation >= 2 { Self.air(base[i], &p1, &q1, &r1, into: &airSum, &edgeSum) }
                     i &+= 1
                     summed &+= 1
                     guard summed == decimation else { continue }
@@ -302,11 +356,18 @@ public final class AudioHapticsAnalyzer {
                 blockCount &+= 1
                 if blockCount == block {
                     energies[blockIndex & (Self.energyRing - 1)] = blockSum
+                    airEnergies[blockIndex & (Self.energyRing - 1)] = airSum
+                    edgeEnergies[blockIndex & (Self.energyRing - 1)] = edgeSum
+                    airSum = 0
+                    edgeSum = 0
                     blockIndex &+= 1
                     blockSum = 0
                     blockCount = 0
                 }
             }
+            self.airSum = airSum
+            self.edgeSum = edgeSum
+            airState = (p1, q1, r1)
             decimateSum = sum
             decimateCount = summed
             quietSamples = quiet
@@ -342,6 +403,21 @@ public final class AudioHapticsAnalyzer {
         return k * perFrame
     }
 
+    /// The third and first differences of source sample `x` (state: the last sample and its first
+    /// and second differences), squared into `sum` and `edge`.
+    @inline(__always)
+    private static func air(
+        _ x: Float, _ p1: inout Float, _ q1: inout Float, _ r1: inout Float, into sum: inout Float,
+        _ edge: inout Float
+    ) {
+        let d = x - p1
+        let e = d - q1
+        let f = e - r1
+        sum += f * f
+        edge += d * d
+        (p1, q1, r1) = (x, d, e)
+    }
+
     @inline(__always)
     private func take(_ y: Float) {
         quietSamples = y == 0 ? quietSamples &+ 1 : 0
@@ -352,6 +428,10 @@ public final class AudioHapticsAnalyzer {
         blockCount &+= 1
         if blockCount == block {
             energies[blockIndex & (Self.energyRing - 1)] = blockSum
+            airEnergies[blockIndex & (Self.energyRing - 1)] = airSum
+            edgeEnergies[blockIndex & (Self.energyRing - 1)] = edgeSum
+            airSum = 0
+            edgeSum = 0
             blockIndex &+= 1
             blockSum = 0
             blockCount = 0
@@ -552,7 +632,13 @@ public final class AudioHapticsAnalyzer {
             sum -= largest
             n -= 1
         }
-        let excess = f.flux - weight * sum / n
+        var excess = f.flux - weight * sum / n
+        // Failing that, a rise in the air band (a hi-hat under a wash): then the onset is there.
+        var airTime: Double?
+        if excess < delta, decimation >= 2 {
+            airTime = airOnset(c)
+            if airTime != nil { excess = delta }
+        }
         guard excess >= delta else { return }
         // A sound's abrupt end, not a start: no rise at the peak, and the level falls across it.
         // (A click shorter than the window also leaves it by `postMax`, but it rose at the peak.)
@@ -563,7 +649,7 @@ public final class AudioHapticsAnalyzer {
         }
         let gapFrames = Int((options.minimumGap * framesPerSecond).rounded(.down))
         guard c - lastOnsetFrame >= max(1, gapFrames) else { return }
-        let time = refine(c)
+        let time = airTime ?? refine(c)
         guard time - lastOnsetTime >= options.minimumGap * 0.999 else { return }
         lastOnsetFrame = c
         lastOnsetTime = time
@@ -583,6 +669,47 @@ public final class AudioHapticsAnalyzer {
         } else {
             transients.append(Transient(time: time, intensity: Float(intensity), sharpness: Float(sharpness)))
         }
+    }
+
+    /// The start of the 1 ms block within frame `c`'s window where the air band's energy over the 5
+    /// blocks from it rises most over the 10 before, if by `airRise`, by `airOverEdge` more than the
+    /// edge band's, and above the silence threshold; nil if none does.
+    private func airOnset(_ c: Int) -> Double? {
+        let endSample = (c + 1) * hop
+        var lo = max(10, (endSample - size) / block)
+        lo = max(lo, blockIndex - Self.energyRing + 16)
+        if lastOnsetTime.isFinite {
+            lo = max(lo, Int(((lastOnsetTime + options.minimumGap) * rate / Double(block)).rounded(.up)))
+        }
+        let hi = min(blockIndex - 5, endSample / block)
+        guard lo <= hi else { return nil }
+        let ratio = Float(pow(10, Self.airRise / 10))
+        let overEdge = Float(pow(10, Self.airOverEdge / 10))
+        // Mean square of the third difference (gain 8 at Nyquist) over a block, at the threshold.
+        let floor = Float(Double(block * decimation) * 64 * pow(10, (options.silenceThreshold - options.gain) / 10))
+        let ring = Self.energyRing - 1
+        var best = -1
+        var bestScore: Float = 0
+        for k in lo...hi {
+            var after: Float = 0
+            for j in k..<(k + 5) { after += airEnergies[j & ring] }
+            var before: Float = 0
+            for j in (k - 10)..<k { before += airEnergies[j & ring] }
+            after /= 5
+            before /= 10
+            guard after >= floor, after >= ratio * before else { continue }
+            let score = after / (before + 1e-20)
+            var edgeAfter: Float = 0
+            for j in k..<(k + 5) { edgeAfter += edgeEnergies[j & ring] }
+            var edgeBefore: Float = 0
+            for j in (k - 10)..<k { edgeBefore += edgeEnergies[j & ring] }
+            guard score >= overEdge * (edgeAfter / 5) / (edgeBefore / 10 + 1e-20) else { continue }
+            if score > bestScore {
+                bestScore = score
+                best = k
+            }
+        }
+        return best >= 0 ? Double(best * block) / rate : nil
     }
 
     /// The start of the 1 ms block within frame `c`'s window where energy jumps most over the 4 before it.

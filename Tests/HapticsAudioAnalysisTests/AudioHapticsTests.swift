@@ -176,6 +176,45 @@ struct AudioHapticsTests {
         #expect(inNoise.isEmpty, "\(inNoise)")
     }
 
+    @Test("A soft hi-hat 150 ms after a snare, under its wash: found within 10 ms; the wash alone: none")
+    func hiHatUnderWash() throws {
+        // The snare: noise (a 4-tap mean, below about 10 kHz) decaying over 150 ms. The hat: 24 dB
+        // softer, 10 ms decay, the noise's third difference (above about 14 kHz): it barely
+        // changes the bands the analysis sees at 24 kHz, and rises far above the wash over 16 kHz.
+        let rate = 48_000
+        var wash = [Float](repeating: 0, count: 3 * rate)
+        var noise = Noise(state: 9)
+        let snares = [0.3, 1.1, 1.9]
+        for start in snares {
+            var last: [Float] = [0, 0, 0]
+            for i in 0..<(rate * 6 / 10) {
+                let t = Double(i) / Double(rate)
+                let value = noise.next()
+                let mean = (value + last[0] + last[1] + last[2]) / 4
+                last = [value, last[0], last[1]]
+                wash[Int(start * Double(rate)) + i] += Float(0.9 * min(1, t / 0.001) * exp(-t / 0.15)) * mean
+            }
+        }
+        var samples = wash
+        let hats = snares.map { $0 + 0.15 }
+        for start in hats {
+            var last: [Float] = [0, 0, 0]
+            for i in 0..<(rate / 20) {
+                let t = Double(i) / Double(rate)
+                let value = noise.next()
+                let third = value - 3 * last[0] + 3 * last[1] - last[2]
+                last = [value, last[0], last[1]]
+                samples[Int(start * Double(rate)) + i] += Float(0.55 * pow(10, -24.0 / 20) * exp(-t / 0.01)) * third
+            }
+        }
+        let found = transientTimes(try convert(wav(samples)).pattern)
+        #expect(found.count == 6, "\(found)")
+        #expect(worstMiss((snares + hats).sorted(), found) <= 0.010, "\(found)")
+        let inWash = transientTimes(try convert(wav(wash)).pattern)
+        #expect(inWash.count == 3, "\(inWash)")
+        #expect(worstMiss(snares, inWash) <= 0.010, "\(inWash)")
+    }
+
     @Test("A sound cut off mid-decay: a transient at its start, none at the cut")
     func abruptEnd() throws {
         // A synthesised kick (a falling sine), stopped after 350 ms at -25 dB of its start:
