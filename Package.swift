@@ -120,7 +120,9 @@ let package = Package(
         ),
         .testTarget(
             name: "HapticsAudioAnalysisTests",
-            dependencies: ["HapticsAudioAnalysis", "HapticsCore", "HapticsSynthesis", "CSndFile"]),
+            dependencies: [
+                "HapticsAudioAnalysis", "HapticsCore", "HapticsSynthesis", "CSndFile", "_HapticsTestSupport",
+            ]),
         .testTarget(
             name: "HapticsSynthesisTests", dependencies: ["HapticsCore", "HapticsSynthesis", "_HapticsTestSupport"]),
         .testTarget(

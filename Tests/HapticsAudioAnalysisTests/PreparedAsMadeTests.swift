@@ -1,39 +1,9 @@
 import HapticsCore
 import Testing
+import _HapticsTestSupport
 
 @testable import HapticsAudioAnalysis
 @testable import HapticsSynthesis
-
-/// The same samples, block for block, from two prepared patterns started at `offset`; the first
-/// frame where they differ, or nil.
-private func firstDifference(
-    _ a: PreparedPattern, _ b: PreparedPattern, format: AudioFormat, offset: Double, frames: Int
-) -> Int? {
-    var first = Synthesizer(format: format, voicing: .standard)
-    var second = Synthesizer(format: format, voicing: .standard)
-    first.start(a, layer: 0, atFrame: 0, offset: offset)
-    second.start(b, layer: 0, atFrame: 0, offset: offset)
-    let channels = format.channels
-    // An odd block size: block boundaries fall anywhere.
-    let block = 1_001
-    var x = [Float](repeating: 0, count: block * channels)
-    var y = x
-    var done = 0
-    while done < frames {
-        let n = min(block, frames - done)
-        x.withUnsafeMutableBufferPointer {
-            first.render(into: UnsafeMutableBufferPointer(rebasing: $0[0..<n * channels]))
-        }
-        y.withUnsafeMutableBufferPointer {
-            second.render(into: UnsafeMutableBufferPointer(rebasing: $0[0..<n * channels]))
-        }
-        if let i = (0..<n * channels).first(where: { x[$0].bitPattern != y[$0].bitPattern }) {
-            return done + i / channels
-        }
-        done += n
-    }
-    return nil
-}
 
 @Suite("Audio to haptics: prepared as the analysis makes it")
 struct PreparedAsMadeTests {

@@ -1,39 +1,9 @@
 import Foundation
 import HapticsCore
 import Testing
+import _HapticsTestSupport
 
 @testable import HapticsSynthesis
-
-/// The same samples, block for block, from two prepared patterns started at `offset`; the first
-/// frame where they differ, or nil.
-func firstDifference(
-    _ a: PreparedPattern, _ b: PreparedPattern, format: AudioFormat, offset: Double, frames: Int
-) -> Int? {
-    var first = Synthesizer(format: format, voicing: .standard)
-    var second = Synthesizer(format: format, voicing: .standard)
-    first.start(a, layer: 3, atFrame: 0, offset: offset)
-    second.start(b, layer: 3, atFrame: 0, offset: offset)
-    let channels = format.channels
-    // An odd block size: block boundaries fall anywhere.
-    let block = 777
-    var x = [Float](repeating: 0, count: block * channels)
-    var y = x
-    var done = 0
-    while done < frames {
-        let n = min(block, frames - done)
-        x.withUnsafeMutableBufferPointer {
-            first.render(into: UnsafeMutableBufferPointer(rebasing: $0[0..<n * channels]))
-        }
-        y.withUnsafeMutableBufferPointer {
-            second.render(into: UnsafeMutableBufferPointer(rebasing: $0[0..<n * channels]))
-        }
-        if let i = (0..<n * channels).first(where: { x[$0].bitPattern != y[$0].bitPattern }) {
-            return done + i / channels
-        }
-        done += n
-    }
-    return nil
-}
 
 @Suite("PreparedPattern.Builder: a pattern prepared from its elements as they come")
 struct PreparedPatternBuilderTests {
@@ -111,7 +81,9 @@ struct PreparedPatternBuilderTests {
         #expect(intensity.count > 5)
         let frames = Int(whole.frameCount)
         for offset in [0, 0.61] {
-            #expect(firstDifference(made, whole, format: format, offset: offset, frames: frames) == nil)
+            #expect(
+                firstDifference(made, whole, format: format, offset: offset, frames: frames, layer: 3, block: 777)
+                    == nil)
         }
     }
 
