@@ -25,6 +25,8 @@ package final class EntryAnalysis: Sendable {
     let metadata: OrderedDictionary<String, JSONValue>
     /// The offset of each line's first byte.
     let lineStarts: [Int]
+    /// The file's characters counted, for columns in O(1) on lines of any length.
+    let characters: CharacterCounts
     let hasBOM: Bool
     /// Each entry's bytes, where it starts, its element, its own findings, and (for an event)
     /// its loudest level and `inaudible-event` note.
@@ -58,13 +60,15 @@ package final class EntryAnalysis: Sendable {
         var lines = [0]
         for (i, byte) in bytes.enumerated() where byte == 0x0A { lines.append(i + 1) }
         lineStarts = lines
+        let counts = CharacterCounts(bytes)
+        characters = counts
         spans = member.elements.map { $0.start..<$0.end }
-        patternLocation = Self.location(of: member.start, in: bytes, lineStarts: lines, hasBOM: hasBOM)
+        patternLocation = Self.location(of: member.start, counts: counts, lineStarts: lines, hasBOM: hasBOM)
         var starts: [SourceLocation] = []
         var elements: [PatternElement?] = []
         var groups: [[Diagnostic]] = []
         for (index, span) in spans.enumerated() {
-            let start = Self.location(of: span.lowerBound, in: bytes, lineStarts: lines, hasBOM: hasBOM)
+            let start = Self.location(of: span.lowerBound, counts: counts, lineStarts: lines, hasBOM: hasBOM)
             guard let entry = AHAPEntries.decode(Array(bytes[span]), index: index, start: start, limits: limits)
             else { return nil }
             starts.append(start)
@@ -87,7 +91,7 @@ package final class EntryAnalysis: Sendable {
         self.notes = notes
         // The findings outside the entries: before the first, or after the last.
         let bom = hasBOM
-        let ends = spans.map { Self.location(of: $0.upperBound - 1, in: bytes, lineStarts: lines, hasBOM: bom) }
+        let ends = spans.map { Self.location(of: $0.upperBound - 1, counts: counts, lineStarts: lines, hasBOM: bom) }
         var before: [Diagnostic] = []
         var after: [(Diagnostic, Int)] = []
         for finding in base.findings {
@@ -158,10 +162,12 @@ package final class EntryAnalysis: Sendable {
         line == 1 && hasBOM ? 3 : lineStarts[line - 1]
     }
 
-    static func location(of offset: Int, in bytes: [UInt8], lineStarts: [Int], hasBOM: Bool) -> SourceLocation {
+    static func location(
+        of offset: Int, counts: CharacterCounts, lineStarts: [Int], hasBOM: Bool
+    ) -> SourceLocation {
         let line = line(of: offset, lineStarts: lineStarts)
         let start = lineStart(line, lineStarts: lineStarts, hasBOM: hasBOM)
-        return SourceLocation(line: line, column: characters(bytes[min(start, offset)..<offset]) + 1)
+        return SourceLocation(line: line, column: counts.characters(in: min(start, offset)..<offset) + 1)
     }
 
     static func offset(of location: SourceLocation, in bytes: [UInt8], lineStarts: [Int], hasBOM: Bool) -> Int {
@@ -210,7 +216,7 @@ package final class EntryAnalysis: Sendable {
             let start = Self.lineStart(line, lineStarts: lineStarts, hasBOM: hasBOM)
             guard k > 0, changes[k - 1].range.upperBound >= start else {
                 return SourceLocation(
-                    line: line + lineDeltas[k], column: Self.characters(bytes[min(start, offset)..<offset]) + 1)
+                    line: line + lineDeltas[k], column: characters.characters(in: min(start, offset)..<offset) + 1)
             }
             let change = changes[k - 1]
             let text = Array(change.text.utf8)
@@ -221,7 +227,8 @@ package final class EntryAnalysis: Sendable {
                 column = locate(change.range.lowerBound, k - 1).column + Self.characters(text[...])
             }
             return SourceLocation(
-                line: line + lineDeltas[k], column: column + Self.characters(bytes[change.range.upperBound..<offset]))
+                line: line + lineDeltas[k], column: column + characters.characters(in: change.range.upperBound..<offset)
+            )
         }
 
         var entries: [Entry] = []
@@ -377,5 +384,45 @@ package final class EntryAnalysis: Sendable {
             finding.path.components[1] = .index(new)
         }
         return finding
+    }
+}
+
+/// How many characters (UTF-8 bytes that start one, as the JSON parser counts columns) a file
+/// has before each offset, kept at every 64th byte: a column is a lookup and at most 63 bytes
+/// counted, where counting from the line's start made every location on a one-line file of
+/// thousands of entries cost the line's length (BENCHMARKS.md, "A one-line file's columns").
+package struct CharacterCounts: Sendable {
+    private let bytes: [UInt8]
+    /// `checkpoints[i]`: the characters in `bytes[..<(i * 64)]`.
+    private let checkpoints: [Int]
+
+    package init(_ bytes: [UInt8]) {
+        self.bytes = bytes
+        var checkpoints = [Int]()
+        checkpoints.reserveCapacity(bytes.count / 64 + 1)
+        var count = 0
+        bytes.withUnsafeBufferPointer { buffer in
+            for (i, byte) in buffer.enumerated() {
+                if i & 63 == 0 { checkpoints.append(count) }
+                if byte & 0xC0 != 0x80 { count += 1 }
+            }
+        }
+        if bytes.count & 63 == 0 { checkpoints.append(count) }
+        self.checkpoints = checkpoints
+    }
+
+    /// The characters in `bytes[..<offset]`.
+    package func characters(before offset: Int) -> Int {
+        let base = offset & ~63
+        var count = checkpoints[base >> 6]
+        bytes.withUnsafeBufferPointer { buffer in
+            for i in base..<offset where buffer[i] & 0xC0 != 0x80 { count += 1 }
+        }
+        return count
+    }
+
+    /// The characters in `bytes[range]`.
+    package func characters(in range: Range<Int>) -> Int {
+        characters(before: range.upperBound) - characters(before: range.lowerBound)
     }
 }

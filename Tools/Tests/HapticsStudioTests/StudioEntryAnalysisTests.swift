@@ -190,7 +190,7 @@ import _ToolTestSupport
     }
 
     @Test(arguments: [true, false])
-    func randomEditsAnalysePerEntryAsTheWholeText(pretty: Bool) throws {
+    func randomEditsAnalysePerEntryAsTheWholeText(pretty: Bool) async throws {
         for seed in UInt64(1)...30 {
             var (bytes, generator) = Self.file(seed: seed, count: 40 + Int(seed % 7) * 5, pretty: pretty)
             let patch = try SourcePatch(bytes)
@@ -225,8 +225,42 @@ import _ToolTestSupport
                 }
                 try Self.compare(
                     entries, patch, edits, render: step == 11, "seed \(seed), pretty \(pretty), step \(step)")
+                // Seconds of analysis in all: the pool's few threads go to the other suites'
+                // servers between steps.
+                await Task.yield()
             }
         }
+    }
+
+    /// Columns counted from the checkpoints are the characters counted one by one: over a long
+    /// line of one-, two-, three- and four-byte characters, for ranges that start and end on
+    /// either side of the 64-byte checkpoints, and at the ends of the file.
+    @Test func columnsFromCheckpointsAreCharactersCountedOneByOne() {
+        var random = SplitMix64(seed: 64)
+        let pieces = ["a", "é", "→", "𝄞", "\"", "7"]
+        var text = ""
+        for _ in 0..<5_000 { text += pieces[Int(random.next() % UInt64(pieces.count))] }
+        let bytes = Array(text.utf8)
+        let counts = CharacterCounts(bytes)
+        func naive(_ range: Range<Int>) -> Int { bytes[range].count { $0 & 0xC0 != 0x80 } }
+        #expect(counts.characters(in: 0..<bytes.count) == text.count)
+        var checked = 0
+        for lower in [0, 1, 63, 64, 65, 127, 128, 4_000, bytes.count - 1, bytes.count] {
+            for upper in [lower, lower + 1, lower + 63, lower + 64, lower + 200, bytes.count] where upper <= bytes.count
+            {
+                #expect(counts.characters(in: lower..<upper) == naive(lower..<upper), "\(lower)..<\(upper)")
+                checked += 1
+            }
+        }
+        for _ in 0..<500 {
+            let a = Int(random.next() % UInt64(bytes.count + 1))
+            let b = Int(random.next() % UInt64(bytes.count + 1))
+            #expect(counts.characters(in: min(a, b)..<max(a, b)) == naive(min(a, b)..<max(a, b)))
+        }
+        #expect(checked > 50)
+        #expect(CharacterCounts([]).characters(in: 0..<0) == 0)
+        let exact = Array(repeating: UInt8(ascii: "x"), count: 128)
+        #expect(CharacterCounts(exact).characters(in: 0..<128) == 128)
     }
 
     /// An edit that adds lines moves the findings after it; one that changes a curve changes
