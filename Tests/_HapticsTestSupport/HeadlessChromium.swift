@@ -7,8 +7,8 @@ package import Foundation
 ///
 /// ```swift
 /// let chromium = try HeadlessChromium()
-/// let dom = try chromium.dumpDOM(url: page)
-/// try chromium.screenshot(url: page, to: folder.appending(path: "page.png"), size: (1280, 2000))
+/// let dom = try await chromium.dumpDOM(url: page)
+/// try await chromium.screenshot(url: page, to: folder.appending(path: "page.png"), size: (1280, 2000))
 /// ```
 package struct HeadlessChromium: Hashable, Sendable {
     /// Why Chromium could not be used.
@@ -53,16 +53,16 @@ package struct HeadlessChromium: Hashable, Sendable {
     /// The page's DOM after it has loaded and run (`--dump-dom`), serialized as HTML.
     ///
     /// - Throws: ``Failure/exited(status:arguments:log:)`` when Chromium fails, or a file error.
-    package func dumpDOM(url: URL) throws -> String {
-        String(decoding: try run(["--dump-dom"], url: url), as: UTF8.self)
+    package func dumpDOM(url: URL) async throws -> String {
+        String(decoding: try await run(["--dump-dom"], url: url), as: UTF8.self)
     }
 
     /// Writes a PNG screenshot of the page, rendered in a window of `size` CSS pixels without
     /// scroll bars, to `file`.
     ///
     /// - Throws: ``Failure/exited(status:arguments:log:)`` when Chromium fails, or a file error.
-    package func screenshot(url: URL, to file: URL, size: (width: Int, height: Int)) throws {
-        _ = try run(
+    package func screenshot(url: URL, to file: URL, size: (width: Int, height: Int)) async throws {
+        _ = try await run(
             [
                 "--screenshot=\(file.path(percentEncoded: false))", "--window-size=\(size.width),\(size.height)",
                 "--hide-scrollbars",
@@ -70,8 +70,9 @@ package struct HeadlessChromium: Hashable, Sendable {
             url: url)
     }
 
-    /// Runs Chromium headless on `url` with `arguments` and a throwaway profile; returns its standard output.
-    func run(_ arguments: [String], url: URL) throws -> Data {
+    /// Runs Chromium headless on `url` with `arguments` and a throwaway profile; returns its standard
+    /// output. The wait for it runs on a thread of its own (`onOwnThread`), not the test's.
+    func run(_ arguments: [String], url: URL) async throws -> Data {
         let profile = FileManager.default.temporaryDirectory.appending(path: "haptics-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: profile) }
@@ -80,7 +81,8 @@ package struct HeadlessChromium: Hashable, Sendable {
                 "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
                 "--user-data-dir=\(profile.path(percentEncoded: false))",
             ] + arguments + [url.absoluteString]
-        let result = try TestProcess.run(executable, fullArguments)
+        let executable = executable
+        let result = try await onOwnThread { try TestProcess.run(executable, fullArguments) }
         guard result.status == 0 else {
             throw Failure.exited(
                 status: result.status, arguments: fullArguments, log: String(result.stderr.suffix(2_000)))

@@ -71,8 +71,12 @@ package final class TestProcess {
             .wait()
     }
 
+    /// Reads `handle` to its end on a thread of its own: a Dispatch worker blocked in the read
+    /// would hold one of the few threads Swift's executor shares with Dispatch on Linux
+    /// (`onOwnThread`).
     private func drain(_ handle: FileHandle, toError: Bool) {
-        DispatchQueue.global().async(group: drained) { [buffers, arrived] in
+        drained.enter()
+        Thread { [buffers, arrived, drained] in
             while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { break }
@@ -80,7 +84,8 @@ package final class TestProcess {
                 arrived.signal()
             }
             arrived.signal()
-        }
+            drained.leave()
+        }.start()
     }
 
     package var processIdentifier: pid_t { process.processIdentifier }

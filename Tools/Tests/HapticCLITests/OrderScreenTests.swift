@@ -1,17 +1,26 @@
 import CupcakeCorner
 import Foundation
 import Testing
+import _ToolTestSupport
 
 /// Drives the real order screen in a tmux pane, as a person at a terminal would.
 @Suite(.serialized) struct OrderScreenTests {
     let socket = "haptic-test-\(UUID().uuidString.prefix(8))"
 
-    /// Runs `tmux ARGS` on the test's own server; returns its status and standard output.
+    /// Runs `tmux ARGS` on the test's own server; returns its status and standard output. The
+    /// wait for it runs on a thread of its own (`onOwnThread`), off the pool the tests share.
+    @discardableResult
+    func tmux(_ arguments: [String]) async throws -> (status: Int32, output: String) {
+        let socket = socket
+        return try await onOwnThread { try Self.tmux(socket: socket, arguments) }
+    }
+
+    /// Runs `tmux ARGS` on server `socket`, waiting for it on the calling thread.
     ///
     /// Spawned with posix_spawn and reaped with waitpid: the first call forks the tmux server,
     /// which keeps inherited descriptors open, so Foundation's Process would wait forever.
     @discardableResult
-    func tmux(_ arguments: [String]) throws -> (status: Int32, output: String) {
+    static func tmux(socket: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
         let capture = FileManager.default.temporaryDirectory.appending(path: "\(socket)-\(UUID().uuidString).txt")
         defer { try? FileManager.default.removeItem(at: capture) }
         let argv = ["/usr/bin/tmux", "-L", socket, "-f", "/dev/null"] + arguments
@@ -43,50 +52,58 @@ import Testing
     }
 
     /// The pane's text once `condition` holds (polled, up to 10 s); the last screen otherwise.
-    func screen(until condition: (String) -> Bool) throws -> String {
+    func screen(until condition: (String) -> Bool) async throws -> String {
         let deadline = ContinuousClock.now + .seconds(10)
         var text = ""
         while ContinuousClock.now < deadline {
-            text = try tmux(["capture-pane", "-p", "-t", "order"]).output
+            text = try await tmux(["capture-pane", "-p", "-t", "order"]).output
             if condition(text) { return text }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         return text
     }
 
+    /// Waits (polled, up to 10 s) until the session has ended.
+    func sessionEnded() async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, try await tmux(["has-session", "-t", "order"]).status == 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
-    func orderingInTheTerminal() throws {
+    func orderingInTheTerminal() async throws {
         let scratch = try ScratchFolder()
         let store = scratch.path("store")
         let command =
             "\(Haptic.executable.path(percentEncoded: false)) order --store \(store) --log \(scratch.path("log.jsonl")) --device null"
-        try tmux(["new-session", "-d", "-s", "order", "-x", "100", "-y", "30", command])
-        defer { _ = try? tmux(["kill-server"]) }
-        var text = try screen { $0.contains("Number of cakes: 3") }
+        try await tmux(["new-session", "-d", "-s", "order", "-x", "100", "-y", "30", command])
+        defer { _ = try? Self.tmux(socket: socket, ["kill-server"]) }
+        var text = try await screen { $0.contains("Number of cakes: 3") }
         #expect(text.contains("Cake type: Vanilla"))
         #expect(text.contains("Cost: $6.00"))
-        try tmux(["send-keys", "-t", "order", "+", "+", "Up", "t"])
-        text = try screen { $0.contains("Number of cakes: 6") && $0.contains("Cake type: Strawberry") }
+        try await tmux(["send-keys", "-t", "order", "+", "+", "Up", "t"])
+        text = try await screen { $0.contains("Number of cakes: 6") && $0.contains("Cake type: Strawberry") }
         #expect(text.contains("Number of cakes: 6") && text.contains("Cake type: Strawberry"))
-        try tmux(["send-keys", "-t", "order", "Enter"])
-        text = try screen { $0.contains("Checkout failed") }
+        try await tmux(["send-keys", "-t", "order", "Enter"])
+        text = try await screen { $0.contains("Checkout failed") }
         #expect(text.contains("Checkout failed: please fill in the address first (missing: name, street, city, zip)"))
-        try tmux(["send-keys", "-t", "order", "a"])
+        try await tmux(["send-keys", "-t", "order", "a"])
         // The zip field takes digits only: the typed "a" is refused with the error feedback.
         for (index, value) in ["Ada", "1 Infinite Loop", "Cupertino", "950a14"].enumerated() {
-            if index > 0 { try tmux(["send-keys", "-t", "order", "Tab"]) }
-            try tmux(["send-keys", "-t", "order", "-l", value])
+            if index > 0 { try await tmux(["send-keys", "-t", "order", "Tab"]) }
+            try await tmux(["send-keys", "-t", "order", "-l", value])
         }
-        text = try screen { $0.contains("Zip takes digits only") }
+        text = try await screen { $0.contains("Zip takes digits only") }
         #expect(text.contains("Zip takes digits only, not 'a' (got '950a')."))
-        try tmux(["send-keys", "-t", "order", "Enter"])
-        text = try screen { $0.contains("95014") && !$0.contains("(incomplete)") && !$0.contains("Editing") }
-        try tmux(["send-keys", "-t", "order", "Enter"])
-        text = try screen { $0.contains("on its way") }
+        try await tmux(["send-keys", "-t", "order", "Enter"])
+        text = try await screen { $0.contains("95014") && !$0.contains("(incomplete)") && !$0.contains("Editing") }
+        try await tmux(["send-keys", "-t", "order", "Enter"])
+        text = try await screen { $0.contains("on its way") }
         #expect(text.contains("Your order for 6x strawberry cupcakes is on its way!"))
         #expect(text.contains("Total $12.50"))
-        try tmux(["send-keys", "-t", "order", "q"])
-        _ = try screen { _ in (try? tmux(["has-session", "-t", "order"]).status) != 0 }
+        try await tmux(["send-keys", "-t", "order", "q"])
+        try await sessionEnded()
         let stored = try OrderStore(directory: URL(filePath: store)).load()
         #expect(stored.orders.count == 1)
         #expect(stored.orders.first?.order.name == "Ada" && stored.orders.first?.order.quantity == 6)
@@ -101,20 +118,20 @@ import Testing
     /// SIGTERM (and SIGHUP, when the terminal closes) end the screen as `q` does: the terminal leaves
     /// the alternate screen, and the exit status is the shell's for the signal.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
-    func sigtermRestoresTheTerminalAndExits143() throws {
+    func sigtermRestoresTheTerminalAndExits143() async throws {
         let scratch = try ScratchFolder()
         // A shell runs haptic in the foreground (so it keeps the terminal) and records its exit
         // status; tmux's own record of a pane's status proved unreliable (a zombie left unreaped).
         let statusFile = scratch.path("status")
         let command =
             "\(Haptic.executable.path(percentEncoded: false)) order --store \(scratch.path("store")) --log \(scratch.path("log.jsonl")) --device null; echo $? > \(statusFile)"
-        try tmux(["new-session", "-d", "-s", "order", "-x", "100", "-y", "30", command])
-        defer { _ = try? tmux(["kill-server"]) }
-        _ = try tmux(["set-option", "-t", "order", "remain-on-exit", "on"])
-        _ = try screen { $0.contains("Number of cakes: 3") }
-        #expect(try tmux(["display-message", "-p", "-t", "order", "#{alternate_on}"]).output == "1\n")
+        try await tmux(["new-session", "-d", "-s", "order", "-x", "100", "-y", "30", command])
+        defer { _ = try? Self.tmux(socket: socket, ["kill-server"]) }
+        _ = try await tmux(["set-option", "-t", "order", "remain-on-exit", "on"])
+        _ = try await screen { $0.contains("Number of cakes: 3") }
+        #expect(try await tmux(["display-message", "-p", "-t", "order", "#{alternate_on}"]).output == "1\n")
         let shell = try #require(
-            Int32(try tmux(["display-message", "-p", "-t", "order", "#{pane_pid}"]).output.dropLast()))
+            Int32(try await tmux(["display-message", "-p", "-t", "order", "#{pane_pid}"]).output.dropLast()))
         // haptic is the shell's only child.
         let children = try String(contentsOfFile: "/proc/\(shell)/task/\(shell)/children", encoding: .utf8)
         let pid = try #require(children.split(separator: " ").first.flatMap { Int32($0) }, "no child of \(shell)")
@@ -124,9 +141,9 @@ import Testing
         while ContinuousClock.now < deadline {
             status = (try? String(contentsOfFile: statusFile, encoding: .utf8)) ?? ""
             if status.hasSuffix("\n") { break }
-            usleep(20_000)
+            try await Task.sleep(for: .milliseconds(20))
         }
         #expect(status == "143\n")
-        #expect(try tmux(["display-message", "-p", "-t", "order", "#{alternate_on}"]).output == "0\n")
+        #expect(try await tmux(["display-message", "-p", "-t", "order", "#{alternate_on}"]).output == "0\n")
     }
 }

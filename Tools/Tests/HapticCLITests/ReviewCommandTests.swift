@@ -151,7 +151,7 @@ struct PlotDiffReviewTests {
         #expect(expected >= 5)
 
         let chromium = try HeadlessChromium()
-        let dom = try chromium.dumpDOM(url: page)
+        let dom = try await chromium.dumpDOM(url: page)
         #expect(dom.contains("data-review-page=\"swift-haptics\""))
         #expect(dom.components(separatedBy: "<section class=\"entry\"").count - 1 == expected)
         #expect(dom.components(separatedBy: "<audio controls=").count - 1 == expected)
@@ -159,7 +159,7 @@ struct PlotDiffReviewTests {
         #expect(dom.contains(">Heartbeat.ahap</h2>"))
 
         let shot = scratch.url.appending(path: "review.png")
-        try chromium.screenshot(url: page, to: shot, size: (1280, 2400))
+        try await chromium.screenshot(url: page, to: shot, size: (1280, 2400))
         let png = try Data(contentsOf: shot)
         #expect(Array(png.prefix(8)) == [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         #expect(png.count > 50_000, "a rendered page, not a blank image")

@@ -42,7 +42,7 @@ import _ToolTestSupport
             var oldest = "", newest = ""
             var filesIn = Duration.zero, oldestIn = Duration.zero, newestIn = Duration.zero
         }
-        let seen = try await offPool { () throws -> Seen in
+        let seen = try await onOwnThread { () throws -> Seen in
             // More idle connections than the studio keeps open (at most 256), each one byte in.
             let idle = try (0..<300).map { _ in
                 let fd = try RawHTTP.connect(port: port, timeoutSeconds: 30)
@@ -80,7 +80,7 @@ import _ToolTestSupport
     @Test(.timeLimit(.minutes(1))) func keptAliveIdleConnectionsAreClosed() async throws {
         let (studio, port, _, folder) = try await Self.studio()
         defer { withExtendedLifetime(folder) { studio.kill() } }
-        let (reply, waited) = try await offPool { () throws -> (String, Duration) in
+        let (reply, waited) = try await onOwnThread { () throws -> (String, Duration) in
             let clock = ContinuousClock()
             let started = clock.now
             let fd = try RawHTTP.connect(port: port, timeoutSeconds: 40)

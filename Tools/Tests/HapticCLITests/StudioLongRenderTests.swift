@@ -31,7 +31,7 @@ import _ToolTestSupport
         let renders = try await withThrowingTaskGroup(of: WAVRead.self) { group in
             for _ in 0..<3 {
                 group.addTask {
-                    try await offPool {
+                    try await onOwnThread {
                         try WAVRead(
                             port: port, token: token, body: body,
                             probes: [0..<44] + probes.map { $0.lowerBound * 2 + 44..<$0.upperBound * 2 + 44 })

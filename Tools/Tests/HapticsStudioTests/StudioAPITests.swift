@@ -439,13 +439,13 @@ import _ToolTestSupport
         let headers = [("Host", "127.0.0.1:\(port)"), ("Origin", studio.origin), ("X-Studio-Token", studio.token)]
         // The upgrade's answer can come before the studio registers the socket; its first
         // message says it has, so what the action causes cannot be missed.
-        let (socket, first) = try await offPool { () throws -> (RawWebSocket, String?) in
+        let (socket, first) = try await onOwnThread { () throws -> (RawWebSocket, String?) in
             let socket = try RawWebSocket(port: port, headers: headers)
             return (socket, try socket.next())
         }
         #expect(first == #"{"type":"subscribed"}"#)
         try await action()
-        return try await offPool {
+        return try await onOwnThread {
             var collected: [[String: any Sendable]] = []
             let deadline = ContinuousClock.now + .seconds(10)
             while ContinuousClock.now < deadline, let text = try socket.next() {

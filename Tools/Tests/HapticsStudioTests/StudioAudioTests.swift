@@ -35,22 +35,17 @@ import _ToolTestSupport
     }()
 
     /// What `haptic convert INPUT -o OUT.ahap ARGS` writes.
-    static func converted(_ input: URL, _ arguments: [String] = [], beside: Bool = false) throws -> [UInt8] {
+    static func converted(_ input: URL, _ arguments: [String] = [], beside: Bool = false) async throws -> [UInt8] {
         let name = "convert-\(UUID().uuidString).ahap"
         let output =
             beside
             ? input.deletingLastPathComponent().appending(path: name)
             : FileManager.default.temporaryDirectory.appending(path: name)
         defer { try? FileManager.default.removeItem(at: output) }
-        let process = Process()
-        process.executableURL = haptic
-        process.arguments =
-            ["convert", input.path(percentEncoded: false), "-o", output.path(percentEncoded: false)]
-            + arguments
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "haptic convert \(arguments)")
+        let result = try await ChildProcess.run(
+            haptic.path(percentEncoded: false),
+            ["convert", input.path(percentEncoded: false), "-o", output.path(percentEncoded: false)] + arguments)
+        #expect(result.status == 0, "haptic convert \(arguments): \(result.stderr)")
         return try [UInt8](Data(contentsOf: output))
     }
 
@@ -112,7 +107,7 @@ import _ToolTestSupport
             #expect(made["transients"] as? Int == 4, "one transient per burst: \(made["transients"] ?? "")")
             #expect(made["onsets"] as? Int == 4)
             #expect(made["droppedForBudget"] as? Int == 0)
-            let expected = try Self.converted(studio.url("drums.wav"))
+            let expected = try await Self.converted(studio.url("drums.wav"))
             #expect(made["ahapBytes"] as? Int == expected.count)
             let pattern = try #require(made["pattern"] as? [String: Any])
             #expect(pattern["format"] as? String == "ahap")
@@ -154,7 +149,7 @@ import _ToolTestSupport
             // The bursts 1 s apart (0.25 and 1.25 s) are in one second: one transient is left.
             #expect(made["transients"] as? Int == 1, "one in any one second")
             #expect(made["droppedForBudget"] as? Int == 3)
-            let expected = try Self.converted(
+            let expected = try await Self.converted(
                 studio.url("drums.wav"),
                 [
                     "--transients-only", "--gain", "6", "--max-events-per-second", "1", "--band", "40-400",
@@ -298,7 +293,7 @@ import _ToolTestSupport
             }
             let saved = try await studio.call("POST", "/api/audio/save", json: request("drums.ahap", false))
             #expect(saved.status == 200, "\(saved.text)")
-            let expected = try Self.converted(studio.url("sounds/drums.wav"), ["--continuous-only"])
+            let expected = try await Self.converted(studio.url("sounds/drums.wav"), ["--continuous-only"])
             let written = try [UInt8](Data(contentsOf: studio.url("sounds/drums.ahap")))
             #expect(written == expected, "the file haptic convert writes")
             let answer = try Self.json(saved)
@@ -341,7 +336,7 @@ import _ToolTestSupport
                 #"{"path": "pats/sounds/drums.wav", "name": "both.ahap", "options": {"content": "continuous"}, "withAudio": true}"#
             let both = try await studio.call("POST", "/api/audio/save", json: withSound)
             #expect(both.status == 200, "\(both.text)")
-            let cli = try Self.converted(
+            let cli = try await Self.converted(
                 studio.url("sounds/drums.wav"), ["--continuous-only", "--with-audio"], beside: true)
             let bytes = try [UInt8](Data(contentsOf: studio.url("sounds/both.ahap")))
             #expect(bytes == cli, "the file haptic convert --with-audio writes")
@@ -442,7 +437,7 @@ import _ToolTestSupport
                 seen["asked"] as? String
                     == "pats/sounds/mine.ahap exists. Replace it with the pattern made from pats/sounds/drums.wav?")
             #expect(seen["untouched"] as? String == "{}", "nothing replaced before the user says so")
-            let expected = try StudioAudioTests.converted(
+            let expected = try await StudioAudioTests.converted(
                 studio.url("sounds/drums.wav"), ["--transients-only", "--max-events-per-second", "1"])
             #expect(try [UInt8](Data(contentsOf: studio.url("sounds/mine.ahap"))) == expected)
         }

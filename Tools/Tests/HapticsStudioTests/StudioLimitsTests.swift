@@ -69,7 +69,7 @@ import _ToolTestSupport
             // The same line as the second request of a kept-alive connection: Hummingbird's 400, closed.
             let token = studio.token
             let port = studio.port
-            let replies = try await offPool { () throws -> String in
+            let replies = try await onOwnThread { () throws -> String in
                 let fd = try RawHTTP.connect(port: port, timeoutSeconds: 20)
                 defer { close(fd) }
                 let first = "GET /api/files HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nX-Studio-Token: \(token)\r\n\r\n"
@@ -102,7 +102,7 @@ import _ToolTestSupport
         try await StudioHarness.with { studio in
             let port = studio.port
             let headers = [("Host", "127.0.0.1:\(port)"), ("Origin", studio.origin), ("X-Studio-Token", studio.token)]
-            let said = try await offPool { () throws -> [String?] in
+            let said = try await onOwnThread { () throws -> [String?] in
                 try (0..<3).map { _ in
                     let socket = try RawWebSocket(port: port, headers: headers)
                     let first = try socket.next()

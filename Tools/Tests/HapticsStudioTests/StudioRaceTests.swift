@@ -69,7 +69,7 @@ import _ToolTestSupport
                     port: port, method: method, target: target, headers: headers, body: body.map { Array($0.utf8) })
             }
             let save = "{\"ahap\": \(Self.pattern), \"baseVersion\": \"\(version)\"}"
-            async let reads = offPool { () throws -> (leaks: Int, ok: Int) in
+            async let reads = onOwnThread { () throws -> (leaks: Int, ok: Int) in
                 var leaks = 0
                 var ok = 0
                 for i in 0..<iterations {
@@ -83,7 +83,7 @@ import _ToolTestSupport
                 }
                 return (leaks, ok)
             }
-            async let saves = offPool { () throws -> (leaks: Int, ok: Int) in
+            async let saves = onOwnThread { () throws -> (leaks: Int, ok: Int) in
                 var leaks = 0
                 var ok = 0
                 for _ in 0..<iterations {
@@ -93,7 +93,7 @@ import _ToolTestSupport
                 }
                 return (leaks, ok)
             }
-            async let compares = offPool { () throws -> Int in
+            async let compares = onOwnThread { () throws -> Int in
                 var leaks = 0
                 for _ in 0..<iterations / 8 {
                     let response = try call("GET", "/api/git?path=pats/racedir/x.ahap", nil)

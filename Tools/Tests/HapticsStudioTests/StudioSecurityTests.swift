@@ -127,7 +127,7 @@ import _ToolTestSupport
                     Self.expectRefusedUpgrade(refused)
                     let port = server.port
                     let token = server.token
-                    let opened = try await offPool {
+                    let opened = try await onOwnThread {
                         try RawWebSocket(
                             port: port, target: "/ws?token=\(token)",
                             headers: [("Host", "127.0.0.1:\(port)"), ("Origin", "http://127.0.0.1:\(port)")])

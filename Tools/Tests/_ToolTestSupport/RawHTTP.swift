@@ -30,7 +30,7 @@ package enum RawHTTP {
     package static func request(
         port: Int, method: String, target: String, headers: [(String, String)], body: [UInt8]? = nil
     ) async throws -> Response {
-        try await offPool { try send(port: port, method: method, target: target, headers: headers, body: body) }
+        try await onOwnThread { try send(port: port, method: method, target: target, headers: headers, body: body) }
     }
 
     package static func send(
@@ -52,12 +52,22 @@ package enum RawHTTP {
         }
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
+        let began = ContinuousClock.now
+        var ending: Int32 = 0
         while true {
             let n = recv(fd, &chunk, chunk.count, 0)
+            if n < 0 { ending = errno }
             if n <= 0 { break }
             received.append(contentsOf: chunk[0..<n])
         }
-        return try parse(received)
+        do {
+            return try parse(received)
+        } catch let failure as Failure {
+            // Which request, and whether the server closed it or the 30 s ran out.
+            let end = ending == EAGAIN || ending == EWOULDBLOCK ? "no answer in 30 s" : "closed (errno \(ending))"
+            throw Failure(
+                description: "\(method) \(target): \(failure.description), \(end) after \(ContinuousClock.now - began)")
+        }
     }
 
     /// A TCP connection to 127.0.0.1:`port` whose reads give up after `timeoutSeconds`.
@@ -113,12 +123,5 @@ package enum RawHTTP {
             i = lineEnd + 2 + size + 2
         }
         return out
-    }
-}
-
-/// Runs blocking work on a Dispatch thread, off Swift's cooperative pool (which the server shares).
-package func offPool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-    try await withCheckedThrowingContinuation { continuation in
-        DispatchQueue.global().async { continuation.resume(with: Result { try work() }) }
     }
 }

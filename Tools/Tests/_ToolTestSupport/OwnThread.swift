@@ -1,0 +1,1 @@
+../../../Tests/_HapticsTestSupport/OwnThread.swift
