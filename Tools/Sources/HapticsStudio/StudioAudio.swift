@@ -183,7 +183,7 @@ extension Studio {
         let started = ContinuousClock.now
         guard let path = request.path else { throw .badRequest("the request has no \"path\"") }
         let options = try Self.audioOptions(request.options)
-        let window = try Self.audioWindow(request.window)
+        let window = try Window.checked(request.window)
         let (sound, made) = try conversion(path: path, options: options)
         let elapsed = ContinuousClock.now - started
         let milliseconds = Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
@@ -398,23 +398,6 @@ extension Studio {
             content: options.content.rawValue, minimumGap: options.minimumGap,
             band: options.band.map { AudioBandJSON(low: $0.low, high: $0.high) },
             maxEventsPerSecond: Double(options.maxEventsPerSecond))
-    }
-
-    static func audioWindow(_ window: Window?) throws(StudioError) -> Window? {
-        guard let window else { return nil }
-        guard window.start.isFinite, (0...AHAPLimits.default.maxDuration).contains(window.start) else {
-            throw .badRequest(
-                "\"window.start\" must be a finite number from 0 to \(AHAPLimits.default.maxDuration)")
-        }
-        guard window.end.isFinite, window.end >= window.start, window.end <= AHAPLimits.default.maxDuration else {
-            throw .badRequest(
-                "\"window.end\" must be a finite number from \"window.start\" to "
-                    + "\(AHAPLimits.default.maxDuration)")
-        }
-        if let columns = window.columns, !(1...8_192).contains(columns) {
-            throw .badRequest("\"window.columns\" must be a whole number from 1 to 8192")
-        }
-        return window
     }
 }
 

@@ -56,6 +56,20 @@ import _ToolTestSupport
                     "the request is not what PlayRequest expects: edits[1].remove: "
                         + "an entry index is a whole number from 0 to 2147483647, not -1.0"
                 ),
+                // The attack round's window to 1e308: 5.8 s of sampling before.
+                (
+                    "POST", "/api/analyze", "{\(file), \"edits\": [], \"window\": {\"start\": 0, \"end\": 1e308}}",
+                    "\"window.end\" must be a finite number from \"window.start\" to 3600.0"
+                ),
+                (
+                    "POST", "/api/analyze", "{\(file), \"edits\": [], \"window\": {\"start\": -1e308, \"end\": 1}}",
+                    "\"window.start\" must be a finite number from 0 to 3600.0"
+                ),
+                (
+                    "POST", "/api/analyze",
+                    "{\(file), \"edits\": [], \"window\": {\"start\": 0, \"end\": 1, \"columns\": 100000}}",
+                    "\"window.columns\" must be a whole number from 1 to 8192"
+                ),
             ]
             for (method, target, body, message) in cases {
                 let response = try await studio.call(method, target, json: body)
