@@ -8,6 +8,7 @@ import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
 import NIOCore
+import NIOWebSocket
 import OrderedCollections
 import Synchronization
 
@@ -77,6 +78,9 @@ package final class Studio: Sendable {
 
     /// The WebSockets subscribed to the studio's messages now.
     package func openSockets() async -> Int { await hub.count }
+
+    /// The most WebSockets kept open at once (``StudioHub/maxSockets``).
+    package static var maxSockets: Int { StudioHub.maxSockets }
 
     /// The port the server listens on (0 until it does).
     package var port: Int { boundPort.load(ordering: .acquiring) }
@@ -204,6 +208,11 @@ package final class Studio: Sendable {
                 // Said once registered, so a client can tell when broadcasts start reaching it.
                 try await outbound.write(.text(Self.jsonText(SubscribedMessage())))
                 for await text in stream { try await outbound.write(.text(text)) }
+                // The stream ends when newer sockets pushed this one out (StudioHub.maxSockets),
+                // or once the socket has ended anyway.
+                if !Task.isCancelled {
+                    try await outbound.close(.goingAway, reason: "too many WebSockets are open")
+                }
             }
             do {
                 for try await _ in inbound {}

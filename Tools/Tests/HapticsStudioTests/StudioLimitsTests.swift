@@ -123,4 +123,37 @@ import _ToolTestSupport
             #expect(open == 0, "\(open) subscribers left by reset sockets")
         }
     }
+
+    /// Issue 28: WebSockets held open by someone with the token no longer keep the pages'
+    /// requests out. Before, 256 of them took every place of the connection bound; now a socket
+    /// past ``Studio/maxSockets`` closes the oldest, and requests are still answered.
+    @Test(.timeLimit(.minutes(2))) func socketsPastTheirBoundCloseTheOldestAndRequestsStillAnswer() async throws {
+        try await StudioHarness.with { studio in
+            let port = studio.port
+            let headers = [("Host", "127.0.0.1:\(port)"), ("Origin", studio.origin), ("X-Studio-Token", studio.token)]
+            let count = Studio.maxSockets + 3
+            let sockets = try await onOwnThread { () throws -> [RawWebSocket] in
+                try (0..<count).map { _ in
+                    let socket = try RawWebSocket(port: port, headers: headers)
+                    guard try socket.next() == #"{"type":"subscribed"}"# else {
+                        throw RawHTTP.Failure(description: "a socket was not subscribed")
+                    }
+                    return socket
+                }
+            }
+            var open = await studio.studio.openSockets()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while open > Studio.maxSockets && ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+                open = await studio.studio.openSockets()
+            }
+            #expect(open == Studio.maxSockets, "\(open) sockets kept of \(count)")
+            // The oldest was told to go: a close frame, then the end of its stream.
+            let oldest = sockets[0]
+            let ended = try await onOwnThread { try oldest.next() }
+            #expect(ended == nil)
+            #expect(try await studio.call("GET", "/api/files").status == 200, "requests answer beside the sockets")
+            withExtendedLifetime(sockets) {}
+        }
+    }
 }
