@@ -204,21 +204,29 @@ package final class Studio: Sendable {
             // However the socket ends (a close, a reset by the peer, a frame the protocol refuses:
             // the inbound stream then throws), its subscription goes with it; before, each socket
             // reset by its page kept its subscriber and sender for good (9 KB each, BENCHMARKS.md).
-            let sender = Task {
-                // Said once registered, so a client can tell when broadcasts start reaching it.
-                try await outbound.write(.text(Self.jsonText(SubscribedMessage())))
-                for await text in stream { try await outbound.write(.text(text)) }
-                // The stream ends when newer sockets pushed this one out (StudioHub.maxSockets),
-                // or once the socket has ended anyway.
-                if !Task.isCancelled {
-                    try await outbound.close(.goingAway, reason: "too many WebSockets are open")
+            // When newer sockets push this one out (StudioHub.maxSockets), its stream ends: it is
+            // told so and the handler returns at once, which closes the connection whether or not
+            // the peer answers the close, so its place goes to requests.
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    do {
+                        // Said once registered, so a client can tell when broadcasts start reaching it.
+                        try await outbound.write(.text(Self.jsonText(SubscribedMessage())))
+                        for await text in stream { try await outbound.write(.text(text)) }
+                        if !Task.isCancelled {
+                            try await outbound.close(.goingAway, reason: "too many WebSockets are open")
+                        }
+                    } catch {}
                 }
+                group.addTask {
+                    do {
+                        for try await _ in inbound {}
+                    } catch {}
+                }
+                await group.next()
+                group.cancelAll()
             }
-            do {
-                for try await _ in inbound {}
-            } catch {}
             await hub.unsubscribe(id)
-            sender.cancel()
         }
         audioRoutes(router)
     }
