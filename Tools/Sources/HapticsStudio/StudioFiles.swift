@@ -471,6 +471,11 @@ package struct StudioFiles: Sendable {
 
     /// The served folder and the relative path inside it, after the checks that need no disk.
     func split(_ path: String) throws(StudioError) -> (Root, String) {
+        // Longer than any path the system opens (PATH_MAX): refused before it is split, and not
+        // echoed (an 8 MB path took 2.8 s and 200 MB to answer 404 with the path in its message).
+        guard path.utf8.count <= Int(PATH_MAX) else {
+            throw .badRequest("\"path\" is \(path.utf8.count) bytes long; a studio path is at most \(PATH_MAX)")
+        }
         guard !path.isEmpty, !path.hasPrefix("/") else {
             throw .forbidden("\(path): paths are relative to a served folder")
         }

@@ -85,6 +85,18 @@ import _ToolTestSupport
                 let response = try await studio.call(method, "/api/pattern?path=pats/sub/\(long)", json: body)
                 #expect(response.status == 404, "\(method): \(response.text)")
             }
+            // The attack round's 8 MB path: a 404 echoing it whole, after 2.8 s and 200 MB.
+            let deep = "pats/" + String(repeating: "a/", count: 400_000) + "x.ahap"
+            let longer = "pats/" + String(repeating: "a/", count: 2_500) + "x.ahap"
+            for (method, target, body, bytes) in [
+                ("POST", "/api/analyze", "{\"path\": \"\(deep)\", \"edits\": []}", 800_011),
+                ("GET", "/api/pattern?path=\(longer)", nil, 5_011),
+            ] {
+                let response = try await studio.call(method, target, json: body)
+                #expect(response.status == 400, "\(method): \(response.status)")
+                let json = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+                #expect(json?["error"] as? String == "\"path\" is \(bytes) bytes long; a studio path is at most 4096")
+            }
             #expect(try Data(contentsOf: studio.url("rising-falling.ahap")) == before)
             #expect(try await studio.call("GET", "/api/files").status == 200, "still up")
         }
