@@ -396,7 +396,11 @@ import _ToolTestSupport
             let heads = try await DevTools.withPage { page in
                 try await Self.open(studio, page)
                 try await page.click("#play-engine")
-                try await page.waitFor("studio.state.playhead && studio.state.playhead.messages >= 10")
+                // Until the device has taken its first blocks the head is at 0 (on a loaded machine
+                // that outlasted the first 10 messages once, in CI): wait until it has moved.
+                try await page.waitFor(
+                    "studio.state.playhead && studio.state.playhead.messages >= 10 && studio.playheadTime() > 0",
+                    timeout: 10)
                 let early = try await page.number("studio.playheadTime()") ?? -1
                 try await page.waitFor("studio.state.playhead.playing === false", timeout: 10)
                 let last = try await page.number("studio.playheadTime()") ?? -1
