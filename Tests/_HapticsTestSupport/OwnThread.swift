@@ -14,12 +14,3 @@ package func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T
         thread.start()
     }
 }
-
-/// ``onOwnThread(_:)`` for work that cannot throw.
-package func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () -> T) async -> T {
-    await withCheckedContinuation { continuation in
-        let thread = Thread { continuation.resume(returning: work()) }
-        thread.stackSize = 8 << 20
-        thread.start()
-    }
-}
