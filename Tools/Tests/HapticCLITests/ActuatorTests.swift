@@ -333,13 +333,21 @@ struct ActuatorRigTests {
                     format "raw"
                 }
                 """)
-            let started = Date()
-            let result = try await Haptic.run(
-                ["play", pattern, "--device", "haptic_quad", "--channels", "4", "--haptic-channels", "3,4", "--stats"]
-                    + (preview ? ["--preview-audio"] : []), environment: environment)
+            // Judged on a run without a stall of the machine as long as half the buffer: the
+            // hypervisor's stalls are heard as gaps whatever we do (PlayThroughRigTests).
+            let (result, seconds) = try await onAStillMachine(stallsBelow: 10) {
+                let started = Date()
+                let result = try await Haptic.run(
+                    [
+                        "play", pattern, "--device", "haptic_quad", "--channels", "4", "--haptic-channels", "3,4",
+                        "--stats",
+                    ]
+                        + (preview ? ["--preview-audio"] : []), environment: environment)
+                return (result, Date().timeIntervalSince(started))
+            }
             #expect(result.status == 0, "\(result.stderr)")
             #expect(playStatistics(result.stderr)["underruns"] == 0, "\(result.stderr)")
-            #expect(Date().timeIntervalSince(started) >= 0.45, "not paced by the device")
+            #expect(seconds >= 0.45, "not paced by the device")
             try await expectActuatorCapture(try floats(tap), pattern: pattern, preview: preview)
         }
     }

@@ -87,17 +87,23 @@ private func elapsedMilliseconds(since start: UInt64) -> Double {
 /// Serialized: the load test keeps both cores busy, which would skew the others.
 @Suite(.serialized, .enabled(if: AudioRig.testsEnabled, "needs the audio rig: tools/audio-rig/with-rig swift test"))
 struct PlayThroughRigTests {
+    /// At the default 20 ms, judged on a run in which the machine never stalled for 10 ms or
+    /// more: on this virtual machine the hypervisor stops the cores now and then (steal time),
+    /// and each run that failed here had seen a stall of 14-24 ms (BENCHMARKS.md, "Underruns on
+    /// a quiet machine").
     @Test func everyClickKeepsItsSpacingWithinAMillisecondAndPlaybackTakesRealTime() async throws {
         try AudioRig.require()
         let scratch = try ScratchFolder()
         let pattern = try scratch.write("clicks.ahap", clicks(every: 0.125, for: 2))
-        let sink = try await Rig.Sink()
-        let recording = try AudioRig.Recording(sink: sink.name)
-        let started = DispatchTime.now().uptimeNanoseconds
-        let play = try await RunningHaptic(["play", pattern, "--device", sink.device, "--stats"])
-        let (status, stderr) = try await play.wait()
-        let wall = elapsedMilliseconds(since: started) / 1000
-        let recorded = try recording.stop()
+        let (status, stderr, recorded, wall) = try await onAStillMachine(stallsBelow: 10) {
+            let sink = try await Rig.Sink()
+            let recording = try AudioRig.Recording(sink: sink.name)
+            let started = DispatchTime.now().uptimeNanoseconds
+            let play = try await RunningHaptic(["play", pattern, "--device", sink.device, "--stats"])
+            let (status, stderr) = try await play.wait()
+            let wall = elapsedMilliseconds(since: started) / 1000
+            return (status, stderr, try recording.stop(), wall)
+        }
         #expect(status == 0, "\(stderr)")
         #expect(playStatistics(stderr)["underruns"] == 0, "\(stderr)")
         let expected = Rig.onsets(try await offlineRender(pattern))
@@ -105,7 +111,7 @@ struct PlayThroughRigTests {
         #expect(expected.count == 17)
         try #require(heard.count == expected.count, "heard \(heard.count) clicks: \(heard)")
         let drift = zip(heard, expected).map { abs(($0 - heard[0]) - ($1 - expected[0])) }
-        #expect(drift.max()! <= 48, "spacing off by \(drift.max()!) frames (48 = 1 ms)")
+        #expect(drift.max()! <= 48, "spacing off by \(drift.max()!) frames (48 = 1 ms); heard \(heard)")
         // 2 s of clicks plus the last click's ring; start-up and the 20 ms buffer on top.
         #expect(wall >= 2.0 && wall < 2.8, "took \(wall) s")
     }
