@@ -32,7 +32,7 @@ extension Studio {
     static let maxSoundingAtOnce = 512
 
     /// Refuses (413) a pattern with more than ``maxSoundingAtOnce`` continuous haptic events
-    /// sounding at one time, saying when.
+    /// sounding at one time, saying when: to analyse, play (`/api/play`) or render (`/api/render`).
     ///
     /// - Complexity: O(*n* log *n*) in the events.
     static func checkAnalysable(_ pattern: HapticPattern) throws(StudioError) {
@@ -55,7 +55,7 @@ extension Studio {
         throw StudioError(
             413,
             "this pattern has \(most.count) continuous events sounding at once (at \(most.time) s); the studio "
-                + "analyses patterns with at most \(maxSoundingAtOnce) (what its engine can voice); haptic lint "
+                + "analyses, plays and renders patterns with at most \(maxSoundingAtOnce) (what its engine can voice); haptic lint "
                 + "reads it")
     }
 }

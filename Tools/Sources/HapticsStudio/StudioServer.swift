@@ -278,6 +278,9 @@ package final class Studio: Sendable {
         } else {
             throw StudioError.badRequest("give \"ahap\" or \"path\"")
         }
+        // What the studio will not show it will not play or render either: beyond the engine's
+        // voices each frame costs every event sounding (an hour of 860 at once took 68 s).
+        try Self.checkAnalysable(pattern)
         var play = StudioPlayback.Request(pattern: pattern)
         if let path, let place = try? files.resolve(path) {
             play.clips = PatternView.waveforms(of: pattern, at: place).clips

@@ -103,8 +103,8 @@ import _ToolTestSupport
     }
 
     /// Issue 32: 100,000 overlapping continuous events took 22.8 s and 500 MB to analyse. More
-    /// than 512 sounding at once (the engine's voices) is a 413 saying when, in bounded time;
-    /// 512 are analysed.
+    /// than 512 sounding at once (the engine's voices) is a 413 saying when, in bounded time, to
+    /// analyse, render or play; 512 are analysed and rendered.
     @Test(.timeLimit(.minutes(1))) func tooManyEventsSoundingAtOnceAreA413() async throws {
         try await StudioHarness.with { studio in
             func events(_ count: Int) -> String {
@@ -114,17 +114,26 @@ import _ToolTestSupport
                 }
                 return "{\"Version\": 1, \"Pattern\": [\(list.joined(separator: ", "))]}"
             }
-            let refused = try await studio.call(
-                "POST", "/api/analyze", json: "{\"path\": \"pats/sharp-tap.ahap\", \"ahap\": \(events(20_000))}")
-            #expect(refused.status == 413)
-            let json = try JSONSerialization.jsonObject(with: Data(refused.body)) as? [String: Any]
-            #expect(
-                json?["error"] as? String
-                    == "this pattern has 10001 continuous events sounding at once (at 0.10002 s); the studio analyses "
-                    + "patterns with at most 512 (what its engine can voice); haptic lint reads it")
-            let allowed = try await studio.call(
-                "POST", "/api/analyze", json: "{\"path\": \"pats/sharp-tap.ahap\", \"ahap\": \(events(512))}")
-            #expect(allowed.status == 200)
+            // Not shown, and not played or rendered either (an hour of 860 at once rendered for 68 s).
+            for (route, count, most, at) in [
+                ("/api/analyze", 20_000, 10001, "0.10002"), ("/api/render", 513, 513, "0.00512"),
+                ("/api/play", 513, 513, "0.00512"),
+            ] {
+                let refused = try await studio.call(
+                    "POST", route, json: "{\"path\": \"pats/sharp-tap.ahap\", \"ahap\": \(events(count))}")
+                #expect(refused.status == 413, "\(route)")
+                let json = try JSONSerialization.jsonObject(with: Data(refused.body)) as? [String: Any]
+                #expect(
+                    json?["error"] as? String
+                        == "this pattern has \(most) continuous events sounding at once (at \(at) s); the studio "
+                        + "analyses, plays and renders patterns with at most 512 (what its engine can voice); "
+                        + "haptic lint reads it", "\(route)")
+            }
+            for route in ["/api/analyze", "/api/render"] {
+                let allowed = try await studio.call(
+                    "POST", route, json: "{\"path\": \"pats/sharp-tap.ahap\", \"ahap\": \(events(512))}")
+                #expect(allowed.status == 200, "\(route)")
+            }
         }
     }
 }
