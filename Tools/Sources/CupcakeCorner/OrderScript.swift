@@ -1,5 +1,9 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// A scripted session: one action per line, checked as a whole before anything runs.
 ///
 /// ```text
@@ -36,7 +40,51 @@ package struct OrderScript: Sendable {
         package var file: String
         package var line: Int
         package var message: String
-        package var description: String { "\(file):\(line): error: \(message)" }
+        /// `FILE:LINE: error: message`, or `FILE: error: message` for the script as a whole (line 0).
+        package var description: String { "\(file)\(line > 0 ? ":\(line)" : ""): error: \(message)" }
+    }
+
+    /// The largest script read, 4 MiB (about 300,000 lines): a script is typed or generated, and
+    /// without a bound `yes | haptic order --script -` was read until memory ran out, and a 200 MB
+    /// file of comments took over a minute to check.
+    package static let maxBytes = 4 << 20
+    /// The longest line, 1,024 bytes: ample for an address, and what an error may quote. A 50 MB
+    /// name took 26 s to take in; a 20 MB cake type was quoted whole in the error.
+    package static let maxLineBytes = 1_024
+
+    /// Reads the script at `path` (`-`: standard input), at most ``maxBytes``: the bytes past the
+    /// bound are never read, so an endless input (a pipe, `/dev/zero`) is refused, not awaited.
+    package static func read(_ path: String) throws(ParseError) -> String {
+        func failure(_ message: String) -> ParseError { ParseError(file: path, line: 0, message: message) }
+        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw failure("cannot open it: \(String(cString: strerror(errno)))") }
+        defer { if path != "-" { close(descriptor) } }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while bytes.count <= maxBytes {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw failure("cannot read it: \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            bytes += chunk[..<count]
+        }
+        guard bytes.count <= maxBytes else {
+            throw failure("the script is over \(maxBytes >> 20) MiB; a script is at most \(maxBytes >> 20) MiB")
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `text` as an error quotes it: control characters escaped (`\u{0}`), at most 64
+    /// characters and an ellipsis.
+    static func shown(_ text: String) -> String {
+        var out = ""
+        for (count, scalar) in text.unicodeScalars.enumerated() {
+            guard count < 64 else { return out + "…" }
+            out += scalar.properties.generalCategory == .control ? scalar.escaped(asASCII: true) : String(scalar)
+        }
+        return out
     }
 
     /// Parses and checks `text` (named `file` in errors).
@@ -44,10 +92,13 @@ package struct OrderScript: Sendable {
         var steps: [(line: Int, step: Step)] = []
         let dryRun = Order()
         for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
-            let line = raw.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
-            guard !line.isEmpty, !line.hasPrefix("#") else { continue }
             let number = index + 1
             func fail(_ message: String) -> ParseError { ParseError(file: file, line: number, message: message) }
+            guard raw.utf8.count <= maxLineBytes else {
+                throw fail("the line is \(raw.utf8.count) bytes long; a script line is at most \(maxLineBytes)")
+            }
+            let line = raw.trimmingCharacters(in: .whitespaces.union(CharacterSet(charactersIn: "\r")))
+            guard !line.isEmpty, !line.hasPrefix("#") else { continue }
             let parts = line.split(separator: " ", maxSplits: 1).map(String.init)
             let word = parts[0].lowercased()
             let argument = parts.count > 1 ? parts[1].trimmingCharacters(in: .whitespaces) : ""
@@ -62,16 +113,17 @@ package struct OrderScript: Sendable {
                     }
                     step = .action(.setQuantity(value))
                 } else {
-                    throw fail("quantity needs +1, -1 or a number of cakes 3...20 (got '\(argument)')")
+                    throw fail("quantity needs +1, -1 or a number of cakes 3...20 (got '\(shown(argument))')")
                 }
             case "type":
                 guard let index = Order.types.firstIndex(where: { $0.lowercased() == argument.lowercased() }) else {
-                    throw fail("unknown cake type '\(argument)'; choose one of: \(Order.types.joined(separator: ", "))")
+                    throw fail(
+                        "unknown cake type '\(shown(argument))'; choose one of: \(Order.types.joined(separator: ", "))")
                 }
                 step = .action(.setType(index))
             case "special", "frosting", "sprinkles":
                 guard argument == "on" || argument == "off" else {
-                    throw fail("\(word) needs on or off (got '\(argument)')")
+                    throw fail("\(word) needs on or off (got '\(shown(argument))')")
                 }
                 let on = argument == "on"
                 if word != "special" && on && !dryRun.specialRequestEnabled {
@@ -87,15 +139,15 @@ package struct OrderScript: Sendable {
                 )
             case "wait":
                 guard let seconds = Double(argument), seconds.isFinite, (0...3600).contains(seconds) else {
-                    throw fail("wait needs a number of seconds 0...3600 (got '\(argument)')")
+                    throw fail("wait needs a number of seconds 0...3600 (got '\(shown(argument))')")
                 }
                 step = .wait(seconds)
             case "submit":
-                guard argument.isEmpty else { throw fail("submit takes nothing after it (got '\(argument)')") }
+                guard argument.isEmpty else { throw fail("submit takes nothing after it (got '\(shown(argument))')") }
                 step = .action(.submit)
             default:
                 throw fail(
-                    "unknown action '\(parts[0])'; expected quantity, type, special, frosting, sprinkles, name, street, city, zip, wait or submit"
+                    "unknown action '\(shown(parts[0]))'; expected quantity, type, special, frosting, sprinkles, name, street, city, zip, wait or submit"
                 )
             }
             if case .action(let action) = step { apply(action, to: dryRun) }

@@ -18,8 +18,9 @@ extension HapticCommand {
                 --script FILE (- for standard input) runs one action per line instead: quantity +1, \
                 quantity -1, quantity N, type NAME, special|frosting|sprinkles on|off, \
                 name|street|city|zip TEXT, wait SECONDS, submit. Blank lines and # comments are \
-                ignored. The whole script is checked before anything runs: a bad line is reported \
-                as FILE:LINE: error: ... and nothing is submitted (exit status 1). A refused or failed \
+                ignored; a script is at most 4 MiB and a line at most 1,024 bytes. The whole script \
+                is checked before anything runs: a bad line is reported as FILE:LINE: error: ... \
+                and nothing is submitted (exit status 1). A refused or failed \
                 checkout also ends with exit status 1.
 
                 Orders are appended durably to DIR/orders.jsonl (--store); every session writes \
@@ -126,18 +127,8 @@ extension HapticCommand {
         }
 
         static func loadScript(_ path: String) throws -> OrderScript {
-            let text: String
-            if path == "-" {
-                text = String(decoding: FileHandle.standardInput.readDataToEndOfFile(), as: UTF8.self)
-            } else {
-                do {
-                    text = String(decoding: try Data(contentsOf: URL(filePath: path)), as: UTF8.self)
-                } catch {
-                    throw Terminal.failure("cannot read \(path): \(error.localizedDescription)")
-                }
-            }
             do {
-                return try OrderScript.parse(text, file: path)
+                return try OrderScript.parse(try OrderScript.read(path), file: path)
             } catch {
                 throw Terminal.failure(located: error.description)
             }

@@ -212,6 +212,21 @@ final class Scratch {
         ("wait soon\n", "s.txt:1: error: wait needs a number of seconds 0...3600 (got 'soon')"),
         ("name Ann\nzip 12a45\n", "s.txt:2: error: zip takes digits only, not 'a' (got '12a45')"),
         ("quantity 6x\n", "s.txt:1: error: quantity needs +1, -1 or a number of cakes 3...20 (got '6x')"),
+        // A quoted argument shows its control characters escaped and at most 64 characters.
+        (
+            "quantity +1\u{0}\u{1B}[2J\n",
+            "s.txt:1: error: quantity needs +1, -1 or a number of cakes 3...20 (got '+1\\0\\u{1B}[2J')"
+        ),
+        (
+            "type " + String(repeating: "y", count: 1_000) + "\n",
+            "s.txt:1: error: unknown cake type '" + String(repeating: "y", count: 64)
+                + "…'; choose one of: Vanilla, Strawberry, Chocolate, Rainbow"
+        ),
+        // A 50 MB name took 26 s to take in; a 20 MB cake type was quoted whole.
+        (
+            "quantity 4\nname " + String(repeating: "x", count: 1_020) + "\n",
+            "s.txt:2: error: the line is 1025 bytes long; a script line is at most 1024"
+        ),
     ])
     func rejectsABadLineByNumber(text: String, message: String) {
         #expect(throws: OrderScript.ParseError.self) { try OrderScript.parse(text, file: "s.txt") }
@@ -219,6 +234,39 @@ final class Scratch {
             _ = try OrderScript.parse(text, file: "s.txt")
         } catch {
             #expect(error.description == message)
+        }
+    }
+
+    /// `yes | haptic order --script -` was read until memory ran out: the read stops past 4 MiB.
+    @Test func aScriptOverFourMiBIsRefusedWithoutReadingTheRest() throws {
+        let scratch = FileManager.default.temporaryDirectory.appending(path: "script-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let line = "quantity +1\n"
+        let fits = String(repeating: line, count: OrderScript.maxBytes / line.utf8.count)
+        let small = scratch.appending(path: "fits.txt")
+        try Data(fits.utf8).write(to: small)
+        #expect(try OrderScript.read(small.path) == fits)
+        let big = scratch.appending(path: "big.txt")
+        try Data((fits + line).utf8).write(to: big)
+        #expect(throws: OrderScript.ParseError.self) { try OrderScript.read(big.path) }
+        do {
+            _ = try OrderScript.read(big.path)
+        } catch {
+            #expect(error.description == "\(big.path): error: the script is over 4 MiB; a script is at most 4 MiB")
+        }
+        // An endless file is refused, not awaited.
+        do {
+            _ = try OrderScript.read("/dev/zero")
+            Issue.record("/dev/zero was read to its end")
+        } catch {
+            #expect(error.description == "/dev/zero: error: the script is over 4 MiB; a script is at most 4 MiB")
+        }
+        do {
+            _ = try OrderScript.read(scratch.appending(path: "missing.txt").path)
+            Issue.record("a missing file was read")
+        } catch {
+            #expect(error.description.hasSuffix("missing.txt: error: cannot open it: No such file or directory"))
         }
     }
 }
