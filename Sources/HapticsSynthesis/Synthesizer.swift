@@ -259,13 +259,30 @@ public struct Synthesizer: ~Copyable {
         return v.layer < 0 || !layers[v.layer].muted
     }
 
+    /// Queues `command` in frame order, after those due at the same frame.
+    ///
+    /// - Complexity: O(1) for a command due no earlier than the last one queued; otherwise
+    ///   O(log *n*) to find its place and O(*n*) to insert it.
     mutating func schedule(_ command: Command) {
         if commandHead > 0 && commandHead == commands.count {
             commands.removeAll(keepingCapacity: true)
             commandHead = 0
         }
-        let index = commands[commandHead...].firstIndex { $0.frame > command.frame } ?? commands.endIndex
-        commands.insert(command, at: index)
+        // Commands come in time order as a rule: then the new one goes last, in O(1). Otherwise it
+        // goes after every pending command due at or before its frame, found by binary search.
+        // (A scan from the head made 120,000 feedbacks at one time, a replayed session log,
+        // quadratic: 45% of the replay's time.)
+        guard let last = commands.last, commandHead < commands.count, last.frame > command.frame else {
+            commands.append(command)
+            return
+        }
+        var low = commandHead
+        var high = commands.count - 1  // commands[high] is due after the new one
+        while low < high {
+            let middle = low + (high - low) / 2
+            if commands[middle].frame > command.frame { high = middle } else { low = middle + 1 }
+        }
+        commands.insert(command, at: low)
     }
 
     /// Layer `slot`'s override knots: ``overrideCapacity`` per control.

@@ -397,3 +397,22 @@ func benchmarkLikePattern(seconds: Int) -> HapticPattern {
         #expect(Measure.firstNonZero(solo) == 9_600)  // only the transient at 0.7 s sounds
     }
 }
+
+/// The command queue: frame order, stable among commands due at the same frame, however they
+/// arrive (issue 28: a replayed session's 120,000 feedbacks at one time were queued by a scan).
+@Suite struct CommandQueueTests {
+    @Test func commandsAreQueuedInFrameOrderAndStableAtOneFrame() {
+        var synthesizer = Synthesizer(format: AudioFormat(), voicing: .standard)
+        var random = SplitMix64(seed: 28)
+        var arrived: [(frame: Int64, layer: Int)] = []
+        for layer in 0..<2_000 {
+            // Mostly in time order, with repeats and late arrivals, as an engine's commands come.
+            let frame = layer % 5 == 0 ? Int64(random.next() % 1_000) : Int64(layer / 3)
+            arrived.append((frame, layer))
+            synthesizer.stop(layer: layer, atFrame: frame)
+        }
+        let expected = arrived.enumerated().sorted { ($0.element.frame, $0.offset) < ($1.element.frame, $1.offset) }
+        #expect(synthesizer.commands.map(\.frame) == expected.map(\.element.frame))
+        #expect(synthesizer.commands.map(\.layer) == expected.map(\.element.layer))
+    }
+}
