@@ -3,6 +3,10 @@ package import Foundation
 import SensoryFeedback
 import SystemPackage
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One line of a session's event log.
 ///
 /// ```json
@@ -126,46 +130,143 @@ package final class EventLogWriter {
 }
 
 /// Reads a session log back: the events, and a `FILE:LINE: error:` line for each one it could not read.
+///
+/// The log is read a chunk at a time and each line decoded as it is found, so what is held is the
+/// events, never the file: a 100 MB log peaked at 879 MB when it was read whole and split.
 package enum EventLogReader {
     package struct Result: Sendable {
         package var events: [OrderEvent]
         package var problems: [String]
     }
 
+    /// The longest line read; a longer one is skipped unread, with a problem. A line the log
+    /// writes is one event of a few hundred bytes at most (a script's line is at most 1,024).
+    package static let maxLineBytes = 1 << 20
+    /// The most bytes read from one log: a day's replay (the longest there is) at ten feedbacks a
+    /// second is about 70 MB; an endless input (`/dev/zero`, a pipe) stops here with an error.
+    package static let maxBytes = 256 << 20
+    /// The most problems listed one by one; the rest are counted in one last line, so a file that
+    /// is no log at all says so in a screenful, not in a line per line of it.
+    package static let maxProblemsListed = 100
+
     /// Reads the log at `path`.
     package static func read(path: String) throws(EventLogError) -> Result {
-        let data: Data
-        do {
-            data = try Data(contentsOf: URL(filePath: path))
-        } catch {
-            throw EventLogError(description: "cannot read \(path): \(error.localizedDescription)")
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
+            throw EventLogError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
         }
-        return parse(Array(data), file: path)
+        defer { close(descriptor) }
+        var lines = LineSplitter(file: path)
+        var chunk = [UInt8](repeating: 0, count: 1 << 20)
+        var total = 0
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw EventLogError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            if count == 0 { break }
+            total += count
+            guard total <= maxBytes else {
+                throw EventLogError(
+                    description: "cannot read \(path): it is over \(maxBytes >> 20) MiB; a session log is at most "
+                        + "\(maxBytes >> 20) MiB")
+            }
+            chunk.withUnsafeBufferPointer { lines.take(UnsafeBufferPointer(rebasing: $0[..<count])) }
+        }
+        return lines.finish()
     }
 
     /// Parses log bytes; blank lines are skipped.
     package static func parse(_ bytes: [UInt8], file: String) -> Result {
+        var lines = LineSplitter(file: file)
+        bytes.withUnsafeBufferPointer { lines.take($0) }
+        return lines.finish()
+    }
+
+    /// Cuts bytes arriving in pieces into lines and decodes each as it completes.
+    package struct LineSplitter {
+        let file: String
         let decoder = JSONDecoder()
         var result = Result(events: [], problems: [])
-        for (index, line) in bytes.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).enumerated() {
-            let text = String(decoding: line, as: UTF8.self)
-            guard !text.allSatisfy(\.isWhitespace) else { continue }
-            let where_ = "\(file):\(index + 1): error:"
+        /// The start of a line whose end has not arrived yet.
+        var partial: [UInt8] = []
+        /// The current line is over ``maxLineBytes``: its bytes are dropped until its end.
+        var overlong = false
+        var overlongBytes = 0
+        var number = 1
+        /// Problems past ``maxProblemsListed``, counted.
+        var unlisted = 0
+
+        package init(file: String) { self.file = file }
+
+        /// Takes the next bytes; each line they complete is decoded now.
+        package mutating func take(_ bytes: UnsafeBufferPointer<UInt8>) {
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "\n"))
+                let piece = UnsafeBufferPointer(rebasing: bytes[start..<(end ?? bytes.count)])
+                append(piece)
+                guard let end else { return }
+                endLine()
+                start = end + 1
+            }
+        }
+
+        /// Ends the input: a last line without its newline is decoded too.
+        package mutating func finish() -> Result {
+            if !partial.isEmpty || overlong { endLine() }
+            if unlisted > 0 {
+                result.problems.append(
+                    "\(file): error: \(unlisted) more line\(unlisted == 1 ? "" : "s") could not be read; skipped")
+            }
+            return result
+        }
+
+        private mutating func problem(_ text: String) {
+            if result.problems.count < maxProblemsListed { result.problems.append(text) } else { unlisted += 1 }
+        }
+
+        private mutating func append(_ piece: UnsafeBufferPointer<UInt8>) {
+            if overlong {
+                overlongBytes += piece.count
+            } else if partial.count + piece.count > maxLineBytes {
+                overlong = true
+                overlongBytes = partial.count + piece.count
+                partial.removeAll()
+            } else {
+                partial.append(contentsOf: piece)
+            }
+        }
+
+        private mutating func endLine() {
+            defer {
+                partial.removeAll(keepingCapacity: partial.capacity <= 64 << 10)
+                overlong = false
+                number += 1
+            }
+            let where_ = "\(file):\(number): error:"
+            if overlong {
+                problem(
+                    "\(where_) the line is over \(maxLineBytes >> 20) MiB (\(overlongBytes) bytes); line skipped")
+                return
+            }
+            guard !partial.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) else { return }
             do {
-                let event = try decoder.decode(OrderEvent.self, from: Data(line))
+                let event = try decoder.decode(OrderEvent.self, from: Data(partial))
                 guard event.t.isFinite, event.t >= 0 else {
-                    result.problems.append("\(where_) time \(event.t) is not a number of seconds ≥ 0; line skipped")
-                    continue
+                    problem("\(where_) time \(event.t) is not a number of seconds ≥ 0; line skipped")
+                    return
                 }
                 if let name = event.feedback, SensoryFeedback(name) == nil {
-                    result.problems.append("\(where_) unknown feedback '\(name)'; line skipped")
-                    continue
+                    let shown = name.count > 64 ? name.prefix(64) + "…" : name
+                    problem("\(where_) unknown feedback '\(shown)'; line skipped")
+                    return
                 }
                 result.events.append(event)
             } catch {
-                result.problems.append("\(where_) not an event (\(OrderStore.describe(error))); line skipped")
+                problem("\(where_) not an event (\(OrderStore.describe(error))); line skipped")
             }
         }
-        return result
     }
 }

@@ -110,3 +110,62 @@ import Testing
         #expect(SensoryFeedback(feedback.description) == feedback)
     }
 }
+
+/// Session logs read as a stream (issue 28): what a line is does not depend on how the bytes
+/// arrive, a line over 1 MiB is skipped by number, and an endless input stops with an error.
+@Suite struct EventLogStreamTests {
+    static let text = """
+        {"change":"quantity","feedback":"increase","new":"4","old":"3","t":0.5}
+        {"change":"quantity","feedback":"incr
+        {"change":"type","feedback":"\(String(repeating: "w", count: 100))","t":1}
+        \t\r
+        {"change":"type","feedback":"selection","new":"Rainbow","old":"Vanilla","t":1.25}
+        """
+
+    @Test func linesAreTheSameHoweverTheBytesArrive() throws {
+        let whole = EventLogReader.parse(Array(Self.text.utf8), file: "log.jsonl")
+        #expect(whole.events.map(\.t) == [0.5, 1.25])
+        #expect(whole.problems.count == 2)
+        #expect(
+            whole.problems[1]
+                == "log.jsonl:3: error: unknown feedback '\(String(repeating: "w", count: 64))…'; line skipped")
+        let bytes = Array(Self.text.utf8)
+        for size in [1, 2, 7, 64] {
+            var lines = EventLogReader.LineSplitter(file: "log.jsonl")
+            for start in stride(from: 0, to: bytes.count, by: size) {
+                bytes[start..<min(start + size, bytes.count)].withUnsafeBufferPointer { lines.take($0) }
+            }
+            let pieces = lines.finish()
+            #expect(pieces.events == whole.events, "\(size)-byte pieces")
+            #expect(pieces.problems == whole.problems, "\(size)-byte pieces")
+        }
+    }
+
+    /// A file that is no log says so in 101 lines, not in one per line of it.
+    @Test func problemsPastAHundredAreCounted() {
+        let text = String(repeating: "not json\n", count: 150) + "{\"change\":\"zip\",\"t\":3}\n"
+        let result = EventLogReader.parse(Array(text.utf8), file: "log.jsonl")
+        #expect(result.events.map(\.t) == [3])
+        #expect(result.problems.count == 101)
+        #expect(result.problems[99].hasPrefix("log.jsonl:100: error: not an event"))
+        #expect(result.problems.last == "log.jsonl: error: 50 more lines could not be read; skipped")
+    }
+
+    @Test func aLineOverOneMiBIsSkippedByNumberAndTheRestIsRead() throws {
+        let scratch = FileManager.default.temporaryDirectory.appending(path: "log-\(UUID().uuidString).jsonl")
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let long = "{\"change\":\"name\",\"new\":\"" + String(repeating: "x", count: 3 << 20) + "\",\"t\":0}"
+        try Data(
+            ("{\"change\":\"quantity\",\"feedback\":\"increase\",\"t\":0.5}\n" + long + "\n" + long
+                + "\n{\"change\":\"checkout\",\"feedback\":\"success\",\"t\":2}").utf8
+        ).write(to: scratch)
+        let read = try EventLogReader.read(path: scratch.path)
+        #expect(read.events.map(\.t) == [0.5, 2])
+        let size = long.utf8.count
+        #expect(
+            read.problems == [
+                "\(scratch.path):2: error: the line is over 1 MiB (\(size) bytes); line skipped",
+                "\(scratch.path):3: error: the line is over 1 MiB (\(size) bytes); line skipped",
+            ])
+    }
+}
