@@ -4,9 +4,10 @@ import Logging
 import NIOEmbedded
 
 extension Studio {
-    /// The router the server runs: the guard first, then every route.
+    /// The router the server runs: the heap trim around everything, the guard, then every route.
     func makeRouter() -> Router<BasicWebSocketRequestContext> {
         let router = Router(context: BasicWebSocketRequestContext.self)
+        router.middlewares.add(StudioHeapTrim())
         router.middlewares.add(StudioGuard(studio: self))
         routes(router)
         return router
