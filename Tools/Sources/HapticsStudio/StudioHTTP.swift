@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import HummingbirdCore
 import HummingbirdWebSocket
 import Logging
@@ -220,5 +221,38 @@ final class StudioConnections: Sendable {
     /// `channel` has sent its first head: it is no longer closed to make room.
     func headArrived(_ channel: any Channel) {
         _ = state.withLock { $0.waiting.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+}
+
+/// A `Server-Timing` header (W3C Server Timing): where a request's time went on the server, in
+/// stages, so the page's performance entries, DevTools and `haptic-bench studio` can tell the
+/// analysis from decoding the edits and writing the answer.
+///
+/// ```swift
+/// var timing = ServerTiming()
+/// decode(); timing.mark("decode")
+/// analyze(); timing.mark("analyze")
+/// response.headers[ServerTiming.header] = timing.value   // decode;dur=1.204, analyze;dur=12.917
+/// ```
+struct ServerTiming {
+    static let header = HTTPField.Name("Server-Timing")!
+    private var last = ContinuousClock.now
+    private var stages: [(name: String, duration: Duration)] = []
+
+    /// Ends the stage named `name` now; the next stage starts here.
+    mutating func mark(_ name: String) {
+        let now = ContinuousClock.now
+        stages.append((name, now - last))
+        last = now
+    }
+
+    /// The header's value: each stage and its milliseconds, three decimals.
+    var value: String {
+        stages.map { stage in
+            let milliseconds =
+                Double(stage.duration.components.seconds) * 1000
+                + Double(stage.duration.components.attoseconds) / 1e15
+            return "\(stage.name);dur=\(String(format: "%.3f", milliseconds))"
+        }.joined(separator: ", ")
     }
 }

@@ -145,9 +145,17 @@ package final class Studio: Sendable {
             return Response(status: .ok, headers: [.contentType: "application/json"], body: .init(byteBuffer: json))
         }
         router.post("/api/analyze") { [self] request, _ in
+            var timing = ServerTiming()
             let raw = try await Self.bodyBytes(request)
+            timing.mark("body")
             if let edited = try Self.editRequest(raw) {
-                return Self.encoded(json: Self.analyzeJSON(try analyzeEdits(path: edited.path ?? "", request: edited)))
+                timing.mark("decode")
+                let answer = try analyzeEdits(path: edited.path ?? "", request: edited)
+                timing.mark("analyze")
+                var response = Self.encoded(json: Self.analyzeJSON(answer))
+                timing.mark("json")
+                response.headers[ServerTiming.header] = timing.value
+                return response
             }
             let body = try Self.jsonBody(raw)
             let path = try Self.text(body, "path")

@@ -87,6 +87,13 @@ import _ToolTestSupport
                         + #""edits": [{"index": 1, "element": \#(moved)}], "#
                         + #""window": {"start": 1.5, "end": 1.5005, "columns": 1}, "findingsKey": "\#(known)"}"#)
                 #expect(response.status == 200, "\(response.text)")
+                // Where the server's time went, stage by stage, for DevTools and haptic-bench.
+                let timing = try #require(response.header("Server-Timing"), "no Server-Timing header")
+                #expect(
+                    timing.wholeMatch(
+                        of:
+                            /body;dur=[0-9]+\.[0-9]{3}, decode;dur=[0-9]+\.[0-9]{3}, analyze;dur=[0-9]+\.[0-9]{3}, json;dur=[0-9]+\.[0-9]{3}/
+                    ) != nil, "\(timing)")
                 return response.text.replacing(/"analyzeMilliseconds":[0-9.e-]+/, with: #""analyzeMilliseconds":0"#)
                     .replacing(version, with: "V")
             }
