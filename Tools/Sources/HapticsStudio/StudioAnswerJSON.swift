@@ -24,11 +24,19 @@ extension Studio {
             out += first ? "\"" : ",\""
             out += key
             out += "\":["
+            // A curve holds its value across columns and silence is 0: a run of one number is
+            // written from the text of its first, not formatted (and allocated) again each time.
+            var last = Double.nan
+            var lastText = Substring("")
             for (index, value) in values.enumerated() {
                 guard value.isFinite else { return false }
                 if index > 0 { out += "," }
-                let text = value.description
-                out += text.hasSuffix(".0") ? text.dropLast(2) : Substring(text)
+                if value != last || value.sign != last.sign {
+                    let text = value.description
+                    lastText = text.hasSuffix(".0") ? text.dropLast(2) : Substring(text)
+                    last = value
+                }
+                out += lastText
             }
             out += "]"
             return true

@@ -48,6 +48,12 @@ import Testing
             answer.findingsPatch = round % 4 == 0 ? nil : answer.findingsPatch
             #expect(Studio.analyzeJSON(answer) == Studio.jsonText(answer), "round \(round)")
         }
+        // Runs of one number are written from its first text: zero and minus zero stay apart.
+        answer.effective.times = [0, 0, -0.0, -0.0, 0, 1.5, 1.5, 1.5000000000000002, 2, 2]
+        answer.effective.intensity = answer.effective.times.reversed()
+        answer.effective.sharpness = answer.effective.times
+        #expect(Studio.analyzeJSON(answer) == Studio.jsonText(answer))
+        #expect(Studio.analyzeJSON(answer).contains(#""times":[0,0,-0,-0,0,1.5,1.5,1.5000000000000002,2,2]"#))
         // A number JSONEncoder refuses: the whole answer is JSONEncoder's (`{}`).
         answer.effective.times = [1, .nan]
         #expect(Studio.analyzeJSON(answer) == Studio.jsonText(answer))
