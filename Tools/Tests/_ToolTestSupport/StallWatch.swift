@@ -40,7 +40,7 @@ package final class StallWatch: Sendable {
 ///
 /// - Throws: ``MachineStalled`` when every attempt saw a stall.
 package func onAStillMachine<T>(
-    attempts: Int = 3, stallsBelow bound: Double, _ body: () async throws -> T
+    attempts: Int = 6, stallsBelow bound: Double, _ body: () async throws -> T
 ) async throws -> T {
     var stalls: [Double] = []
     for _ in 0..<attempts {
