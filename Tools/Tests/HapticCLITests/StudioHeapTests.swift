@@ -9,14 +9,9 @@ import _ToolTestSupport
     @Test(.timeLimit(.minutes(2))) func aLargeDiffsMemoryIsReturnedOnceItIsAnswered() async throws {
         let scratch = try ScratchFolder()
         try scratch.write("tap.ahap", #"{"Pattern": [{"Event": {"Time": 0, "EventType": "HapticTransient"}}]}"#)
-        let studio = try await LiveHaptic(
-            ["studio", scratch.url.path(percentEncoded: false), "--device", "null"], standardOutputToo: true)
+        let studio = try await StudioChild(serving: scratch.url)
         defer { studio.kill() }
-        let found = await studio.address()
-        let address = try #require(found, "no address in: \(studio.text)")
-        let token = try #require(address.fragment()?.replacingOccurrences(of: "token=", with: ""))
-        let port = address.port ?? 0
-        let pid = studio.child.processIdentifier
+        let (port, token) = (studio.port, studio.token)
         func pattern(_ intensity: Double) -> String {
             let events = (0..<20_000).map {
                 "{\"Event\": {\"Time\": \(Double($0) / 100), \"EventType\": \"HapticTransient\", \"EventParameters\": "
@@ -24,7 +19,7 @@ import _ToolTestSupport
             }
             return "{\"Version\": 1, \"Pattern\": [\(events.joined(separator: ", "))]}"
         }
-        let idle = try Self.kilobytes("VmRSS", of: pid)
+        let idle = try studio.kilobytes("VmRSS")
         let response = try await RawHTTP.request(
             port: port, method: "POST", target: "/api/diff",
             headers: [
@@ -33,24 +28,17 @@ import _ToolTestSupport
             ],
             body: Array("{\"a\": \(pattern(1)), \"b\": \(pattern(0.5))}".utf8))
         #expect(response.status == 200)
-        let peak = try Self.kilobytes("VmHWM", of: pid)
+        let peak = try studio.kilobytes("VmHWM")
         try #require(peak - idle > 30 * 1024, "the diff should take tens of MB: idle \(idle) kB, peak \(peak) kB")
         // Given back within 3 s of the answer: below half of what the request added. Without
         // the trim, 92% of it stayed (149 of a 158 MB peak, from 42 MB idle).
-        var resident = try Self.kilobytes("VmRSS", of: pid)
+        var resident = try studio.kilobytes("VmRSS")
         for _ in 0..<30 where resident - idle > (peak - idle) / 2 {
             try await Task.sleep(for: .milliseconds(100))
-            resident = try Self.kilobytes("VmRSS", of: pid)
+            resident = try studio.kilobytes("VmRSS")
         }
         #expect(
             resident - idle <= (peak - idle) / 2,
             "idle \(idle / 1024) MB, peak \(peak / 1024) MB, resident after \(resident / 1024) MB")
-    }
-
-    /// `key` (VmRSS, VmHWM) of process `pid`, in kB.
-    static func kilobytes(_ key: String, of pid: Int32) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("\(key):") })
-        return try #require(Int(line.split(separator: " ").dropFirst().first ?? ""))
     }
 }

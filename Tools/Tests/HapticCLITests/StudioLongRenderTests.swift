@@ -15,13 +15,9 @@ import _ToolTestSupport
     @Test(.timeLimit(.minutes(5))) func threeOneHourRendersAtOnceStayUnder300MB() async throws {
         let scratch = try ScratchFolder()
         try scratch.write("hour.ahap", Self.hour)
-        let studio = try await LiveHaptic(
-            ["studio", scratch.url.path(percentEncoded: false), "--device", "null"], standardOutputToo: true)
+        let studio = try await StudioChild(serving: scratch.url)
         defer { studio.kill() }
-        let found = await studio.address()
-        let address = try #require(found, "no address in: \(studio.text)")
-        let token = try #require(address.fragment()?.replacingOccurrences(of: "token=", with: ""))
-        let port = address.port ?? 0
+        let (port, token) = (studio.port, studio.token)
         let body = "{\"path\": \"\(scratch.url.lastPathComponent)/hour.ahap\"}"
         let rate = 48_000
         // Frames to look at: before and after each tap, and the silence between them.
@@ -40,7 +36,7 @@ import _ToolTestSupport
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        let peak = try Self.peakKilobytes(of: studio.child.processIdentifier)
+        let peak = try studio.kilobytes("VmHWM")
         for render in renders {
             #expect(render.status == 200, "\(render.head)")
             #expect(render.head.lowercased().contains("content-type: audio/wav"))
@@ -75,13 +71,6 @@ import _ToolTestSupport
         }
         // Before streaming: 1.82 GB for one such request, 3.09 GB for three.
         #expect(peak < 300 * 1024, "the studio's peak resident size: \(peak / 1024) MB")
-    }
-
-    /// VmHWM of process `pid`, in kB.
-    static func peakKilobytes(of pid: Int32) throws -> Int {
-        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("VmHWM:") })
-        return try #require(Int(line.split(separator: " ").dropFirst().first ?? ""))
     }
 }
 
