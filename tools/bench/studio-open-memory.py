@@ -6,20 +6,12 @@ Starts `HAPTIC studio FOLDER`, opens FILE (GET /api/pattern; the peak RSS, VmHWM
 the per-entry analysis made after the answer is done), then sends 10 edits of Pattern[1] as the
 page does (POST /api/analyze, a 60 s window) and reads the peak again. Saves the GET's body to
 SAVE if given."""
-import json, os, re, subprocess, sys, time, urllib.request
+import json, os, sys, time, urllib.request
+import studio_child
 haptic, folder, name, port = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 save = sys.argv[5] if len(sys.argv) > 5 else None
-proc = subprocess.Popen([haptic, "studio", folder, "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-token = None
-for line in proc.stdout:
-    m = re.search(r"token=([0-9a-f]+)", line)
-    if m:
-        token = m.group(1)
-        break
-def status(key):
-    for line in open(f"/proc/{proc.pid}/status"):
-        if line.startswith(key):
-            return int(line.split()[1]) // 1024
+proc, token = studio_child.start(haptic, folder, port)
+status = lambda key: studio_child.megabytes(proc, key)
 label = os.path.basename(folder.rstrip("/"))
 path = f"{label}/{name}"
 host = f"127.0.0.1:{port}"

@@ -6,17 +6,11 @@ Starts `HAPTIC studio FOLDER`, opens FILE, then sends EDITS (default 100) nudges
 a drag does (POST /api/analyze with the edit, the whole pattern as the window, 1,400 columns,
 the findings key it was last sent), one after another, and prints p50 and p99 of each
 Server-Timing stage and of the request as the client saw it (to its last byte)."""
-import http.client, json, re, subprocess, sys, time, urllib.parse
+import http.client, json, sys, time, urllib.parse
+import studio_child
 haptic, folder, name, port = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
 edits = int(sys.argv[5]) if len(sys.argv) > 5 else 100
-proc = subprocess.Popen([haptic, "studio", folder, "--port", str(port)], stdout=subprocess.PIPE,
-                        stderr=subprocess.STDOUT, text=True)
-token = None
-for line in proc.stdout:
-    m = re.search(r"token=([0-9a-f]+)", line)
-    if m:
-        token = m.group(1)
-        break
+proc, token = studio_child.start(haptic, folder, port)
 host = f"127.0.0.1:{port}"
 path = f"{folder.rstrip('/').split('/')[-1]}/{name}"
 headers = {"X-Studio-Token": token, "Host": host, "Origin": f"http://{host}", "Content-Type": "application/json"}

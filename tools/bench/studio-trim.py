@@ -5,16 +5,12 @@ usage: tools/bench/studio-trim.py HAPTIC PORT [FOLDER]
 Starts `HAPTIC studio FOLDER` (default the current folder), posts one /api/diff of two patterns
 of 35,000 events (about 8 MB), and prints the resident size idle, at its peak and 2 s after the
 answer."""
-import json, re, subprocess, sys, time, urllib.request
+import json, sys, time, urllib.request
+import studio_child
 haptic, port = sys.argv[1], int(sys.argv[2])
 folder = sys.argv[3] if len(sys.argv) > 3 else "."
-proc = subprocess.Popen([haptic, "studio", folder, "--port", str(port)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-for line in proc.stdout:
-    m = re.search(r"token=([0-9a-f]+)", line)
-    if m: token = m.group(1); break
-def status(key):
-    for line in open(f"/proc/{proc.pid}/status"):
-        if line.startswith(key): return int(line.split()[1]) // 1024
+proc, token = studio_child.start(haptic, folder, port)
+status = lambda key: studio_child.megabytes(proc, key)
 host = f"127.0.0.1:{port}"
 h = {"X-Studio-Token": token, "Host": host, "Origin": f"http://{host}", "Content-Type": "application/json"}
 ev = lambda k, i=1.0: {"Event": {"Time": k * 0.01, "EventType": "HapticTransient", "EventParameters": [{"ParameterID": "HapticIntensity", "ParameterValue": i}]}}
