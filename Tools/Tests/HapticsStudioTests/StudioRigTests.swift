@@ -11,39 +11,44 @@ import _ToolTestSupport
 /// `tools/test`, like the other rig suites; skipped (saying so) without the rig outside CI.
 @Suite(.serialized, .enabled(if: AudioRig.testsEnabled, "SKIPPED: no audio rig (tools/audio-rig/with-rig)"))
 struct StudioRigTests {
-    @Test(.timeLimit(.minutes(1))) func theEnginePlaysThroughALSAAndTheRigHearsEveryTap() async throws {
+    @Test(.timeLimit(.minutes(2))) func theEnginePlaysThroughALSAAndTheRigHearsEveryTap() async throws {
         try AudioRig.require()
-        let recording = try AudioRig.Recording()
-        let playback = StudioPlayback { try OutputSelection(destination: .device("default")).open() }
-        let folder = FileManager.default.temporaryDirectory.appending(path: "studio-rig-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        try FileManager.default.copyItem(
-            at: TestFiles.packageRoot.appending(path: "Patterns/examples/rising-falling.ahap"),
-            to: folder.appending(path: "rising-falling.ahap"))
-        let studio = try Studio(folders: [folder.path(percentEncoded: false)], playback: playback)
-        let ready = AsyncStream<String>.makeStream()
-        let server = Task { try await studio.run { ready.continuation.yield($0) } }
-        var iterator = ready.stream.makeAsyncIterator()
-        _ = await iterator.next()
-        let label = studio.files.roots[0].label
-        let port = studio.port
-        let response = try await RawHTTP.request(
-            port: port, method: "POST", target: "/api/play",
-            headers: [
-                ("Host", "127.0.0.1:\(port)"), ("Origin", "http://127.0.0.1:\(port)"), ("X-Studio-Token", studio.token),
-            ],
-            body: Array("{\"path\": \"\(label)/rising-falling.ahap\"}".utf8))
-        #expect(response.status == 200, "\(response.text)")
-        // Until the play has been heard to its end (its last message says so), then a little more.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < deadline, studio.playback.position()?.playing ?? false {
-            try await Task.sleep(for: .milliseconds(20))
+        // Judged on a run without a stall of the machine as long as half the buffer: the
+        // hypervisor's stalls are heard as gaps whatever the engine does (PlayThroughRigTests).
+        let (status, text, samples) = try await onAStillMachine(stallsBelow: 10) {
+            let recording = try AudioRig.Recording()
+            let playback = StudioPlayback { try OutputSelection(destination: .device("default")).open() }
+            let folder = FileManager.default.temporaryDirectory.appending(path: "studio-rig-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            try FileManager.default.copyItem(
+                at: TestFiles.packageRoot.appending(path: "Patterns/examples/rising-falling.ahap"),
+                to: folder.appending(path: "rising-falling.ahap"))
+            let studio = try Studio(folders: [folder.path(percentEncoded: false)], playback: playback)
+            let ready = AsyncStream<String>.makeStream()
+            let server = Task { try await studio.run { ready.continuation.yield($0) } }
+            var iterator = ready.stream.makeAsyncIterator()
+            _ = await iterator.next()
+            let label = studio.files.roots[0].label
+            let port = studio.port
+            let response = try await RawHTTP.request(
+                port: port, method: "POST", target: "/api/play",
+                headers: [
+                    ("Host", "127.0.0.1:\(port)"), ("Origin", "http://127.0.0.1:\(port)"),
+                    ("X-Studio-Token", studio.token),
+                ],
+                body: Array("{\"path\": \"\(label)/rising-falling.ahap\"}".utf8))
+            // Until the play has been heard to its end (its last message says so), then a little more.
+            let deadline = ContinuousClock.now + .seconds(10)
+            while ContinuousClock.now < deadline, studio.playback.position()?.playing ?? false {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            server.cancel()
+            _ = try? await server.value
+            return (response.status, response.text, try recording.stop())
         }
-        try await Task.sleep(for: .milliseconds(300))
-        server.cancel()
-        _ = try? await server.value
-        let samples = try recording.stop()
+        #expect(status == 200, "\(text)")
         let onsets = StudioAPITests.onsets(samples, rate: 48_000, threshold: 0.01)
         #expect(onsets.count >= 17, "the taps of intensity 0.2 and up: \(onsets)")
         for pair in zip(onsets, onsets.dropFirst()) {
