@@ -13,9 +13,10 @@ import _ToolTestSupport
 struct StudioRigTests {
     @Test(.timeLimit(.minutes(2))) func theEnginePlaysThroughALSAAndTheRigHearsEveryTap() async throws {
         try AudioRig.require()
-        // Judged on a run without a stall of the machine as long as half the buffer: the
-        // hypervisor's stalls are heard as gaps whatever the engine does (PlayThroughRigTests).
-        let (status, text, samples) = try await onAStillMachine(stallsBelow: 10) {
+        // Judged on a run without a stall of the machine as long as a quarter of the buffer: the
+        // hypervisor's stalls are heard as gaps whatever the engine does (PlayThroughRigTests). A
+        // run with a stall under 10 ms still had one tap 2.17 ms off (bare clone, session 21).
+        let (status, text, samples) = try await onAStillMachine(attempts: 10, stallsBelow: 5) {
             let recording = try AudioRig.Recording()
             let playback = StudioPlayback { try OutputSelection(destination: .device("default")).open() }
             let folder = FileManager.default.temporaryDirectory.appending(path: "studio-rig-\(UUID().uuidString)")
