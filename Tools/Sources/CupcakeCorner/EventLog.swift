@@ -151,28 +151,16 @@ package enum EventLogReader {
 
     /// Reads the log at `path`.
     package static func read(path: String) throws(EventLogError) -> Result {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            throw EventLogError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { close(descriptor) }
         var lines = LineSplitter(file: path)
-        var chunk = [UInt8](repeating: 0, count: 1 << 20)
-        var total = 0
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw EventLogError(description: "cannot read \(path): \(String(cString: strerror(errno)))")
-            }
-            if count == 0 { break }
-            total += count
-            guard total <= maxBytes else {
-                throw EventLogError(
-                    description: "cannot read \(path): it is over \(maxBytes >> 20) MiB; a session log is at most "
-                        + "\(maxBytes >> 20) MiB")
-            }
-            chunk.withUnsafeBufferPointer { lines.take(UnsafeBufferPointer(rebasing: $0[..<count])) }
+        do {
+            try BoundedRead.chunks(of: path, chunkBytes: 1 << 20, bound: maxBytes) { lines.take($0) }
+        } catch {
+            let reason =
+                switch error {
+                case .cannotOpen(let reason), .cannotRead(let reason): reason
+                case .overBound: "it is over \(maxBytes >> 20) MiB; a session log is at most \(maxBytes >> 20) MiB"
+                }
+            throw EventLogError(description: "cannot read \(path): \(reason)")
         }
         return lines.finish()
     }

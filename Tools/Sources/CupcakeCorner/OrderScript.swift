@@ -1,9 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// A scripted session: one action per line, checked as a whole before anything runs.
 ///
 /// ```text
@@ -55,30 +51,26 @@ package struct OrderScript: Sendable {
     /// Reads the script at `path` (`-`: standard input), at most ``maxBytes``: the bytes past the
     /// bound are never read, so an endless input (a pipe, `/dev/zero`) is refused, not awaited.
     package static func read(_ path: String) throws(ParseError) -> String {
-        func failure(_ message: String) -> ParseError { ParseError(file: path, line: 0, message: message) }
-        let descriptor = path == "-" ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw failure("cannot open it: \(String(cString: strerror(errno)))") }
-        defer { if path != "-" { close(descriptor) } }
         var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 << 10)
-        while bytes.count <= maxBytes {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw failure("cannot read it: \(String(cString: strerror(errno)))")
+        do {
+            try BoundedRead.chunks(of: path, dashIsStandardInput: true, chunkBytes: 64 << 10, bound: maxBytes) {
+                bytes.append(contentsOf: $0)
             }
-            if count == 0 { break }
-            bytes += chunk[..<count]
-        }
-        guard bytes.count <= maxBytes else {
-            throw failure("the script is over \(maxBytes >> 20) MiB; a script is at most \(maxBytes >> 20) MiB")
+        } catch {
+            let message =
+                switch error {
+                case .cannotOpen(let reason): "cannot open it: \(reason)"
+                case .cannotRead(let reason): "cannot read it: \(reason)"
+                case .overBound: "the script is over \(maxBytes >> 20) MiB; a script is at most \(maxBytes >> 20) MiB"
+                }
+            throw ParseError(file: path, line: 0, message: message)
         }
         return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `text` as an error quotes it: control characters escaped (`\u{0}`), at most 64
     /// characters and an ellipsis.
-    static func shown(_ text: String) -> String {
+    package static func shown(_ text: String) -> String {
         var out = ""
         for (count, scalar) in text.unicodeScalars.enumerated() {
             guard count < 64 else { return out + "…" }
