@@ -247,8 +247,7 @@ package enum EventLogReader {
                     return
                 }
                 if let name = event.feedback, SensoryFeedback(name) == nil {
-                    let shown = name.count > 64 ? name.prefix(64) + "…" : name
-                    problem("\(where_) unknown feedback '\(shown)'; line skipped")
+                    problem("\(where_) unknown feedback '\(OrderScript.shown(name))'; line skipped")
                     return
                 }
                 result.events.append(event)

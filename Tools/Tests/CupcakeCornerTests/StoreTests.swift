@@ -85,6 +85,15 @@ import Testing
         #expect(result.problems[1] == "log.jsonl:3: error: unknown feedback 'wobble'; line skipped")
     }
 
+    /// A feedback name is quoted as an order script's value is: a terminal's escape sequence in a
+    /// log reaches the terminal escaped, not raw.
+    @Test func anUnknownFeedbackIsQuotedWithItsControlCharactersEscaped() {
+        let text = #"{"change":"type","feedback":"\u001b[2J\u0000bell\u0007","t":1}"#
+        let result = EventLogReader.parse(Array(text.utf8), file: "log.jsonl")
+        #expect(result.events.isEmpty)
+        #expect(result.problems == [#"log.jsonl:1: error: unknown feedback '\u{1B}[2J\0bell\u{07}'; line skipped"#])
+    }
+
     @Test func timelinePlacesEachPresetAtItsCueOverSpeed() {
         let events = [
             OrderEvent(t: 0.5, change: "quantity", old: "3", new: "4", feedback: "increase"),
