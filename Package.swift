@@ -106,7 +106,7 @@ let package = Package(
                     verb: "lint-haptics", description: "Lint the package's .ahap and .haptic files with haptic-lint")),
             dependencies: ["haptic-lint"]),
 
-        // This package's own test machinery (audio rig, fixtures, headless Chromium, PRNG): no product.
+        // This package's own test machinery (audio rig, stall watch, fixtures, headless Chromium, PRNG): no product.
         // Tools/Tests/_ToolTestSupport links these files in and adds the tool's own (DevTools, RawHTTP).
         .target(
             name: "_HapticsTestSupport", dependencies: ["HapticsEngine", "HapticsSynthesis"],

@@ -17,18 +17,29 @@ import _HapticsTestSupport
         return (result.status, result.output)
     }
 
-    @Test func tutorialCodePlaysRisingThenFallingTaps() throws {
+    /// Runs `executable` with `HAPTIC_OUTPUT` set to a fresh WAV file and decodes what it played.
+    /// A capture's timeline is the wall clock's, so a stall of the machine moves a tap (120 ms at
+    /// load 12 moved one): the capture is judged from a run in which the machine never stalled
+    /// for 10 ms or more (`onAStillMachine`); a fault of ours shows in every run.
+    static func capture(_ executable: String) async throws -> AudioClip {
+        try await onAStillMachine(stallsBelow: 10) {
+            let name = URL(filePath: executable).lastPathComponent
+            let wav = FileManager.default.temporaryDirectory.appending(path: "\(name)-\(UUID().uuidString).wav")
+            defer { try? FileManager.default.removeItem(at: wav) }
+            let (status, output) = try await onOwnThread {
+                try Self.run([executable], environment: ["HAPTIC_OUTPUT": wav.path(percentEncoded: false)])
+            }
+            try #require(status == 0, "\(name) failed: \(output)")
+            #expect(output == "")
+            return try WAV.decode([UInt8](try Data(contentsOf: wav)))
+        }
+    }
+
+    @Test func tutorialCodePlaysRisingThenFallingTaps() async throws {
         let package = packageRoot.appending(path: "Examples/Day50").path(percentEncoded: false)
         let (built, log) = try Self.run(["swift", "build", "--package-path", package])
         try #require(built == 0, "swift build of Examples/Day50 failed:\n\(log)")
-        let wav = FileManager.default.temporaryDirectory.appending(path: "day50-\(UUID().uuidString).wav")
-        defer { try? FileManager.default.removeItem(at: wav) }
-        let (status, output) = try Self.run(
-            [package + "/.build/debug/Day50"], environment: ["HAPTIC_OUTPUT": wav.path(percentEncoded: false)])
-        try #require(status == 0, "Day50 failed: \(output)")
-        #expect(output == "")
-
-        let clip = try WAV.decode([UInt8](try Data(contentsOf: wav)))
+        let clip = try await Self.capture(package + "/.build/debug/Day50")
         let rate = clip.sampleRate
         let onsets = AudioAnalysis.onsets(
             clip.samples, channels: clip.channels, threshold: 1e-3, minGapFrames: rate / 50)
@@ -51,18 +62,11 @@ import _HapticsTestSupport
     /// taps through HAPTIC_OUTPUT: three decoded taps 100 ms apart, softer each time, then after a
     /// stop and a start of the engine one more, appended to the same file.
     @Test(arguments: ["AppCode5", "AppCode6"])
-    func appCodePlaysInBothLanguageModes(_ product: String) throws {
+    func appCodePlaysInBothLanguageModes(_ product: String) async throws {
         let package = packageRoot.appending(path: "Examples/Day50").path(percentEncoded: false)
         let (built, log) = try Self.run(["swift", "build", "--package-path", package, "--product", product])
         try #require(built == 0, "swift build of \(product) failed:\n\(log)")
-        let wav = FileManager.default.temporaryDirectory.appending(path: "\(product)-\(UUID().uuidString).wav")
-        defer { try? FileManager.default.removeItem(at: wav) }
-        let (status, output) = try Self.run(
-            [package + "/.build/debug/" + product], environment: ["HAPTIC_OUTPUT": wav.path(percentEncoded: false)])
-        try #require(status == 0, "\(product) failed: \(output)")
-        #expect(output == "")
-
-        let clip = try WAV.decode([UInt8](try Data(contentsOf: wav)))
+        let clip = try await Self.capture(package + "/.build/debug/" + product)
         let rate = clip.sampleRate
         let onsets = AudioAnalysis.onsets(
             clip.samples, channels: clip.channels, threshold: 1e-3, minGapFrames: rate / 50)
