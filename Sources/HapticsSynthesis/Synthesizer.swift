@@ -191,7 +191,20 @@ public struct Synthesizer: ~Copyable {
     /// Controls sent to the layer stay in force across starts until replaced.
     public mutating func start(_ pattern: PreparedPattern, layer: Int, atFrame: Int64, offset: Double = 0) {
         _ = layerSlot(layer, create: true)  // set the layer up here, not in render()
-        schedule(Command(frame: max(atFrame, currentFrame), layer: layer, action: .start(pattern, offset)))
+        schedule(Command(frame: max(atFrame, currentFrame), layer: layer, action: .start(pattern, offset, nil)))
+    }
+
+    /// Starts `pattern` on `layer` as if it had started at frame `origin`, `offset` seconds in,
+    /// from `atFrame` on (not before `origin`): its events land on the frames, and its controls
+    /// on the control grid, of that earlier start, and those under way at `atFrame` join in
+    /// progress. A piece of a pattern (``PreparedPattern/Pieces``) started this way on the frame
+    /// its window begins plays what the whole pattern started at `origin` plays there.
+    public mutating func start(
+        _ pattern: PreparedPattern, layer: Int, atFrame: Int64, asIfStartedAt origin: Int64, offset: Double
+    ) {
+        _ = layerSlot(layer, create: true)
+        let frame = max(atFrame, currentFrame, origin)
+        schedule(Command(frame: frame, layer: layer, action: .start(pattern, offset, origin)))
     }
 
     /// Stops `layer` at `atFrame`: its sounding voices fade out over 10 ms, later events are dropped.
@@ -468,7 +481,8 @@ public struct Synthesizer: ~Copyable {
             let command = commands[commandHead]
             commandHead += 1
             switch command.action {
-            case .start(let pattern, let offset): startLayer(command.layer, pattern, offset: offset, at: frame)
+            case .start(let pattern, let offset, let origin):
+                startLayer(command.layer, pattern, offset: offset, at: frame, origin: origin)
             case .stop:
                 if let slot = layerSlot(command.layer, create: false) { stopLayer(slot, fade: stopFadeFrames) }
             case .fadeOutAll(let fade):
@@ -486,11 +500,13 @@ public struct Synthesizer: ~Copyable {
         }
     }
 
-    mutating func startLayer(_ id: Int, _ pattern: PreparedPattern, offset: Double, at frame: Int64) {
+    /// Starts layer `id` at `frame`, counting its events' frames from `origin` (nil: `frame`).
+    mutating func startLayer(_ id: Int, _ pattern: PreparedPattern, offset: Double, at frame: Int64, origin: Int64?) {
         guard let slot = layerSlot(id, create: true) else { return }
         stopLayer(slot, fade: stopFadeFrames)
+        let start = origin ?? frame
         layers[slot].pattern = pattern.storage
-        layers[slot].startFrame = frame
+        layers[slot].startFrame = start
         layers[slot].offset = offset
         layers[slot].patternCursors = ControlTable(repeating: .init())
         layers[slot].updateControlFlags()
@@ -498,14 +514,16 @@ public struct Synthesizer: ~Copyable {
         let events = pattern.storage.events
         var first = events.endIndex
         for (i, event) in events.enumerated() {
-            if event.time >= offset { first = i; break }
-            // Under way at `offset`? Join in progress.
-            let onset = frame + format.clampedFrame(at: event.time - offset)
+            let onset = start + format.clampedFrame(at: event.time - offset)
+            // Started at `frame` itself, what is at or after `offset` is to come; started as
+            // from an earlier frame, what starts on `frame` or later.
+            if origin == nil ? event.time >= offset : onset >= frame { first = i; break }
+            // Under way at `frame`? Join in progress.
             startVoice(pattern.storage, i, layer: slot, onset: onset, skip: Int(frame - onset))
         }
         layers[slot].nextEvent = first
         layers[slot].nextOnset =
-            first < events.endIndex ? frame + format.clampedFrame(at: events[first].time - offset) : .max
+            first < events.endIndex ? start + format.clampedFrame(at: events[first].time - offset) : .max
     }
 
     mutating func stopLayer(_ slot: Int, fade: Int) {
@@ -805,7 +823,9 @@ enum ToneVoicing {
 /// A scheduled change.
 struct Command {
     enum Action {
-        case start(PreparedPattern, Double)
+        /// The pattern, the offset, and the frame it counts from when that is earlier than the
+        /// command's (nil: the command's own).
+        case start(PreparedPattern, Double, Int64?)
         case stop
         case fadeOutAll(Int)
     }
