@@ -434,8 +434,13 @@ public final class HapticEngine: Sendable {
     public var immediateTime: Double { Double(nextFrame) / Double(format.sampleRate) }
 
     func enqueue(_ command: Command, at time: CommandTime) {
+        enqueue([command], at: time)
+    }
+
+    /// Queues `commands` at one time under one lock: the tick applies them all on one frame.
+    func enqueue(_ commands: [Command], at time: CommandTime) {
         control.withLock { state in
-            state.commands.insert(command, deadline: time)
+            for command in commands { state.commands.insert(command, deadline: time) }
             if state.ticksSuspended {
                 state.ticksSuspended = false
                 state.wokeFromIdle = true

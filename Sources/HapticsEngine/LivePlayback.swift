@@ -80,7 +80,12 @@ public final class LivePlayback: Sendable {
     }
 
     public let engine: HapticEngine
-    let player: Player
+    /// The player of a whole pattern; nil when playing pieces (``init(pieces:output:options:)``).
+    let player: Player?
+    /// The pieces, when playing pieces.
+    let pieces: PieceSchedule?
+    /// The layer whose start is the playback's: the player's, or the first piece's.
+    let firstLayer = Mutex<Int?>(nil)
     let options: Options
     let done = DispatchSemaphore(value: 0)
     let outcome = Mutex<Outcome?>(nil)
@@ -96,6 +101,7 @@ public final class LivePlayback: Sendable {
         }
         engine = HapticEngine(output: output, configuration: configuration)
         player = try engine.makePlayer(file, advanced: true)
+        pieces = nil
         self.options = options
     }
 
@@ -109,6 +115,21 @@ public final class LivePlayback: Sendable {
         }
         engine = HapticEngine(output: output, configuration: Self.configuration(options))
         player = try engine.makePlayer(prepared: prepared, advanced: true)
+        pieces = nil
+        self.options = options
+    }
+
+    /// Plays a pattern in pieces as another thread makes them (``PieceQueue``), each on a
+    /// player of its own started where its window begins, so what is held is a few pieces
+    /// whatever the pattern's length: `haptic play song.wav` plays a sound of hours this way.
+    /// Pieces play once, at rate 1: a loop or another `options.rate` is refused.
+    public init(pieces queue: PieceQueue, output: any AudioOutput, options: Options) throws(HapticEngineError) {
+        guard options.rate == 1, !options.loop else {
+            throw HapticEngineError(.invalidParameterType, "pieces play once at rate 1")
+        }
+        engine = HapticEngine(output: output, configuration: Self.configuration(options))
+        player = nil
+        pieces = PieceSchedule(queue: queue, from: options.fromSeconds)
         self.options = options
     }
 
@@ -129,20 +150,34 @@ public final class LivePlayback: Sendable {
         }
         do {
             try engine.start()
-            player.playbackRate = options.rate
-            player.loopEnabled = options.loop
-            player.completionHandler = { [weak self] _ in self?.finish(.finished) }
-            if options.fromSeconds > 0 { try player.seek(toOffset: options.fromSeconds) }
-            try player.start(atTime: HapticEngine.timeImmediate)
+            if let player {
+                player.playbackRate = options.rate
+                player.loopEnabled = options.loop
+                player.completionHandler = { [weak self] _ in self?.finish(.finished) }
+                if options.fromSeconds > 0 { try player.seek(toOffset: options.fromSeconds) }
+                firstLayer.withLock { $0 = player.layer }
+                try player.start(atTime: HapticEngine.timeImmediate)
+            } else if let pieces {
+                try startPieces(pieces)
+            }
         } catch {
             engine.stop(fadeMilliseconds: 0)
+            pieces?.queue.close()
             return .failed(error.description)
         }
         let output = engine.output
         while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut {
             if let stall = output.stallError { finish(.failed(stall.description)) }
             if let reason = options.sourceFailure?() { finish(.failed(reason)) }
+            if let pieces {
+                do {
+                    try schedulePieces(pieces)
+                } catch {
+                    finish(.failed(error.description))
+                }
+            }
         }
+        pieces?.queue.close()
         let result = outcome.withLock { $0 } ?? .finished
         let fade = result == .interrupted ? options.fadeMilliseconds : 0
         let finished = stopAndClose(fadeMilliseconds: fade, budgetSeconds: stopBudgetSeconds(after: result))
@@ -189,8 +224,10 @@ public final class LivePlayback: Sendable {
     /// thread; the caller owns the signal handling (the CLI's `Interrupts`).
     public func interrupt() {
         let heard = Int64((engine.currentTime * Double(engine.format.sampleRate)).rounded())
-        let layer = player.layer
-        let start = engine.render.withLock { $0.layers[layer].active ? $0.layers[layer].startFrame : nil }
+        let layer = firstLayer.withLock { $0 }
+        let start = layer.flatMap { layer in
+            engine.render.withLock { $0.layers[layer].active ? $0.layers[layer].startFrame : nil }
+        }
         measured.withLock {
             if $0.interruptHeardFrame == nil {
                 $0.interruptHeardFrame = heard

@@ -243,7 +243,8 @@ extension Command {
     /// The layer a command is for.
     var layer: Int {
         switch self {
-        case .start(let layer, _, _, _), .stop(let layer), .pause(let layer), .resume(let layer),
+        case .start(let layer, _, _, _), .startPiece(let layer, _, _, _), .stop(let layer), .pause(let layer),
+            .resume(let layer),
             .seek(let layer, _), .control(let layer, _, _), .curve(let layer, _), .mute(let layer, _),
             .replace(let layer, _, _), .completion(let layer, _), .release(let layer):
             layer

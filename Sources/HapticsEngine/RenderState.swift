@@ -6,6 +6,10 @@ import HapticsSynthesis
 enum Command: Sendable {
     /// Play `pattern` on the layer from `offset` seconds into it.
     case start(layer: Int, pattern: PreparedPattern, offset: Double, loop: LoopSpec?)
+    /// Play `pattern` on the layer as if it had started at frame `origin`, `offset` seconds in:
+    /// a piece of a longer pattern (``PreparedPattern/Pieces``), started on the frame its
+    /// window begins, plays what the whole pattern started at `origin` plays there.
+    case startPiece(layer: Int, pattern: PreparedPattern, origin: Int64, offset: Double)
     /// Fade the layer out.
     case stop(layer: Int)
     /// Stop where it is and remember the place (advanced players).
@@ -199,6 +203,20 @@ struct RenderState: ~Copyable {
             layers[layer].pattern = pattern
             layers[layer].loop = loop
             begin(layer: layer, at: frame, offset: offset)
+        case .startPiece(let layer, let pattern, let origin, let offset):
+            layers[layer].pattern = pattern
+            layers[layer].loop = nil
+            layers[layer].pendingSeek = nil
+            synthesizer.start(pattern, layer: layer, atFrame: frame, asIfStartedAt: origin, offset: offset)
+            if hasPreview {
+                preview.start(pattern, layer: layer, atFrame: frame, asIfStartedAt: origin, offset: offset)
+            }
+            setActive(layer, true)
+            layers[layer].startFrame = origin
+            layers[layer].startOffset = offset
+            layers[layer].nextLoopFrame = .max
+            let into = synthesizer.format.clampedFrame(at: offset)
+            layers[layer].endFrame = max(frame, origin + max(0, pattern.frameCount - into))
         case .stop(let layer):
             stopSynthesizers(layer: layer, atFrame: frame)
             finish(layer: layer, at: frame)

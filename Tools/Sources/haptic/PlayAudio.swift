@@ -27,19 +27,59 @@ extension HapticCommand.Play {
         }
     }
 
-    /// The same pattern as ``audioFile()``, prepared as the analysis makes it (each element as
-    /// it comes, in time order) rather than made whole first: what is held is the analysis and
-    /// the prepared form alone, not the pattern beside it. `frames`: the sound's length as decoded.
-    func soundHaptics() throws -> (builder: PreparedPattern.Builder, frames: Int) {
-        let options = try analysisOptions()
-        let builder = PreparedPattern.Builder()
+    /// The sound's length in frames as it decodes (a header's count may be wrong): one pass of
+    /// the decoder alone, before playback, so the sound's event knows its length.
+    func decodedFrames() throws -> Int {
         do {
             let reader = try AudioFileReader(path: pattern)
-            _ = try AudioHaptics.convert(reader, options: options) { builder.add($0) }
-            return (builder, reader.framesRead)
+            let block = UnsafeMutableBufferPointer<Float>.allocate(capacity: AudioHaptics.blockFrames)
+            defer { block.deallocate() }
+            while reader.read(into: block) > 0 {}
+            // As the analysis says it (`AudioHaptics.convert`), before any device opens.
+            guard reader.framesRead > 0 else {
+                throw AudioDecodeError(file: reader.name, "no audio: the file holds 0 samples")
+            }
+            return reader.framesRead
         } catch {
             throw Terminal.failure("\(error)")
         }
+    }
+
+    /// Makes the sound's haptics on a thread of its own while they play, in pieces
+    /// (``PreparedPattern/Pieces``) handed to `queue`: the analysis waits while the queue is
+    /// full, so it runs a few pieces ahead of the listener, and what is held is the analysis
+    /// window and a few pieces, whatever the sound's length.
+    func makeSoundHaptics(
+        options: AudioHapticsOptions, format: AudioFormat, feed: ClipFeed, into queue: PieceQueue
+    ) {
+        let path = pattern
+        let voicing = voice.voicing
+        let thread = Thread {
+            let pieces = PreparedPattern.Pieces(
+                format: format, voicing: voicing, feeds: [Self.soundName(path): feed])
+            var failure: String?
+            var over = false
+            func hand(_ made: [PreparedPattern.Pieces.Piece]) {
+                for piece in made where !over { over = !queue.put(piece) }
+            }
+            do {
+                let reader = try AudioFileReader(path: path)
+                _ = try AudioHaptics.convert(reader, options: options) { element in
+                    guard failure == nil, !over else { return }
+                    do {
+                        hand(try pieces.add(element))
+                    } catch {
+                        failure = "\(path): its haptics cannot be played: \(error)"
+                    }
+                }
+                if failure == nil { hand(try pieces.finish()) }
+            } catch {
+                failure = failure ?? "\(error)"
+            }
+            queue.end(failure: failure)
+        }
+        thread.name = "swift-haptics.play.analysis"
+        thread.start()
     }
 
     /// The analysis options, with the AudioCustom event that plays the sound.
@@ -54,10 +94,13 @@ extension HapticCommand.Play {
         return options
     }
 
-    /// `haptic play song.wav` on a device (without `--loop`): the sound's haptics prepared as the
-    /// analysis makes them, the sound read while it plays (``SoundFeeder``).
+    /// `haptic play song.wav` on a device (without `--loop`): the sound's haptics made in
+    /// pieces while it plays (``makeSoundHaptics(options:format:feed:into:)``), the sound read
+    /// while it plays (``SoundFeeder``).
     func playSound() throws {
-        let (builder, frames) = try soundHaptics()
+        let analysis = try analysisOptions()
+        // Read through once before the device opens: a file that cannot be read is one line, no playback.
+        let frames = try decodedFrames()
         var device = self.device
         // On a haptic device the sound goes on the channels the actuators leave free.
         device.previewAudio = true
@@ -85,14 +128,9 @@ extension HapticCommand.Play {
         defer { feeder.stop() }
         // The sound cut short under it (its file truncated): playback stops where it runs out.
         options.sourceFailure = { feeder.failure }
-        let prepared: PreparedPattern
-        do {
-            prepared = try builder.finish(
-                format: output.format, voicing: voice.voicing, feeds: [Self.soundName(pattern): feeder.feed])
-        } catch {
-            throw Terminal.failure("\(pattern): its haptics cannot be played: \(error)")
-        }
-        try perform(LivePlayback(prepared: prepared, output: output, options: options))
+        let queue = PieceQueue()
+        makeSoundHaptics(options: analysis, format: output.format, feed: feeder.feed, into: queue)
+        try perform(LivePlayback(pieces: queue, output: output, options: options))
     }
 
     static func soundName(_ path: String) -> String { URL(filePath: path).lastPathComponent }

@@ -133,16 +133,18 @@ struct PlayAudioTests {
     }
 
     @Test(
-        "A sound longer than the ring it is read through plays sample for sample as render makes it: 20 s at 44.1 kHz"
+        "A sound longer than the ring it is read through plays sample for sample as render makes it: 41 s at 44.1 kHz"
     )
     func longerThanTheRing() async throws {
-        // Swept tones with clicks every 0.7 s: the 6 s ring (2^18 frames) wraps three times,
-        // and the sound is resampled to the output's 48 kHz. (Mono: `play` mixes a stereo sound to
-        // mono before it plays, `render` after its filters, so their last bits differ.)
+        // Swept tones with clicks every 0.7 s: the 6 s ring (2^18 frames) wraps six times, and
+        // the sound is resampled to the output's 48 kHz. Its haptics play in three pieces (20 s
+        // windows), each started on its own player, with continuous events and curves across
+        // the windows' edges. (Mono: `play` mixes a stereo sound to mono before it plays,
+        // `render` after its filters, so their last bits differ.)
         let rate = 44_100
-        var samples = [Float](repeating: 0, count: 20 * rate)
+        var samples = [Float](repeating: 0, count: 41 * rate)
         var state: UInt64 = 21
-        for frame in 0..<(20 * rate) {
+        for frame in 0..<(41 * rate) {
             let t = Double(frame) / Double(rate)
             let phase: Double = 2 * Double.pi * (150 + 40 * t) * t
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
@@ -329,5 +331,13 @@ struct PlayAudioTests {
             result.stderr
                 == "haptic: \(fake): not audio: the file starts with \"not \", not RIFF, fLaC, OggS, ID3 or an MPEG frame\n"
         )
+        // A WAV file of 0 samples: refused before the device opens, as `convert` refuses it.
+        let empty = try scratch.write(
+            "empty.wav", WAV.encode(AudioClip(sampleRate: 48_000, channels: 1, samples: []), sampleFormat: .s16))
+        let capture = scratch.path("empty.raw")
+        result = try await Haptic.run(["play", empty, "--device", "file:FILE=\(capture),FORMAT=raw"])
+        #expect(result.status == 1)
+        #expect(result.stderr == "haptic: \(empty): no audio: the file holds 0 samples\n", "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: capture))
     }
 }
