@@ -148,6 +148,12 @@ public final class LivePlayback: Sendable {
             let failure = self?.engine.lastOutputError
             self?.finish(.failed(failure.map { "playback stopped: \($0)" } ?? "the engine stopped (\(reason.phrase))"))
         }
+        // The first pieces are made before the device starts, as a whole pattern is.
+        if let pieces, !waitForFirstPieces(pieces) {
+            pieces.queue.close()
+            engine.output.close()
+            return .interrupted
+        }
         do {
             try engine.start()
             if let player {

@@ -139,22 +139,28 @@ extension LivePlayback {
     /// How far ahead of the next frame a piece is started (its player made, its start queued).
     static let pieceLookaheadSeconds = 10.0
 
-    /// Waits for the pieces under way at `from` (all have come once one starting later has, or
-    /// the last) and starts them on one frame, `from` seconds in, the first of them (the sound)
-    /// being the playback's start.
-    func startPieces(_ schedule: PieceSchedule) throws(HapticEngineError) {
+    /// Waits, before the engine starts, for the pieces under way at `from`: all have come once
+    /// one starting later has, or the last. Those over by `from` are let go as they come, so
+    /// playing from late in a long sound holds no more than playing from its start. Returns
+    /// false when interrupted meanwhile.
+    func waitForFirstPieces(_ schedule: PieceSchedule) -> Bool {
+        let rate = Double(engine.format.sampleRate)
         while true {
             schedule.takeArrived()
-            if schedule.ended || schedule.later.contains(where: { $0.start > schedule.from }) { break }
-            // Interrupted while the first pieces were being made.
-            if outcome.withLock({ $0 }) != nil { return }
+            schedule.later.removeAll { Double($0.pattern.frameCount) / rate <= schedule.from }
+            if schedule.ended || schedule.later.contains(where: { $0.start > schedule.from }) { return true }
+            if outcome.withLock({ $0 }) != nil { return false }
             schedule.queue.wait(milliseconds: 20)
         }
-        let rate = Double(engine.format.sampleRate)
+    }
+
+    /// Starts the pieces under way at `from` on one frame, `from` seconds in, the first of them
+    /// (the sound) being the playback's start.
+    func startPieces(_ schedule: PieceSchedule) throws(HapticEngineError) {
         let first = schedule.later.prefix { $0.start <= schedule.from }
         schedule.later.removeFirst(first.count)
         var commands: [Command] = []
-        for piece in first where Double(piece.pattern.frameCount) / rate > schedule.from {
+        for piece in first {
             let player = try schedule.player(for: piece, on: engine)
             commands.append(.start(layer: player.layer, pattern: piece.pattern, offset: schedule.from, loop: nil))
         }
