@@ -18,6 +18,8 @@ package struct StudioError: Error, Hashable, Sendable, CustomStringConvertible {
     package var text: String?
     /// The file an audio save would replace (409).
     package var path: String?
+    /// Seconds after which a refused request may be tried again (`Retry-After`), for a 503.
+    package var retryAfter: Int?
 
     package init(_ status: Int, _ message: String) {
         self.status = status

@@ -105,8 +105,10 @@ struct StudioGuard<Context: RequestContext>: RouterMiddleware {
     }
 
     static func errorResponse(_ error: StudioError) -> Response {
-        Response(
-            status: HTTPResponse.Status(code: error.status), headers: [.contentType: "application/json"],
+        var headers: HTTPFields = [.contentType: "application/json"]
+        if let seconds = error.retryAfter { headers[.retryAfter] = "\(seconds)" }
+        return Response(
+            status: HTTPResponse.Status(code: error.status), headers: headers,
             body: .init(byteBuffer: ByteBuffer(string: Studio.jsonText(error.response))))
     }
 }

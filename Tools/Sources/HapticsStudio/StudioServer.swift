@@ -22,6 +22,8 @@ import Synchronization
 package final class Studio: Sendable {
     package let files: StudioFiles
     package let playback: StudioPlayback
+    /// The renders in flight (``renderLimit``).
+    let renders = RenderPlaces()
     /// The secret every request carries (`X-Studio-Token`): 32 random bytes in hex.
     package let token: String
     let requestedPort: Int
@@ -170,7 +172,14 @@ package final class Studio: Sendable {
         }
         router.post("/api/render") { [self] request, _ in
             let play = try playRequest(try await Self.decode(PlayRequest.self, request))
-            return try Self.wav(play)
+            guard let place = renders.take() else {
+                var busy = StudioError(
+                    503, "the studio is rendering \(Self.renderLimit) patterns already; try again when one has finished"
+                )
+                busy.retryAfter = 1
+                throw busy
+            }
+            return try Self.wav(play, holding: place)
         }
         router.post("/api/play") { [self] request, _ in
             let play = try playRequest(try await Self.decode(PlayRequest.self, request))
