@@ -26,9 +26,7 @@ extension PreparedPattern {
         private var clipPaths: [String] = []
         /// Events that name a waveform (their indices in `events`).
         private var clipEvents: [Int] = []
-        /// Each control's last element, whose knots wait for the next element's start.
-        private var pending = ControlTable<ParameterTimeline.Element?>(repeating: nil)
-        private var knots = ControlTable<[ParameterTimeline.Knot]>(repeating: [])
+        private var controls = KnotCompiler()
         private var duration = 0.0
         /// The largest magnitude of an event's time or end, checked as a frame position at the end.
         private var farthest = 0.0
@@ -55,11 +53,11 @@ extension PreparedPattern {
                 events.append(PreparedEvent(event, clip: index))
                 duration = max(duration, event.time + (event.duration ?? 0))
             case .parameter(let parameter):
-                add(.step(time: parameter.time, value: parameter.value), to: parameter.id)
+                controls.add(.step(time: parameter.time, value: parameter.value), to: parameter.id)
                 duration = max(duration, parameter.time)
             case .curve(let curve):
                 if !curve.controlPoints.isEmpty {
-                    add(.curve(time: curve.time, points: curve.controlPoints), to: curve.id)
+                    controls.add(.curve(time: curve.time, points: curve.controlPoints), to: curve.id)
                 }
                 duration = max(duration, curve.time)
             }
@@ -71,21 +69,6 @@ extension PreparedPattern {
             } else if notFinite == nil {
                 notFinite = time
             }
-        }
-
-        /// As `ParameterTimeline`'s compilation: the previous element runs until this one starts.
-        private func add(_ element: ParameterTimeline.Element, to id: DynamicParameterID) {
-            if let previous = pending[id] {
-                precondition(
-                    !(element.time < previous.time), "\(id) elements must come in time order for a prepared pattern")
-                compile(previous, until: element.time, id)
-            }
-            pending[id] = element
-        }
-
-        private func compile(_ element: ParameterTimeline.Element, until end: Double, _ id: DynamicParameterID) {
-            let current = knots[id].last.map { ParameterTimeline.value(of: $0, at: element.time) } ?? id.neutralValue
-            ParameterTimeline.knots(of: element, until: end, from: current) { knots[id].append($0) }
         }
 
         /// The prepared pattern, for `format` and `voicing`, its AudioCustom events playing
@@ -101,10 +84,7 @@ extension PreparedPattern {
             defer { reset() }
             if let notFinite { throw FrameRangeError(seconds: notFinite, sampleRate: format.sampleRate) }
             _ = try format.frame(at: farthest)
-            for id in DynamicParameterID.all {
-                if let last = pending[id] { compile(last, until: .infinity, id) }
-                pending[id] = nil
-            }
+            controls.finish()
             // Each named path in order of first use, as `prepare` attaches them.
             var clipData: [ClipData] = []
             let slots = clipPaths.map { path -> Int in
@@ -122,7 +102,7 @@ extension PreparedPattern {
             }
             let table = KnotTable { id in
                 var list: [ParameterTimeline.Knot] = []
-                swap(&list, &knots[id])
+                swap(&list, &controls.knots[id])
                 return list
             }
             let storage = PreparedPattern.Storage(
@@ -137,11 +117,48 @@ extension PreparedPattern {
             inOrder = true
             clipPaths = []
             clipEvents = []
-            pending = ControlTable(repeating: nil)
-            knots = ControlTable(repeating: [])
+            controls = KnotCompiler()
             duration = 0
             farthest = 0
             notFinite = nil
+        }
+    }
+}
+
+/// Each control's knots compiled from its elements as they come, as `ParameterTimeline`
+/// compiles a whole pattern's: an element runs until the next of its control starts, so its
+/// knots are made then. What ``PreparedPattern/Builder`` and ``PreparedPattern/Pieces`` share.
+struct KnotCompiler {
+    /// Each control's last element, whose knots wait for the next element's start.
+    var pending = ControlTable<ParameterTimeline.Element?>(repeating: nil)
+    var knots = ControlTable<[ParameterTimeline.Knot]>(repeating: [])
+
+    /// Adds `element` to control `id`, compiling the one before it.
+    ///
+    /// - Precondition: `element` does not start before the control's last element.
+    mutating func add(_ element: ParameterTimeline.Element, to id: DynamicParameterID) {
+        if let previous = pending[id] {
+            precondition(
+                !(element.time < previous.time), "\(id) elements must come in time order for a prepared pattern")
+            compile(previous, until: element.time, id)
+        }
+        pending[id] = element
+    }
+
+    /// The knots `element` of control `id` contributes until `end`, appended.
+    mutating func compile(_ element: ParameterTimeline.Element, until end: Double, _ id: DynamicParameterID) {
+        var list: [ParameterTimeline.Knot] = []
+        swap(&list, &knots[id])
+        let current = list.last.map { ParameterTimeline.value(of: $0, at: element.time) } ?? id.neutralValue
+        ParameterTimeline.knots(of: element, until: end, from: current) { list.append($0) }
+        swap(&list, &knots[id])
+    }
+
+    /// Compiles every control's last element: the pattern has ended.
+    mutating func finish() {
+        for id in DynamicParameterID.all {
+            if let last = pending[id] { compile(last, until: .infinity, id) }
+            pending[id] = nil
         }
     }
 }

@@ -47,9 +47,8 @@ extension PreparedPattern {
         private var collectingStart = 0.0
         /// Windows cut and waiting for their knots: until the elements pass `until`.
         private var closing: [(start: Double, events: [PreparedEvent], until: Double)] = []
-        /// Each haptic control's last element, whose knots wait for the next element's start.
-        private var pending = ControlTable<ParameterTimeline.Element?>(repeating: nil)
-        private var knots = ControlTable<[ParameterTimeline.Knot]>(repeating: [])
+        /// The haptic controls' knots, and each one's element still open.
+        private var controls = KnotCompiler()
         /// The latest element's time: every knot before it is final.
         private var now = 0.0
 
@@ -87,10 +86,10 @@ extension PreparedPattern {
                 }
                 collecting.append(PreparedEvent(event, clip: -1))
             case .parameter(let parameter) where parameter.id.modulates.onHapticEvents:
-                add(.step(time: parameter.time, value: parameter.value), to: parameter.id)
+                controls.add(.step(time: parameter.time, value: parameter.value), to: parameter.id)
             case .curve(let curve) where curve.id.modulates.onHapticEvents:
                 if !curve.controlPoints.isEmpty {
-                    add(.curve(time: curve.time, points: curve.controlPoints), to: curve.id)
+                    controls.add(.curve(time: curve.time, points: curve.controlPoints), to: curve.id)
                 }
             case .parameter, .curve:
                 precondition(sound != nil, "audio controls come before the first haptic piece is handed out")
@@ -102,10 +101,7 @@ extension PreparedPattern {
         /// Ends the pattern: the pieces still held, in the order to start them.
         public func finish() throws(FrameRangeError) -> [Piece] {
             cut()
-            for id in DynamicParameterID.all {
-                if let last = pending[id] { compile(last, until: .infinity, id) }
-                pending[id] = nil
-            }
+            controls.finish()
             // A sound without haptics: its piece alone.
             return try handOut(through: .infinity) + soundPiece()
         }
@@ -153,10 +149,10 @@ extension PreparedPattern {
             -> Piece
         {
             let table = KnotTable { id in
-                let all = knots[id]
+                let all = controls.knots[id]
                 let from = all.withUnsafeBufferPointer { max(0, ParameterTimeline.lastKnot(in: $0, atOrBefore: start)) }
                 var list = Array(all[from...])
-                if let open = pending[id], bound.isFinite {
+                if let open = controls.pending[id], bound.isFinite {
                     let current = list.last.map { ParameterTimeline.value(of: $0, at: open.time) } ?? id.neutralValue
                     ParameterTimeline.knots(of: open, until: bound, from: current) { list.append($0) }
                 }
@@ -176,27 +172,12 @@ extension PreparedPattern {
         /// earliest start still held.
         private func trim() {
             let earliest = closing.first?.start ?? collectingStart
-            for id in DynamicParameterID.all where !knots[id].isEmpty {
-                let keep = knots[id].withUnsafeBufferPointer {
+            for id in DynamicParameterID.all where !controls.knots[id].isEmpty {
+                let keep = controls.knots[id].withUnsafeBufferPointer {
                     ParameterTimeline.lastKnot(in: $0, atOrBefore: earliest)
                 }
-                if keep > 0 { knots[id].removeFirst(keep) }
+                if keep > 0 { controls.knots[id].removeFirst(keep) }
             }
-        }
-
-        /// As ``Builder``'s compilation: the previous element runs until this one starts.
-        private func add(_ element: ParameterTimeline.Element, to id: DynamicParameterID) {
-            if let previous = pending[id] {
-                precondition(
-                    !(element.time < previous.time), "\(id) elements must come in time order for a prepared pattern")
-                compile(previous, until: element.time, id)
-            }
-            pending[id] = element
-        }
-
-        private func compile(_ element: ParameterTimeline.Element, until end: Double, _ id: DynamicParameterID) {
-            let current = knots[id].last.map { ParameterTimeline.value(of: $0, at: element.time) } ?? id.neutralValue
-            ParameterTimeline.knots(of: element, until: end, from: current) { knots[id].append($0) }
         }
     }
 }
