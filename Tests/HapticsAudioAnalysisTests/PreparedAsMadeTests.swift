@@ -11,11 +11,7 @@ struct PreparedAsMadeTests {
         "The streamed elements, prepared as they come, play the whole pattern's samples",
         arguments: streamedSettings)
     func sameSamples(name: String, seconds: Double, rate: Int, options: AudioHapticsOptions) throws {
-        var options = options
-        // The sound itself plays too, as `haptic play song.wav` plays it.
-        if options.audioPath == nil { options.audioPath = "song.wav" }
-        let material = streamMaterial(seconds: seconds, rate: rate)
-        let bytes = wav(material, rate: rate)
+        let (options, bytes, clips) = playedSetting(seconds: seconds, rate: rate, options: options)
         let whole = try convert(bytes, options).pattern
         let builder = PreparedPattern.Builder()
         var elements: [PatternElement] = []
@@ -26,7 +22,6 @@ struct PreparedAsMadeTests {
         #expect(elements == whole.elements, "\(name)")
         #expect(summary.transients == whole.events.count { $0.type == .hapticTransient })
         let format = AudioFormat(sampleRate: 48_000, channels: 2)
-        let clips = [options.audioPath!: AudioClip(sampleRate: rate, channels: 1, samples: material)]
         let expected = try Synthesizer.prepare(whole, clips: clips, format: format, voicing: .standard)
         let made = try builder.finish(format: format, voicing: .standard, clips: clips)
         #expect(made.frameCount == expected.frameCount, "\(name)")

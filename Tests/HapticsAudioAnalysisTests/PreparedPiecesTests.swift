@@ -48,12 +48,8 @@ struct PreparedPiecesTests {
         "The pieces, each on a player of its own, play the whole pattern's samples",
         arguments: streamedSettings)
     func sameSamples(name: String, seconds: Double, rate: Int, options: AudioHapticsOptions) throws {
-        var options = options
-        if options.audioPath == nil { options.audioPath = "song.wav" }
-        let material = streamMaterial(seconds: seconds, rate: rate)
-        let bytes = wav(material, rate: rate)
+        let (options, bytes, clips) = playedSetting(seconds: seconds, rate: rate, options: options)
         let format = AudioFormat(sampleRate: 48_000, channels: 2)
-        let clips = [options.audioPath!: AudioClip(sampleRate: rate, channels: 1, samples: material)]
         let builder = PreparedPattern.Builder()
         let maker = PreparedPattern.Pieces(seconds: 20, format: format, voicing: .standard, clips: clips)
         var pieces: [PreparedPattern.Pieces.Piece] = []

@@ -157,3 +157,15 @@ struct StreamedAHAPTests {
         #expect(written == 0)
     }
 }
+
+/// A streamed setting as `haptic play song.wav` analyses it: the options with the sound's own
+/// AudioCustom event (it plays too), the sound's WAV bytes, and the sound as the event's clip.
+func playedSetting(seconds: Double, rate: Int, options given: AudioHapticsOptions) -> (
+    options: AudioHapticsOptions, bytes: [UInt8], clips: [String: AudioClip]
+) {
+    var options = given
+    if options.audioPath == nil { options.audioPath = "song.wav" }
+    let material = streamMaterial(seconds: seconds, rate: rate)
+    let clip = AudioClip(sampleRate: rate, channels: 1, samples: material)
+    return (options, wav(material, rate: rate), [options.audioPath!: clip])
+}
