@@ -45,7 +45,9 @@ import Testing
     }
 
     @Test func piecesPlayOnTheWholePatternsFramesFromAnOffset() throws {
-        // 2.21 s is off the 128-frame control grid: a piece started at its own window would not be.
+        // From 2.21 s (off the 128-frame control grid). Onsets land on the same frames whether a
+        // piece counts from the first start or from its own window; the grid, which differs, is
+        // checked sample for sample by PreparedPiecesTests, not here.
         let output = RecordingOutput(format: Self.format, bufferFrames: 960, playback: .clockless)
         var options = LivePlayback.Options(fromSeconds: 2.21)
         options.maxPatternSeconds = .infinity
