@@ -152,9 +152,11 @@ struct RenderState: ~Copyable {
     }
 
     /// Starts `pattern` on `layer` on the synthesizer and the preview.
-    mutating func startSynthesizers(_ pattern: PreparedPattern, layer: Int, atFrame frame: Int64, offset: Double) {
-        synthesizer.start(pattern, layer: layer, atFrame: frame, offset: offset)
-        if hasPreview { preview.start(pattern, layer: layer, atFrame: frame, offset: offset) }
+    mutating func startSynthesizers(
+        _ pattern: PreparedPattern, layer: Int, atFrame frame: Int64, asIfStartedAt origin: Int64? = nil, offset: Double
+    ) {
+        synthesizer.start(pattern, layer: layer, atFrame: frame, asIfStartedAt: origin, offset: offset)
+        if hasPreview { preview.start(pattern, layer: layer, atFrame: frame, asIfStartedAt: origin, offset: offset) }
     }
 
     /// Mutes haptic or audio events on the synthesizer and the preview.
@@ -206,17 +208,7 @@ struct RenderState: ~Copyable {
         case .startPiece(let layer, let pattern, let origin, let offset):
             layers[layer].pattern = pattern
             layers[layer].loop = nil
-            layers[layer].pendingSeek = nil
-            synthesizer.start(pattern, layer: layer, atFrame: frame, asIfStartedAt: origin, offset: offset)
-            if hasPreview {
-                preview.start(pattern, layer: layer, atFrame: frame, asIfStartedAt: origin, offset: offset)
-            }
-            setActive(layer, true)
-            layers[layer].startFrame = origin
-            layers[layer].startOffset = offset
-            layers[layer].nextLoopFrame = .max
-            let into = synthesizer.format.clampedFrame(at: offset)
-            layers[layer].endFrame = max(frame, origin + max(0, pattern.frameCount - into))
+            begin(layer: layer, at: frame, offset: offset, asIfStartedAt: origin)
         case .stop(let layer):
             stopSynthesizers(layer: layer, atFrame: frame)
             finish(layer: layer, at: frame)
@@ -267,25 +259,27 @@ struct RenderState: ~Copyable {
         }
     }
 
-    /// Starts the layer's pattern at `frame`, `offset` seconds in (a pending seek wins).
-    mutating func begin(layer: Int, at frame: Int64, offset requested: Double) {
+    /// Starts the layer's pattern at `frame`, `offset` seconds in (a pending seek wins), or, with
+    /// `origin`, as if it had started at frame `origin` (a piece: a pending seek is dropped).
+    mutating func begin(layer: Int, at frame: Int64, offset requested: Double, asIfStartedAt origin: Int64? = nil) {
         guard let pattern = layers[layer].pattern else { return }
-        let offset = layers[layer].pendingSeek ?? requested
+        let offset = origin == nil ? layers[layer].pendingSeek ?? requested : requested
         layers[layer].pendingSeek = nil
-        startSynthesizers(pattern, layer: layer, atFrame: frame, offset: offset)
+        startSynthesizers(pattern, layer: layer, atFrame: frame, asIfStartedAt: origin, offset: offset)
         // A seek may name any finite offset: past the frame range it saturates (nothing is left).
         let into = synthesizer.format.clampedFrame(at: offset)
         let remaining = max(0, pattern.frameCount - into)
+        let start = origin ?? frame
         setActive(layer, true)
-        layers[layer].startFrame = frame
+        layers[layer].startFrame = start
         layers[layer].startOffset = offset
         if let loop = layers[layer].loop {
             let first = max(1, loop.endFrames - into)
-            layers[layer].nextLoopFrame = frame + first
+            layers[layer].nextLoopFrame = start + first
             layers[layer].endFrame = .max
         } else {
             layers[layer].nextLoopFrame = .max
-            layers[layer].endFrame = frame + remaining
+            layers[layer].endFrame = max(frame, start + remaining)
         }
     }
 

@@ -187,23 +187,19 @@ public struct Synthesizer: ~Copyable {
     /// Starts `pattern` on `layer` at absolute output frame `atFrame` (a past frame means now),
     /// `offset` seconds into the pattern. Events already under way at `offset` join in progress.
     ///
+    /// With `origin`, it plays as if it had started at frame `origin` (and from `atFrame` on, not
+    /// before `origin`): its events land on the frames, and its controls on the control grid, of
+    /// that earlier start, and those under way at `atFrame` join in progress. A piece of a pattern
+    /// (``PreparedPattern/Pieces``) started this way on the frame its window begins plays what the
+    /// whole pattern started at `origin` plays there.
+    ///
     /// Starting a layer that is playing stops what it plays (a 10 ms fade) at `atFrame`.
     /// Controls sent to the layer stay in force across starts until replaced.
-    public mutating func start(_ pattern: PreparedPattern, layer: Int, atFrame: Int64, offset: Double = 0) {
-        _ = layerSlot(layer, create: true)  // set the layer up here, not in render()
-        schedule(Command(frame: max(atFrame, currentFrame), layer: layer, action: .start(pattern, offset, nil)))
-    }
-
-    /// Starts `pattern` on `layer` as if it had started at frame `origin`, `offset` seconds in,
-    /// from `atFrame` on (not before `origin`): its events land on the frames, and its controls
-    /// on the control grid, of that earlier start, and those under way at `atFrame` join in
-    /// progress. A piece of a pattern (``PreparedPattern/Pieces``) started this way on the frame
-    /// its window begins plays what the whole pattern started at `origin` plays there.
     public mutating func start(
-        _ pattern: PreparedPattern, layer: Int, atFrame: Int64, asIfStartedAt origin: Int64, offset: Double
+        _ pattern: PreparedPattern, layer: Int, atFrame: Int64, asIfStartedAt origin: Int64? = nil, offset: Double = 0
     ) {
-        _ = layerSlot(layer, create: true)
-        let frame = max(atFrame, currentFrame, origin)
+        _ = layerSlot(layer, create: true)  // set the layer up here, not in render()
+        let frame = max(atFrame, currentFrame, origin ?? .min)
         schedule(Command(frame: frame, layer: layer, action: .start(pattern, offset, origin)))
     }
 
