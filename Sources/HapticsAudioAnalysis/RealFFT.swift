@@ -122,6 +122,11 @@ final class RealFFT {
                     start &+= 4 &* m
                     continue
                 }
+                if m == 2, start &+ 16 <= half {
+                    Self.radix4Pairs(re, im, p0, table)
+                    start &+= 16
+                    continue
+                }
                 for j in 0..<m {
                     let ar = re[p0 &+ j]
                     let ai = im[p0 &+ j]
@@ -193,30 +198,88 @@ final class RealFFT {
             let w2i = w.loadUnaligned(fromByteOffset: o &+ 3 &* step, as: V.self)
             let w3r = w.loadUnaligned(fromByteOffset: o &+ 4 &* step, as: V.self)
             let w3i = w.loadUnaligned(fromByteOffset: o &+ 5 &* step, as: V.self)
-            let t1r = cr * w1r - ci * w1i
-            let t1i = cr * w1i + ci * w1r
-            let t2r = br * w2r - bi * w2i
-            let t2i = br * w2i + bi * w2r
-            let t3r = dr * w3r - di * w3i
-            let t3i = dr * w3i + di * w3r
-            let s02r = ar + t2r
-            let s02i = ai + t2i
-            let d02r = ar - t2r
-            let d02i = ai - t2i
-            let s13r = t1r + t3r
-            let s13i = t1i + t3i
-            let d13r = t1r - t3r
-            let d13i = t1i - t3i
-            r.storeBytes(of: s02r + s13r, toByteOffset: o, as: V.self)
-            i.storeBytes(of: s02i + s13i, toByteOffset: o, as: V.self)
-            r.storeBytes(of: s02r - s13r, toByteOffset: o &+ 2 &* step, as: V.self)
-            i.storeBytes(of: s02i - s13i, toByteOffset: o &+ 2 &* step, as: V.self)
-            r.storeBytes(of: d02r + d13i, toByteOffset: o &+ step, as: V.self)
-            i.storeBytes(of: d02i - d13r, toByteOffset: o &+ step, as: V.self)
-            r.storeBytes(of: d02r - d13i, toByteOffset: o &+ 3 &* step, as: V.self)
-            i.storeBytes(of: d02i + d13r, toByteOffset: o &+ 3 &* step, as: V.self)
+            let x = butterfly(
+                (ar, ai), (br, bi), (cr, ci), (dr, di), w1: (w1r, w1i), w2: (w2r, w2i), w3: (w3r, w3i))
+            r.storeBytes(of: x.0.0, toByteOffset: o, as: V.self)
+            i.storeBytes(of: x.0.1, toByteOffset: o, as: V.self)
+            r.storeBytes(of: x.1.0, toByteOffset: o &+ step, as: V.self)
+            i.storeBytes(of: x.1.1, toByteOffset: o &+ step, as: V.self)
+            r.storeBytes(of: x.2.0, toByteOffset: o &+ 2 &* step, as: V.self)
+            i.storeBytes(of: x.2.1, toByteOffset: o &+ 2 &* step, as: V.self)
+            r.storeBytes(of: x.3.0, toByteOffset: o &+ 3 &* step, as: V.self)
+            i.storeBytes(of: x.3.1, toByteOffset: o &+ 3 &* step, as: V.self)
             j &+= 4
         }
+    }
+
+    /// The radix-4 butterfly of ``power(_:into:)``'s scalar loop on SIMD4 lanes, the same
+    /// operations in the same order: inputs at offsets 0, m, 2m, 3m (the quarter DFTs of x[4n],
+    /// x[4n+2], x[4n+1], x[4n+3]), outputs X0...X3 for those offsets.
+    @inline(__always)
+    private static func butterfly(
+        _ a: (SIMD4<Float>, SIMD4<Float>), _ b: (SIMD4<Float>, SIMD4<Float>), _ c: (SIMD4<Float>, SIMD4<Float>),
+        _ d: (SIMD4<Float>, SIMD4<Float>), w1: (SIMD4<Float>, SIMD4<Float>), w2: (SIMD4<Float>, SIMD4<Float>),
+        w3: (SIMD4<Float>, SIMD4<Float>)
+    ) -> (
+        (SIMD4<Float>, SIMD4<Float>), (SIMD4<Float>, SIMD4<Float>), (SIMD4<Float>, SIMD4<Float>),
+        (SIMD4<Float>, SIMD4<Float>)
+    ) {
+        let t1r = c.0 * w1.0 - c.1 * w1.1
+        let t1i = c.0 * w1.1 + c.1 * w1.0
+        let t2r = b.0 * w2.0 - b.1 * w2.1
+        let t2i = b.0 * w2.1 + b.1 * w2.0
+        let t3r = d.0 * w3.0 - d.1 * w3.1
+        let t3i = d.0 * w3.1 + d.1 * w3.0
+        let s02r = a.0 + t2r
+        let s02i = a.1 + t2i
+        let d02r = a.0 - t2r
+        let d02i = a.1 - t2i
+        let s13r = t1r + t3r
+        let s13i = t1i + t3i
+        let d13r = t1r - t3r
+        let d13i = t1i - t3i
+        // X1 = d02 - i·d13, X3 = d02 + i·d13.
+        return (
+            (s02r + s13r, s02i + s13i), (d02r + d13i, d02i - d13r), (s02r - s13r, s02i - s13i),
+            (d02r - d13i, d02i + d13r)
+        )
+    }
+
+    /// Two radix-4 groups of quarter length 2 (16 points from `p0`) on SIMD4 lanes: lanes 0-1 are
+    /// the first group's j = 0, 1, lanes 2-3 the second's.
+    @inline(__always)
+    private static func radix4Pairs(
+        _ re: UnsafeMutablePointer<Float>, _ im: UnsafeMutablePointer<Float>, _ p0: Int,
+        _ table: UnsafeMutablePointer<Float>
+    ) {
+        typealias V = SIMD4<Float>
+        let r = UnsafeMutableRawPointer(re + p0)
+        let i = UnsafeMutableRawPointer(im + p0)
+        // Per group: [a0 a1 b0 b1] at 0, [c0 c1 d0 d1] at 16 bytes; the second group 32 bytes on.
+        func load(_ p: UnsafeMutableRawPointer) -> (V, V, V, V) {
+            let lo1 = p.loadUnaligned(fromByteOffset: 0, as: V.self)
+            let hi1 = p.loadUnaligned(fromByteOffset: 16, as: V.self)
+            let lo2 = p.loadUnaligned(fromByteOffset: 32, as: V.self)
+            let hi2 = p.loadUnaligned(fromByteOffset: 48, as: V.self)
+            return (
+                V(lowHalf: lo1.lowHalf, highHalf: lo2.lowHalf), V(lowHalf: lo1.highHalf, highHalf: lo2.highHalf),
+                V(lowHalf: hi1.lowHalf, highHalf: hi2.lowHalf), V(lowHalf: hi1.highHalf, highHalf: hi2.highHalf)
+            )
+        }
+        func store(_ x: V, _ y: V, _ z: V, _ w: V, _ p: UnsafeMutableRawPointer) {
+            p.storeBytes(of: V(lowHalf: x.lowHalf, highHalf: y.lowHalf), toByteOffset: 0, as: V.self)
+            p.storeBytes(of: V(lowHalf: z.lowHalf, highHalf: w.lowHalf), toByteOffset: 16, as: V.self)
+            p.storeBytes(of: V(lowHalf: x.highHalf, highHalf: y.highHalf), toByteOffset: 32, as: V.self)
+            p.storeBytes(of: V(lowHalf: z.highHalf, highHalf: w.highHalf), toByteOffset: 48, as: V.self)
+        }
+        let (ar, br, cr, dr) = load(r)
+        let (ai, bi, ci, di) = load(i)
+        func twice(_ k: Int) -> V { V(table[k], table[k &+ 1], table[k], table[k &+ 1]) }
+        let x = butterfly(
+            (ar, ai), (br, bi), (cr, ci), (dr, di), w1: (twice(0), twice(2)), w2: (twice(4), twice(6)),
+            w3: (twice(8), twice(10)))
+        store(x.0.0, x.1.0, x.2.0, x.3.0, r)
+        store(x.0.1, x.1.1, x.2.1, x.3.1, i)
     }
 
     /// X[k] from the half-size transform Z, as |X[k]|² into `out`.
@@ -229,7 +292,31 @@ final class RealFFT {
         // Split: X[k] = E[k] + e^(-2πik/N) O[k], E and O from Z[k] and conj(Z[half-k]).
         out[0] = (re[0] + im[0]) * (re[0] + im[0])
         out[half] = (re[0] - im[0]) * (re[0] - im[0])
-        for k in 1..<half {
+        // Four k at a time, Z[half-k] read as four values below and reversed: the scalar loop's
+        // operations in the same order.
+        typealias V = SIMD4<Float>
+        var k = 1
+        while k &+ 4 <= half {
+            let zr = UnsafeRawPointer(re + k).loadUnaligned(as: V.self)
+            let zi = UnsafeRawPointer(im + k).loadUnaligned(as: V.self)
+            let mr = UnsafeRawPointer(re + (half &- k &- 3)).loadUnaligned(as: V.self)
+            let mi = UnsafeRawPointer(im + (half &- k &- 3)).loadUnaligned(as: V.self)
+            let cr = V(mr[3], mr[2], mr[1], mr[0])
+            let ci = -V(mi[3], mi[2], mi[1], mi[0])
+            let er = 0.5 * (zr + cr)
+            let ei = 0.5 * (zi + ci)
+            let dr = zr - cr
+            let di = zi - ci
+            let or = 0.5 * di
+            let oi = -0.5 * dr
+            let wr = UnsafeRawPointer(splitCos + k).loadUnaligned(as: V.self)
+            let wi = UnsafeRawPointer(splitSin + k).loadUnaligned(as: V.self)
+            let xr = er + or * wr - oi * wi
+            let xi = ei + or * wi + oi * wr
+            UnsafeMutableRawPointer(out + k).storeBytes(of: xr * xr + xi * xi, as: V.self)
+            k &+= 4
+        }
+        while k < half {
             let zr = re[k]
             let zi = im[k]
             let cr = re[half &- k]
@@ -246,6 +333,7 @@ final class RealFFT {
             let xr = er + or * wr - oi * wi
             let xi = ei + or * wi + oi * wr
             out[k] = xr * xr + xi * xi
+            k &+= 1
         }
     }
 }
