@@ -93,6 +93,10 @@ public final class AudioHapticsAnalyzer {
     /// Flux bands: `bandCount` adjacent bin ranges, band b is `bandEdges[b]..<bandEdges[b + 1]`.
     private let bandCount: Int
     private let bandEdges: UnsafeMutablePointer<Int>
+    /// 1 + λ·(a band's magnitude) per band, then padded with 1 to a multiple of 8 lanes.
+    private let compressed: UnsafeMutablePointer<Float>
+    /// Their logarithms, as many lanes.
+    private let logs: UnsafeMutablePointer<Float>
     /// Band levels of the last `lag + 1` frames, frame t's at `(t % (lag + 1)) * bandCount`.
     private let levels: UnsafeMutablePointer<Float>
     /// Each band's weight in the flux.
@@ -217,6 +221,11 @@ public final class AudioHapticsAnalyzer {
         bandEdges = .allocate(capacity: bands.count + 1)
         bandEdges[0] = bands.first?.lowerBound ?? 0
         for (b, range) in bands.enumerated() { bandEdges[b + 1] = range.upperBound }
+        let lanes = (bands.count + 7) / 8 * 8
+        compressed = .allocate(capacity: lanes)
+        compressed.initialize(repeating: 1, count: lanes)
+        logs = .allocate(capacity: lanes)
+        logs.initialize(repeating: 0, count: lanes)
         levels = .allocate(capacity: (Self.lag + 1) * bands.count)
         levels.initialize(repeating: 0, count: (Self.lag + 1) * bands.count)
         bandWeight = .allocate(capacity: bands.count)
@@ -248,6 +257,8 @@ public final class AudioHapticsAnalyzer {
         airEnergies.deallocate()
         edgeEnergies.deallocate()
         bandEdges.deallocate()
+        compressed.deallocate()
+        logs.deallocate()
         levels.deallocate()
         bandWeight.deallocate()
     }
@@ -517,13 +528,24 @@ public final class AudioHapticsAnalyzer {
                 let centroid = weighted * (rate / Double(size)) / total
                 info.sharpness = min(1, max(0, log(centroid / sharpLow) / log(sharpHigh / sharpLow)))
             }
-            // Band levels, log-compressed.
+            // Band levels, log-compressed: the sums first, then their logs eight at a time.
             let norm = Self.compression * 2 / Float(size)
+            let compressed = self.compressed
             for b in 0..<count {
                 var m: Float = 0
                 for k in bandEdges[b]..<bandEdges[b + 1] { m += magnitude[k] }
-                current[b] = log10(1 + norm * m)
+                compressed[b] = 1 + norm * m
             }
+            // Whole vectors in and out: a lane taken out one at a time makes the compiler
+            // scalarise the whole logarithm.
+            let logs = self.logs
+            var b = 0
+            while b < count {
+                let x = UnsafeRawPointer(compressed + b).loadUnaligned(as: SIMD8<Float>.self)
+                UnsafeMutableRawPointer(logs + b).storeBytes(of: VectorLog.log10(x), as: SIMD8<Float>.self)
+                b &+= 8
+            }
+            current.update(from: logs, count: count)
         }
         // Flux: each band's rise over its level `lag` frames before, weighted towards high bands.
         let prev = levels + ((t + 1) % (Self.lag + 1)) * count

@@ -3,10 +3,10 @@ import Testing
 
 @testable import HapticsAudioAnalysis
 
-/// The analysis' FFT against the plain double-precision definition: every pass (the radix-2
-/// first pass, the paired quarter-length-2 groups, the SIMD4 groups, the vector split) is
-/// reached by one of the sizes.
-@Suite("Analysis: the FFT's power spectrum")
+/// The analysis' FFT and its log compression against plain double-precision definitions: every
+/// pass (the radix-2 first pass, the paired quarter-length-2 groups, the SIMD4 groups, the
+/// vector split) is reached by one of the sizes.
+@Suite("Analysis: the FFT's power spectrum and the vector log")
 struct RealFFTTests {
     /// |X[k]|² by the definition, in double precision.
     static func dft(_ x: [Float]) -> [Double] {
@@ -45,5 +45,27 @@ struct RealFFTTests {
             at = k
         }
         #expect(worst <= 2e-5 * scale, "size \(size): bin \(at) is \(out[at]), the definition \(expected[at])")
+    }
+
+    @Test("the vector log10 is within 2 ulp of log10f from 1 to 10^7")
+    func vectorLog() {
+        var x: Float = 1
+        var worst: Float = 0
+        var at: Float = 1
+        while x < 1e7 {
+            var v = SIMD8<Float>()
+            for lane in 0..<8 { v[lane] = x * (1 + Float(lane) / 9) }
+            let r = VectorLog.log10(v)
+            for lane in 0..<8 {
+                let reference = log10f(v[lane])
+                let ulps = abs(r[lane] - reference) / max(reference.ulp, Float.leastNormalMagnitude)
+                if ulps > worst {
+                    worst = ulps
+                    at = v[lane]
+                }
+            }
+            x *= 1.000_7
+        }
+        #expect(worst <= 2, "log10(\(at)): \(worst) ulp from log10f")
     }
 }
