@@ -385,11 +385,29 @@ extension Studio {
         }
     }
 
+    /// `POST /api/analyze` with edits, from the request's body to the answer's JSON; nil when the
+    /// body has no edits (the route's other kind of request). `mark` ends each of the stages the
+    /// answer's `Server-Timing` header names (decode, analyze, json); `stage`, when given, ends
+    /// each part of the analysis too (`haptic-bench studio-edit` times them).
+    package func analyzeAnswer(
+        _ raw: [UInt8], mark: (String) -> Void, stage: (String) -> Void = { _ in }
+    ) throws(StudioError) -> String? {
+        guard let edited = try Self.editRequest(raw) else { return nil }
+        mark("decode")
+        let answer = try analyzeEdits(path: edited.path ?? "", request: edited, stage: stage)
+        mark("analyze")
+        let json = Self.analyzeJSON(answer)
+        mark("json")
+        return json
+    }
+
     /// `POST /api/analyze` with edits: the analysis of the edited text. The page has the pattern
     /// it edits and draws its entries from it, so only the analysis goes back: the effective
     /// curves and waveform of the window, and the findings only as far as they changed from the
     /// list the page has (a drag on a 10-minute pattern changes one of its 3,700 findings).
-    func analyzeEdits(path: String, request: EditRequest) throws(StudioError) -> AnalyzeResponse {
+    func analyzeEdits(
+        path: String, request: EditRequest, stage: (String) -> Void = { _ in }
+    ) throws(StudioError) -> AnalyzeResponse {
         let started = ContinuousClock.now
         var request = request
         request.window = try Window.checked(request.window)
@@ -399,6 +417,7 @@ extension Studio {
         let edits = try (request.edits ?? []).map { e throws(StudioError) in try e.edit() }
         // Only the entries the edits changed are decoded again, when the file allows it.
         let entries = entryAnalysis(path: path, version: version, patch: patch, real: real)
+        stage("patch")
         let analysis: PatternView.Analysis
         if let entries, let edited = try entries.analysis(after: edits) {
             analysis = edited
@@ -406,6 +425,7 @@ extension Studio {
             let text = try patch.applying(edits: edits)
             analysis = PatternView.analyze(text, path: isAHAP ? path : "edit.ahap", waveformsBeside: real)
         }
+        stage("entries")
         var response = AnalyzeResponse(
             path: path, format: StudioFiles.format(of: path), version: version, duration: 0,
             metadata: AnyJSON(.object([:])), eventsCount: 0, parametersCount: 0, curvesCount: 0,
@@ -423,6 +443,7 @@ extension Studio {
                 }
             }
             response.effective = PatternView.effectiveSamples(pattern, window: request.window)
+            stage("effective")
             var columns: PatternView.Columns? = nil
             if let window = request.window {
                 columns = try? editedWaveform(
@@ -431,6 +452,7 @@ extension Studio {
             }
             response.waveform =
                 (columns ?? PatternView.columns(pattern, clips: analysis.clips, window: request.window)).waveform
+            stage("waveform")
         }
         let raw = PatternView.rawFindings(analysis)
         let known = request.findingsKey.flatMap { known in
@@ -457,6 +479,7 @@ extension Studio {
             if key != request.findingsKey { response.diagnostics = findings.map(AnyJSON.init) }
             cache.keepFindings(.init(key: key, locatesLines: isAHAP, raw: raw, list: findings))
         }
+        stage("findings")
         let elapsed = ContinuousClock.now - started
         response.analyzeMilliseconds =
             ((Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000) * 1000)

@@ -150,12 +150,8 @@ package final class Studio: Sendable {
             var timing = ServerTiming()
             let raw = try await Self.bodyBytes(request)
             timing.mark("body")
-            if let edited = try Self.editRequest(raw) {
-                timing.mark("decode")
-                let answer = try analyzeEdits(path: edited.path ?? "", request: edited)
-                timing.mark("analyze")
-                var response = Self.encoded(json: Self.analyzeJSON(answer))
-                timing.mark("json")
+            if let json = try analyzeAnswer(raw, mark: { timing.mark($0) }) {
+                var response = Self.encoded(json: json)
                 response.headers[ServerTiming.header] = timing.value
                 return response
             }

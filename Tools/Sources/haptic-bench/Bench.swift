@@ -21,7 +21,7 @@ struct Bench: ParsableCommand {
             "Measure the real-time engine (timer lateness, start latency, CPU, many players, feedback latency) and the studio.",
         subcommands: [
             Ticks.self, StartLatency.self, CPU.self, Players.self, FeedbackLatency.self, Controls.self, Idle.self,
-            StudioFigures.self, StudioIdle.self, StudioEntries.self,
+            StudioFigures.self, StudioIdle.self, StudioEntries.self, StudioEdit.self,
         ])
 }
 
