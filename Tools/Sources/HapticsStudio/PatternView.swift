@@ -1,7 +1,7 @@
 import Foundation
 package import HapticsCore
 import HapticsEngine
-import HapticsReview
+package import HapticsReview
 package import HapticsSynthesis
 import OrderedCollections
 
@@ -204,19 +204,35 @@ package enum PatternView {
         -> Studio.AnalyzeResponse
         .Effective
     {
-        var samples: [EffectiveSample]
-        if let window {
-            // Only the stretch on screen is sampled (and a grid step either side), the same
-            // samples the whole pattern's sampling has there.
-            let duration = pattern.duration
-            let step = EffectiveTimeline.spacing(until: duration)
-            let from = min(window.start, duration) - step
-            samples = EffectiveTimeline.samples(
-                for: sounding(pattern, from: from, through: window.end + step), from: from, through: window.end + step,
-                until: duration)
-        } else {
-            samples = EffectiveTimeline.samples(for: pattern)
-        }
+        guard let window else { return effective(EffectiveTimeline.samples(for: pattern), window: nil) }
+        return effective(windowSamples(pattern, window: window), window: window)
+    }
+
+    /// The stretch ``windowSamples(_:window:)`` samples for `window` of a pattern of `duration`
+    /// seconds: the window and a grid step either side.
+    package static func sampledStretch(_ window: Studio.Window, duration: Double) -> ClosedRange<Double> {
+        let step = EffectiveTimeline.spacing(until: duration)
+        return (min(window.start, duration) - step)...(window.end + step)
+    }
+
+    /// The effective samples ``effectiveSamples(_:window:)`` makes `window`'s from: the stretch
+    /// on screen (and a grid step either side), the same samples the whole pattern's sampling
+    /// has there.
+    package static func windowSamples(_ pattern: HapticPattern, window: Studio.Window) -> [EffectiveSample] {
+        let duration = pattern.duration
+        let stretch = sampledStretch(window, duration: duration)
+        return EffectiveTimeline.samples(
+            for: sounding(pattern, from: stretch.lowerBound, through: stretch.upperBound), from: stretch.lowerBound,
+            through: stretch.upperBound, until: duration)
+    }
+
+    /// `samples` (of the whole pattern, or ``windowSamples(_:window:)`` of `window`) as the page
+    /// draws them.
+    package static func effective(_ samples: [EffectiveSample], window: Studio.Window?)
+        -> Studio.AnalyzeResponse
+        .Effective
+    {
+        var samples = samples
         if let window {
             // The samples inside the window and one either side, so the lines reach its edges.
             let first = max(0, (samples.firstIndex { $0.time >= window.start } ?? samples.count) - 1)

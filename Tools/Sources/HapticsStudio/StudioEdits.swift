@@ -442,7 +442,12 @@ extension Studio {
                 case .curve: response.curvesCount += 1
                 }
             }
-            response.effective = PatternView.effectiveSamples(pattern, window: request.window)
+            if let window = request.window {
+                response.effective = editedEffective(
+                    path: path, version: version, window: window, edited: pattern, original: entries?.base.pattern)
+            } else {
+                response.effective = PatternView.effectiveSamples(pattern)
+            }
             stage("effective")
             var columns: PatternView.Columns? = nil
             if let window = request.window {
@@ -669,6 +674,8 @@ final class StudioCache: Sendable {
     let waveforms = Mutex<[(key: String, columns: PatternView.Columns)]>([])
     /// The last files read for edits, with their status when read (``Studio/read(_:)``).
     let reads = Mutex<[(path: String, stamp: [Int], bytes: [UInt8], version: String)]>([])
+    /// The effective samples of the last few windows of file versions edited (``Studio/editedEffective``).
+    let effective = Mutex<[(key: String, samples: [EffectiveSample])]>([])
     /// The last file versions edited, analysed per entry (nil: one that is analysed whole).
     let entries = Mutex<[(key: String, entries: EntryAnalysis?)]>([])
     /// The last few lists of findings sent, by `findingsKey`, so that an analysis sends only
