@@ -396,7 +396,10 @@ extension Studio {
         mark("decode")
         let answer = try analyzeEdits(path: edited.path ?? "", request: edited, stage: stage)
         mark("analyze")
-        let json = Self.analyzeJSON(answer)
+        // The last answer's numbers: most of this one's are the same, and their text is copied.
+        var kept = cache.answerNumbers.withLock { $0 }
+        let json = Self.analyzeJSON(answer, numbers: &kept)
+        cache.answerNumbers.withLock { $0 = kept }
         mark("json")
         return json
     }
@@ -676,6 +679,8 @@ final class StudioCache: Sendable {
     let reads = Mutex<[(path: String, stamp: [Int], bytes: [UInt8], version: String)]>([])
     /// The effective samples of the last few windows of file versions edited (``Studio/editedEffective``).
     let effective = Mutex<[(key: String, samples: [EffectiveSample])]>([])
+    /// The numbers of the last edit's answer, as written (``Studio/analyzeJSON(_:numbers:)``).
+    let answerNumbers = Mutex<AnswerNumbers?>(nil)
     /// The last file versions edited, analysed per entry (nil: one that is analysed whole).
     let entries = Mutex<[(key: String, entries: EntryAnalysis?)]>([])
     /// The last few lists of findings sent, by `findingsKey`, so that an analysis sends only

@@ -58,4 +58,45 @@ import Testing
         answer.effective.times = [1, .nan]
         #expect(Studio.analyzeJSON(answer) == Studio.jsonText(answer))
     }
+    /// A drag's answers are written from the answer before where their arrays start and end
+    /// alike: the bytes are still JSONEncoder's, over arrays that grow, shrink, change in the
+    /// middle, at either end, in the sign of a zero, or become one that JSONEncoder refuses.
+    @Test func answersWrittenFromTheOneBeforeAreJSONEncodersBytes() throws {
+        var answer = try JSONDecoder().decode(Studio.AnalyzeResponse.self, from: Data(Self.answer.utf8))
+        var state: UInt64 = 0xD4A6
+        func next(_ n: Int) -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((state >> 33) % UInt64(n))
+        }
+        func edited(_ values: [Double]) -> [Double] {
+            var values = values
+            switch next(7) {
+            case 0: values = (0..<next(40)).map { Double($0) / 8 }
+            case 1 where !values.isEmpty: values[next(values.count)] = Double(next(1000)) / 1000
+            case 2: values.insert(0.25 * Double(next(9)), at: next(values.count + 1))
+            case 3 where !values.isEmpty: values.remove(at: next(values.count))
+            case 4 where !values.isEmpty: values[values.count - 1] = -0.0
+            case 5 where !values.isEmpty: values[0] = values[0] == 0 ? -0.0 : 0
+            default: break
+            }
+            return values
+        }
+        var kept: AnswerNumbers? = nil
+        var reused = 0
+        for round in 0..<400 {
+            answer.effective.times = edited(answer.effective.times)
+            answer.effective.intensity = edited(answer.effective.intensity)
+            answer.effective.sharpness = edited(answer.effective.sharpness)
+            answer.waveform.min = edited(answer.waveform.min)
+            answer.waveform.max = edited(answer.waveform.max)
+            if round % 50 == 49 { answer.effective.times.append(.infinity) }
+            if kept != nil { reused += 1 }
+            #expect(Studio.analyzeJSON(answer, numbers: &kept) == Studio.jsonText(answer), "round \(round)")
+            if round % 50 == 49 {
+                // Refused: written by JSONEncoder, and the numbers kept are the last written.
+                answer.effective.times.removeLast()
+            }
+        }
+        #expect(reused >= 399)
+    }
 }
