@@ -23,7 +23,11 @@ import HapticsCore
 ///   `quietRange`) a peak must stand further out. A peak that fails the mean test still counts
 ///   where the energy above about 14 kHz (the source's third difference, before decimation takes
 ///   it away) rises by `airRise` within its window: a hi-hat under a snare's or a cymbal's wash
-///   barely changes the bands up to 12 kHz but rises 7 to 11 dB above 16 kHz. No maximum filter across bands
+///   barely changes the bands up to 12 kHz but rises 7 to 11 dB above 16 kHz. Failing that too, it
+///   counts where the tonal rise (bands below 4 kHz, each band's level held over the next 20 ms
+///   above its loudest of 20 to 40 ms before) stands out from its own local mean, inside a sound
+///   not silent for 0.5 s: notes that ring into each other (pizzicato strings), whose level builds
+///   over 30 to 80 ms while the ringing high partials ripple in the flux. No maximum filter across bands
 ///   (SuperFlux): on the benchmark it cost soft piano notes and speech more than it saved;
 /// - loudness: the frame's mean square (within the band, if one is given), as a perceptual
 ///   intensity (amplitude^0.6, Stevens' loudness exponent, -12 dBFS RMS at 1);
@@ -65,6 +69,19 @@ public final class AudioHapticsAnalyzer {
     /// Decibels the air band's rise must exceed the first difference's (energy above about 8 kHz)
     /// by: a sibilant inside a spoken word, all below 11 kHz, raises both alike.
     static let airOverEdge = 2.0
+    /// The tonal rise (a plucked note ringing into the last, whose level builds for 30 to 80 ms):
+    /// each band below `toneHigh`'s rise from the loudest of its levels 20 to 40 ms back to the
+    /// quietest of its levels over the next 20 ms (a ripple falls back within that), summed. A
+    /// peak that fails the mean test counts if this rise is the local maximum and stands
+    /// `toneMeanWeight` times over its own local mean plus `toneDelta` times the threshold, inside
+    /// a sound that has not been silent for `toneSounding` frames (a word's own vowel, 0.1 to
+    /// 0.4 s after it starts, is no new onset).
+    static let toneHigh = 4_000.0
+    /// Frames after a frame its tonal rise waits for.
+    static let toneKeep = 2
+    static let toneMeanWeight: Float = 1.5
+    static let toneDelta: Float = 2
+    static let toneSounding = 50
     /// Silence that closes a continuous event, seconds.
     static let hold = 0.1
     /// The longest continuous event written, seconds (Core Haptics plays up to 30).
@@ -101,6 +118,13 @@ public final class AudioHapticsAnalyzer {
     private let levels: UnsafeMutablePointer<Float>
     /// Each band's weight in the flux.
     private let bandWeight: UnsafeMutablePointer<Float>
+    /// The bands below `toneHigh` (the first `toneBands`), their levels of the last `toneRing`
+    /// frames, frame t's at `(t % toneRing) * toneBands`.
+    private let toneBands: Int
+    private static let toneRing = 7
+    private let toneLevels: UnsafeMutablePointer<Float>
+    /// Scratch: each band's tonal rise in the frame being measured.
+    private let toneRises: UnsafeMutablePointer<Float>
     private let loudBins: Range<Int>
     private let sharpBins: Range<Int>
     private let sharpLow: Double
@@ -126,6 +150,10 @@ public final class AudioHapticsAnalyzer {
         var dB: Double = -.infinity
         var sharpness: Double = 0.5
         var silent = true
+        /// The tonal rise (`toneHigh`), set `toneKeep` frames later.
+        var tone: Float = 0
+        /// Frames in a row up to this one that were not silent.
+        var sounding = 0
     }
     private static let ring = 64
     private var frames = [FrameInfo](repeating: FrameInfo(), count: ring)
@@ -233,6 +261,10 @@ public final class AudioHapticsAnalyzer {
             let centreHz = Double(range.lowerBound + range.upperBound) * 0.5 * binHz
             bandWeight[b] = Float(pow(centreHz / 1000, Self.highBandEmphasis))
         }
+        toneBands = bands.prefix { Double($0.lowerBound + $0.upperBound) * 0.5 * binHz < Self.toneHigh }.count
+        toneLevels = .allocate(capacity: Self.toneRing * toneBands)
+        toneLevels.initialize(repeating: 0, count: Self.toneRing * toneBands)
+        toneRises = .allocate(capacity: toneBands)
         loudBins =
             options.band.map { max(0, bin($0.low))..<max(bin($0.low) + 1, bin($0.high) + 1) } ?? 0..<(nyquistBin + 1)
         let sharp = options.band ?? AudioHapticsOptions.sharpnessBand
@@ -261,6 +293,8 @@ public final class AudioHapticsAnalyzer {
         logs.deallocate()
         levels.deallocate()
         bandWeight.deallocate()
+        toneLevels.deallocate()
+        toneRises.deallocate()
     }
 
     var framesPerSecond: Double { rate / Double(hop) }
@@ -572,7 +606,9 @@ public final class AudioHapticsAnalyzer {
             b &+= 1
         }
         info.flux = t >= Self.lag ? flux : 0
+        info.sounding = info.silent ? 0 : frames[(t + Self.ring - 1) % Self.ring].sounding + 1
         frames[t % Self.ring] = info
+        toneRise(current, at: t)
         follow(info, at: t)
         if t >= Self.postMax { pick(t - Self.postMax, latest: t) }
     }
@@ -621,6 +657,67 @@ public final class AudioHapticsAnalyzer {
         return (weighted, total)
     }
 
+    /// Keeps frame `t`'s levels below `toneHigh` and sets the tonal rise of frame `c = t - toneKeep`
+    /// (2): per band, the quietest of its levels in frames c to c + 2 over the loudest in frames
+    /// c - 4 to c - 2, where positive, summed.
+    private func toneRise(_ current: UnsafeMutablePointer<Float>, at t: Int) {
+        let ring = Self.toneRing
+        let count = toneBands
+        func row(_ j: Int) -> UnsafeMutablePointer<Float> { toneLevels + (j % ring) * count }
+        row(t).update(from: current, count: count)
+        let c = t - Self.toneKeep
+        guard c >= 4 else { return }
+        let (a0, a1, a2) = (row(c), row(c + 1), row(c + 2))
+        let (b0, b1, b2) = (row(c - 2), row(c - 3), row(c - 4))
+        // Each band's rise into `toneRises` (a loop of selects, which vectorises), then the sum on
+        // eight lanes (SIMD8 minima and masks compile to shuffles on baseline x86-64).
+        let rises = toneRises
+        for b in 0..<count {
+            let after = min(a0[b], a1[b], a2[b])
+            let before = max(b0[b], b1[b], b2[b])
+            rises[b] = max(0, after - before)
+        }
+        var lanes = SIMD8<Float>()
+        var b = 0
+        let from = UnsafeRawPointer(rises)
+        while b &+ 8 <= count {
+            lanes += from.loadUnaligned(fromByteOffset: b &* 4, as: SIMD8<Float>.self)
+            b &+= 8
+        }
+        var rise = lanes.sum()
+        while b < count {
+            rise += rises[b]
+            b &+= 1
+        }
+        frames[c % Self.ring].tone = rise
+    }
+
+    /// Whether frame `c`'s tonal rise is the local maximum over the frames known (up to `latest`
+    /// less `toneKeep`), stands out from its local mean as the flux must, and is inside a sound.
+    private func toneOnset(_ c: Int, latest: Int) -> Bool {
+        let f = frames[c % Self.ring]
+        guard f.tone > 0, f.sounding > Self.toneSounding else { return false }
+        let known = latest - Self.toneKeep
+        for j in max(0, c - Self.preMax)...min(known, c + Self.postMax) where j != c {
+            let other = frames[j % Self.ring].tone
+            if other > f.tone || (other == f.tone && j < c) { return false }
+        }
+        var sum: Float = 0
+        var n: Float = 0
+        var largest: Float = 0
+        for j in max(0, c - Self.preAvg)...min(known, c + Self.postAvg) {
+            let tone = frames[j % Self.ring].tone
+            sum += tone
+            n += 1
+            if j < c - 1 { largest = max(largest, tone) }
+        }
+        if n > 1 {
+            sum -= largest
+            n -= 1
+        }
+        return f.tone - Self.toneMeanWeight * sum / n >= Self.toneDelta * delta
+    }
+
     // MARK: Onsets
 
     private func pick(_ c: Int, latest: Int) {
@@ -661,6 +758,8 @@ public final class AudioHapticsAnalyzer {
             airTime = airOnset(c)
             if airTime != nil { excess = delta }
         }
+        // Failing that, a tonal rise inside a sound (a plucked note ringing into the last).
+        if excess < delta, toneOnset(c, latest: latest) { excess = delta }
         guard excess >= delta else { return }
         // A sound's abrupt end, not a start: no rise at the peak, and the level falls across it.
         // (A click shorter than the window also leaves it by `postMax`, but it rose at the peak.)

@@ -215,6 +215,43 @@ struct AudioHapticsTests {
         #expect(worstMiss(snares, inWash) <= 0.010, "\(inWash)")
     }
 
+    @Test("Soft notes 130 to 150 ms apart inside a hiss above 4 kHz: each found within 35 ms; the hiss: one")
+    func tonalNotesInHiss() throws {
+        // A steady hiss (noise's second difference, -38 dBFS) from 0.1 s: its bands above 4 kHz,
+        // weighted most in the flux, ripple from frame to frame and lift the local mean, as the
+        // ringing partials of pizzicato strings do. Then ten soft notes (6 harmonics, a 10 ms
+        // attack, ringing into each other), whose rise is in the bands below 4 kHz.
+        let rate = 48_000
+        var hiss = [Float](repeating: 0, count: rate * 32 / 10)
+        var noise = Noise(state: 13)
+        var last: (Float, Float) = (0, 0)
+        for i in (rate / 10)..<hiss.count {
+            let value = noise.next()
+            hiss[i] = Float(pow(10, -40.0 / 20) * 3.0.squareRoot()) * (value - 2 * last.0 + last.1) / 2
+            last = (value, last.0)
+        }
+        var samples = hiss
+        let notes = [
+            (0.9, 262.0), (1.03, 330.0), (1.16, 392.0), (1.3, 294.0), (1.43, 349.0), (1.58, 440.0), (1.72, 262.0),
+            (1.86, 330.0), (2.0, 247.0), (2.14, 392.0),
+        ]
+        for (start, frequency) in notes {
+            let first = Int(start * Double(rate))
+            for i in first..<samples.count {
+                let t = Double(i - first) / Double(rate)
+                let attack = t < 0.01 ? 0.5 - 0.5 * cos(Double.pi * t / 0.01) : 1
+                var sum = 0.0
+                for k in 1...6 { sum += sin(2 * Double.pi * frequency * Double(k) * t) / Double(k) }
+                samples[i] += Float(0.03 * attack * exp(-t / 0.25) * sum)
+            }
+        }
+        let found = transientTimes(try convert(wav(samples)).pattern)
+        #expect(found.count == notes.count + 1, "\(found)")
+        #expect(worstMiss([0.1] + notes.map(\.0), found) <= 0.035, "\(found)")
+        let inHiss = transientTimes(try convert(wav(hiss)).pattern)
+        #expect(inHiss.count == 1, "\(inHiss)")
+    }
+
     @Test("A sound cut off mid-decay: a transient at its start, none at the cut")
     func abruptEnd() throws {
         // A synthesised kick (a falling sine), stopped after 350 ms at -25 dB of its start:
