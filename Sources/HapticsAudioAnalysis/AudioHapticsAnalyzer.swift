@@ -697,25 +697,37 @@ public final class AudioHapticsAnalyzer {
     private func toneOnset(_ c: Int, latest: Int) -> Bool {
         let f = frames[c % Self.ring]
         guard f.tone > 0, f.sounding > Self.toneSounding else { return false }
-        let known = latest - Self.toneKeep
+        guard let excess = peakExcess(c, known: latest - Self.toneKeep, weight: Self.toneMeanWeight, { $0.tone }) else {
+            return false
+        }
+        return excess >= Self.toneDelta * delta
+    }
+
+    /// How far frame `c`'s `value` (its flux or its tonal rise) stands above `weight` times its
+    /// local mean, or nil where it is not the local maximum over the frames known (up to
+    /// `known`). The local mean leaves out the largest value before the peak's own rise (the
+    /// previous onset's).
+    @inline(__always)
+    private func peakExcess(_ c: Int, known: Int, weight: Float, _ value: (FrameInfo) -> Float) -> Float? {
+        let own = value(frames[c % Self.ring])
         for j in max(0, c - Self.preMax)...min(known, c + Self.postMax) where j != c {
-            let other = frames[j % Self.ring].tone
-            if other > f.tone || (other == f.tone && j < c) { return false }
+            let other = value(frames[j % Self.ring])
+            if other > own || (other == own && j < c) { return nil }
         }
         var sum: Float = 0
         var n: Float = 0
         var largest: Float = 0
         for j in max(0, c - Self.preAvg)...min(known, c + Self.postAvg) {
-            let tone = frames[j % Self.ring].tone
-            sum += tone
+            let v = value(frames[j % Self.ring])
+            sum += v
             n += 1
-            if j < c - 1 { largest = max(largest, tone) }
+            if j < c - 1 { largest = max(largest, v) }
         }
         if n > 1 {
             sum -= largest
             n -= 1
         }
-        return f.tone - Self.toneMeanWeight * sum / n >= Self.toneDelta * delta
+        return own - weight * sum / n
     }
 
     // MARK: Onsets
@@ -733,25 +745,7 @@ public final class AudioHapticsAnalyzer {
             guard max(f.dB, next.dB) >= options.silenceThreshold - Self.quietRange else { return }
             weight *= Self.quietMeanWeight
         }
-        for j in max(0, c - Self.preMax)...min(latest, c + Self.postMax) where j != c {
-            let other = frames[j % Self.ring].flux
-            if other > f.flux || (other == f.flux && j < c) { return }
-        }
-        // The local mean, less the largest flux before the peak's own rise (the previous onset's).
-        var sum: Float = 0
-        var n: Float = 0
-        var largest: Float = 0
-        for j in max(0, c - Self.preAvg)...min(latest, c + Self.postAvg) {
-            let flux = frames[j % Self.ring].flux
-            sum += flux
-            n += 1
-            if j < c - 1 { largest = max(largest, flux) }
-        }
-        if n > 1 {
-            sum -= largest
-            n -= 1
-        }
-        var excess = f.flux - weight * sum / n
+        guard var excess = peakExcess(c, known: latest, weight: weight, { $0.flux }) else { return }
         // Failing that, a rise in the air band (a hi-hat under a wash): then the onset is there.
         var airTime: Double?
         if excess < delta, decimation >= 2 {
