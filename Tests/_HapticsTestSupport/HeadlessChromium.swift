@@ -50,6 +50,16 @@ package struct HeadlessChromium: Hashable, Sendable {
         executable = URL(filePath: found)
     }
 
+    /// The environment for a Chromium whose profile is `profile`: this process's, with `TMPDIR`
+    /// inside the profile. Chromium makes its singleton socket's folder in `TMPDIR` and leaves it
+    /// behind when it is stopped by a signal (one `/tmp/org.chromium.Chromium.*` per page); inside
+    /// the profile it goes when the profile is removed.
+    package static func environment(profile: URL) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["TMPDIR"] = profile.path(percentEncoded: false)
+        return environment
+    }
+
     /// The page's DOM after it has loaded and run (`--dump-dom`), serialized as HTML.
     ///
     /// - Throws: ``Failure/exited(status:arguments:log:)`` when Chromium fails, or a file error.
@@ -82,7 +92,9 @@ package struct HeadlessChromium: Hashable, Sendable {
                 "--user-data-dir=\(profile.path(percentEncoded: false))",
             ] + arguments + [url.absoluteString]
         let executable = executable
-        let result = try await onOwnThread { try TestProcess.run(executable, fullArguments) }
+        let result = try await onOwnThread {
+            try TestProcess.run(executable, fullArguments, environment: Self.environment(profile: profile))
+        }
         guard result.status == 0 else {
             throw Failure.exited(
                 status: result.status, arguments: fullArguments, log: String(result.stderr.suffix(2_000)))

@@ -303,7 +303,8 @@ package enum DevTools {
             "--window-size=\(size.width),\(size.height)", "--autoplay-policy=no-user-gesture-required", "about:blank",
         ]
         let process = try await ChildProcess.start(
-            chromium.executable.path(percentEncoded: false), arguments, ownProcessGroup: true)
+            chromium.executable.path(percentEncoded: false), arguments,
+            environment: HeadlessChromium.environment(profile: profile), ownProcessGroup: true)
         // SIGTERM, and SIGKILL to Chromium and its helpers if it is still there 10 s later; waited
         // for either way.
         func stop() async {
