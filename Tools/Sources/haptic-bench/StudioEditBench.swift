@@ -7,7 +7,7 @@ import HapticsSynthesis
 
 extension Bench {
     /// The server's side of a drag on the 10-minute benchmark pattern: the edits the page sends
-    /// while an event is dragged with the whole pattern on screen, each answered by the code
+    /// while an event is dragged with the whole pattern (or `--zoom` seconds) on screen, each answered by the code
     /// `POST /api/analyze` runs (``Studio/analyzeAnswer(_:mark:stage:)``), without HTTP or a
     /// browser, timed stage by stage.
     struct StudioEdit: ParsableCommand {
@@ -21,6 +21,9 @@ extension Bench {
         @Option(help: "Times to run the drags (the studio and its caches kept).") var rounds = 3
         @Option(help: "Pixel columns of the window (the page's timeline in a 1400-pixel window).")
         var columns = 1_348
+        @Option(
+            help: "Seconds on screen from 295 s, as in the Chromium bench's second phase (default: the whole pattern).")
+        var zoom: Double?
         @Option(help: "A file to write every answer to, one a line, analyzeMilliseconds set to 0 (to compare builds).")
         var answers: String?
 
@@ -39,7 +42,8 @@ extension Bench {
             let version = StudioFiles.version(of: file)
             let duration = pattern.duration
             var key = ""
-            let window = #""window":{"start":0,"end":\#(duration),"columns":\#(columns)}"#
+            let (start, end): (Double, Double) = zoom.map { (295, 295 + $0) } ?? (0, duration)
+            let window = #""window":{"start":\#(start),"end":\#(end),"columns":\#(columns)}"#
 
             func body(_ edits: [String]) -> [UInt8] {
                 Array(
@@ -85,9 +89,18 @@ extension Bench {
             for _ in 0..<rounds {
                 var kept: [String] = []
                 for drag in 0..<drags {
-                    // The transient at 300 + drag s is Pattern[3000 + 10 * drag]: intensity 0.3, sharpness 1.
-                    let index = 3_000 + 10 * drag
-                    let step = duration / Double(columns)
+                    // The transient at 300 + drag s (intensity 0.3, sharpness 1), the one the Chromium
+                    // bench drags; a pixel's step to the right each move.
+                    guard
+                        let index = pattern.elements.firstIndex(where: {
+                            if case .event(let event) = $0 {
+                                event.type == .hapticTransient && event.time == Double(300 + drag)
+                            } else {
+                                false
+                            }
+                        })
+                    else { throw ValidationError("no transient at \(300 + drag) s to drag") }
+                    let step = (end - start) / Double(columns)
                     var element = ""
                     for move in 1...moves {
                         let time = ((Double(300 + drag) + Double(move) * step) * 1000).rounded() / 1000
@@ -104,7 +117,8 @@ extension Bench {
             if let answers, let out { try Data(out).write(to: URL(filePath: answers)) }
             let bytes = stages.removeValue(forKey: "bytes") ?? []
             print(
-                "studio-edit: \(rounds) x \(drags) drags of \(moves) edits on the 10-minute pattern, whole pattern on screen "
+                "studio-edit: \(rounds) x \(drags) drags of \(moves) edits on the 10-minute pattern, "
+                    + (zoom.map { "\($0) s from 295 s on screen " } ?? "whole pattern on screen ")
                     + "(\(columns) columns); answers \(Int(bytes.sorted()[bytes.count / 2])) bytes (median)")
             for name in order where name != "bytes" { print("  \(name): \(percentiles(stages[name] ?? []))") }
         }
