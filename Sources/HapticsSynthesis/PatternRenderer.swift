@@ -1,6 +1,7 @@
 public import HapticsCore
 
-/// Offline rendering of one pattern from frame 0, for `haptic render` and tests.
+/// Offline rendering of one pattern from its start (or an offset into it), for `haptic render`,
+/// the studio's waveform and tests.
 ///
 /// ```swift
 /// var renderer = PatternRenderer(pattern: pattern, format: AudioFormat(sampleRate: 48_000))
@@ -16,18 +17,23 @@ public struct PatternRenderer: ~Copyable {
     public let frameCount: Int64
     var synthesizer: Synthesizer
 
-    /// Prepares `pattern` and starts it at frame 0 on layer 0.
+    /// Prepares `pattern` and starts it at frame 0 on layer 0, `offset` seconds into it: the first
+    /// frame is the pattern's at `offset`, the events under way there join in progress and the
+    /// controls stand as they do there (so a stretch of a long pattern renders without what comes
+    /// before it, as the studio draws a zoomed view).
     ///
-    /// - Throws: ``FrameRangeError`` when a time in the pattern cannot be a frame position.
+    /// - Precondition: `offset` is not negative.
+    /// - Throws: ``FrameRangeError`` when a time in the pattern, or `offset`, cannot be a frame position.
     public init(
         pattern: HapticPattern, format: AudioFormat, voicing: VoicingProfile = .standard,
-        clips: [String: AudioClip] = [:]
+        clips: [String: AudioClip] = [:], offset: Double = 0
     ) throws(FrameRangeError) {
+        precondition(!(offset < 0), "PatternRenderer: a negative offset (\(offset) s)")
         self.format = format
         let prepared = try Synthesizer.prepare(pattern, clips: clips, format: format, voicing: voicing)
-        frameCount = prepared.frameCount
+        frameCount = max(0, prepared.frameCount - (try format.frame(at: offset)))
         synthesizer = Synthesizer(format: format, voicing: voicing)
-        synthesizer.start(prepared, layer: 0, atFrame: 0)
+        synthesizer.start(prepared, layer: 0, atFrame: 0, offset: offset)
     }
 
     /// The frames still to render.
