@@ -287,7 +287,9 @@ package enum PatternView {
 
     /// Columns of the rendered waveform the page draws (as `haptic plot` draws it).
     static let waveformColumns = 2_000
-    /// Longest stretch rendered for the drawing; the page says when a pattern is longer.
+    /// Longest stretch rendered for one drawing (its first seconds, when a window is longer); the
+    /// page says when it is cut. A window anywhere in a longer pattern is rendered: the cost is
+    /// the stretch's, not where it lies (``render(_:clips:from:to:columns:)``).
     static let waveformSeconds = 300.0
 
     /// Min and max columns of a stretch of a render.
@@ -299,7 +301,7 @@ package enum PatternView {
         package var truncated: Bool
 
         /// The columns as the page draws them, rounded to what a screen can show.
-        var waveform: Studio.AnalyzeResponse.Waveform {
+        package var waveform: Studio.AnalyzeResponse.Waveform {
             func rounded(_ values: [Float]) -> [Double] {
                 values.map { $0.isFinite ? (Double($0) * 1000).rounded() / 1000 : 0 }
             }
@@ -309,7 +311,8 @@ package enum PatternView {
 
     /// The pattern rendered (default voice, 48 kHz, AudioCustom clips included) as the minimum
     /// and maximum of each of up to ``waveformColumns`` equal stretches: of the whole pattern, or
-    /// of `window` only (so the drawing refines as the page zooms in).
+    /// of `window` only (so the drawing refines as the page zooms in), at most
+    /// ``waveformSeconds`` of either from its start.
     package static func columns(
         _ pattern: HapticPattern, clips: [String: AudioClip] = [:], window: Studio.Window? = nil
     )
@@ -322,89 +325,102 @@ package enum PatternView {
         {
             length = Double(renderer.frameCount) / 48_000
         }
-        let total = min(length, waveformSeconds)
-        let start = max(0, min(window?.start ?? 0, total))
-        let end = max(start, min(window?.end ?? total, total))
+        let start = max(0, min(window?.start ?? 0, length))
+        let wanted = max(start, min(window?.end ?? length, length))
+        let end = min(wanted, start + waveformSeconds)
         let count = window?.columns.map { max(1, min($0, 8_192)) } ?? waveformColumns
         var out = render(pattern, clips: clips, from: start, to: end, columns: count)
-        out.truncated = length > waveformSeconds
+        out.truncated = wanted > end
         return out
     }
 
     /// `columns` min/max columns of the render between `from` and `to` seconds. Only the events
-    /// that sound there are rendered, moved earlier by as much as the stretch allows (to two
-    /// seconds before it, or the first element it needs), so the cost is that of the stretch, not
-    /// of the whole pattern before it.
+    /// that sound there are rendered, with every parameter and curve (a curve holds its last
+    /// value, a parameter its own, until another takes over), from two seconds before the
+    /// stretch or the first of those events' starts, but not more than ten seconds before it
+    /// (``PatternRenderer/init(pattern:format:voicing:clips:offset:)``: a longer event joins in
+    /// progress, at its level there): the cost is that of the stretch, not of the pattern before
+    /// it.
     static func render(
         _ pattern: HapticPattern, clips: [String: AudioClip], from: Double, to: Double, columns: Int
     ) -> Columns {
         let rate = 48_000.0
         let empty = Columns(start: from, seconds: 0, low: [], high: [], truncated: false)
-        var kept: [PatternElement] = []
-        var shift = max(0, from - 2)
-        for element in pattern.elements {
-            switch element {
-            case .event(let event):
-                // An event sounds for its duration, its clip and then its release (under a second).
-                let length = (event.duration ?? 0) + (event.waveformPath.flatMap { clips[$0]?.duration } ?? 0) + 1
-                guard event.time <= to && event.time + length >= from else { continue }
-                shift = min(shift, event.time)
-            case .curve(let curve):
-                let last = curve.time + (curve.controlPoints.last?.time ?? 0)
-                guard curve.time <= to && last + 1 >= from else { continue }
-                shift = min(shift, curve.time)
-            case .parameter(let parameter):
-                // A dynamic parameter holds until the next: render from the start.
-                guard parameter.time <= to else { continue }
-                shift = 0
-            }
-            kept.append(element)
+        var start = max(0, from - 2)
+        var kept = pattern
+        kept.elements = pattern.elements.filter { element in
+            guard case .event(let event) = element else { return true }
+            // An event sounds for its duration, its clip and then its release (under a second).
+            let length = (event.duration ?? 0) + (event.waveformPath.flatMap { clips[$0]?.duration } ?? 0) + 1
+            guard event.time <= to && event.time + length >= from else { return false }
+            start = max(0, min(start, event.time))
+            return true
         }
-        var moved = pattern
-        moved.elements = kept.map { element in
-            switch element {
-            case .event(var event):
-                event.time -= shift
-                return .event(event)
-            case .curve(var curve):
-                curve.time -= shift
-                return .curve(curve)
-            case .parameter(var parameter):
-                parameter.time -= shift
-                return .parameter(parameter)
-            }
-        }
-        let format = AudioFormat(sampleRate: 48_000, channels: 1)
-        var renderer: PatternRenderer
-        do {
-            renderer = try PatternRenderer(pattern: moved, format: format, clips: clips)
-        } catch {
-            return empty
-        }
-        let first = Int(((from - shift) * rate).rounded())
-        let last = max(first, Int(((to - shift) * rate).rounded(.up)))
-        let frames = last - first
-        guard frames > 0 else { return empty }
+        start = max(start, from - 10)
+        // The frames before `from` (the lead-in) are rendered, not measured.
+        let lead = Int(((from - start) * rate).rounded())
+        let frames = Int(((to - from) * rate).rounded(.up))
+        guard frames > 0, columns > 0,
+            var renderer = try? PatternRenderer(
+                pattern: kept, format: AudioFormat(sampleRate: 48_000, channels: 1), clips: clips, offset: start)
+        else { return empty }
         let count = min(columns, frames)
         var low = [Float](repeating: 0, count: count)
         var high = [Float](repeating: 0, count: count)
         var block = [Float](repeating: 0, count: 8_192)
+        // Column c holds the frames from ceil(c * frames / count) on: found once per column and
+        // block, not divided out per frame.
+        func columnStart(_ c: Int) -> Int { (c * frames + count - 1) / count }
+        var skipped = 0
         var done = 0
+        var column = 0
         block.withUnsafeMutableBufferPointer { block in
-            while done < last {
+            while skipped < lead {
                 let n = renderer.render(
-                    into: UnsafeMutableBufferPointer(rebasing: block[..<min(block.count, last - done)]))
+                    into: UnsafeMutableBufferPointer(rebasing: block[..<min(block.count, lead - skipped)]))
+                guard n > 0 else { return }
+                skipped += n
+            }
+            while done < frames {
+                let n = renderer.render(
+                    into: UnsafeMutableBufferPointer(rebasing: block[..<min(block.count, frames - done)]))
                 guard n > 0 else { break }
-                // The frames before the stretch (its lead-in) are rendered, not measured.
-                for i in min(n, max(0, first - done))..<n {
-                    let column = (done + i - first) * count / frames
-                    low[column] = min(low[column], block[i])
-                    high[column] = max(high[column], block[i])
+                var i = 0
+                while i < n {
+                    let end = min(n, columnStart(column + 1) - done)
+                    let (least, most) = Self.extremes(UnsafeBufferPointer(rebasing: block[i..<end]))
+                    low[column] = min(low[column], least)
+                    high[column] = max(high[column], most)
+                    i = end
+                    if done + i == columnStart(column + 1) { column += 1 }
                 }
                 done += n
             }
         }
         return Columns(start: from, seconds: Double(frames) / rate, low: low, high: high, truncated: false)
+    }
+
+    /// The least and the greatest of `values` (0 and 0 when empty), eight lanes at a time.
+    static func extremes(_ values: UnsafeBufferPointer<Float>) -> (Float, Float) {
+        var low = SIMD8<Float>(repeating: 0)
+        var high = SIMD8<Float>(repeating: 0)
+        var i = 0
+        if let base = values.baseAddress {
+            while i + 8 <= values.count {
+                let v = UnsafeRawPointer(base + i).loadUnaligned(as: SIMD8<Float>.self)
+                low = pointwiseMin(low, v)
+                high = pointwiseMax(high, v)
+                i += 8
+            }
+        }
+        var least = low.min()
+        var most = high.max()
+        while i < values.count {
+            least = min(least, values[i])
+            most = max(most, values[i])
+            i += 1
+        }
+        return (least, most)
     }
 
     /// A finding as the page lists it; `time` is where on the timeline its element starts.

@@ -536,28 +536,34 @@ extension Studio {
         guard patch.entryCount > 0, !base.low.isEmpty else {
             return PatternView.columns(edited, clips: clips, window: window)
         }
-        // The stretch the edits can change: each changed entry's old and new time span.
+        // The stretch the edits can change: each changed entry's old and new time span. A curve
+        // holds its last value until another element of its parameter takes over: a curve that
+        // comes or goes, or whose held value changes, changes everything after it.
         var lower = Double.infinity
         var upper = -Double.infinity
-        func cover(_ element: JSONValue?) {
+        func cover(_ element: JSONValue?, holding: Bool) {
             guard let element, let span = Self.timeSpan(of: element, clips: clips) else { return }
             lower = min(lower, span.lowerBound)
-            upper = max(upper, span.upperBound)
+            upper = max(upper, holding && element["ParameterCurve"] != nil ? .infinity : span.upperBound)
         }
         for edit in edits {
             switch edit {
             case .set(let index, let element):
-                cover(patch.entry(index)?.value)
-                cover(element)
-            case .remove(let index): cover(patch.entry(index)?.value)
-            case .add(let element): cover(element)
+                let old = patch.entry(index)?.value
+                let held = old.map(Self.heldValue) == Self.heldValue(of: element)
+                cover(old, holding: !held)
+                cover(element, holding: !held)
+            case .remove(let index): cover(patch.entry(index)?.value, holding: true)
+            case .add(let element): cover(element, holding: true)
             }
         }
         let count = base.low.count
         let width = base.seconds / Double(count)
-        guard lower.isFinite, upper.isFinite, width > 0 else { return base }
+        guard lower.isFinite, upper > -.infinity, width > 0 else { return base }
         let first = max(0, Int(((lower - base.start) / width).rounded(.down)))
-        let last = min(count, Int(((upper - base.start) / width).rounded(.up)) + 1)
+        let last =
+            upper - base.start >= base.seconds
+            ? count : min(count, Int(((upper - base.start) / width).rounded(.up)) + 1)
         guard first < last else { return base }
         let part = PatternView.render(
             edited, clips: clips, from: base.start + Double(first) * width, to: base.start + Double(last) * width,
@@ -567,6 +573,19 @@ extension Studio {
         out.low.replaceSubrange(first..<last, with: part.low)
         out.high.replaceSubrange(first..<last, with: part.high)
         return out
+    }
+
+    /// A curve's parameter and the value it holds after its last point (nil for another entry).
+    static func heldValue(of element: JSONValue) -> [JSONValue?]? {
+        guard let curve = element["ParameterCurve"] else { return nil }
+        var last: (time: Double, value: JSONValue?)?
+        if case .array(let points)? = curve["ParameterCurveControlPoints"] {
+            for point in points {
+                let time = point["Time"]?.number ?? 0
+                if last == nil || time >= last!.time { last = (time, point["ParameterValue"]) }
+            }
+        }
+        return [curve["ParameterID"], last?.value]
     }
 
     /// When an entry of `Pattern` (as JSON) can sound: from its time to its end and release; a

@@ -1603,7 +1603,10 @@ function draw() {
       g.lineTo(px, mid - clamp(wave.min[i], -1, 1) * half + 0.5);
     }
     g.stroke();
-    if (wave.truncated) { g.fillStyle = color("--muted"); g.fillText(`waveform: first ${wave.seconds} s`, LEFT + 6, top + 12); }
+    if (wave.truncated) {
+      g.fillStyle = color("--muted");
+      g.fillText(begin > 0 ? `waveform: ${wave.seconds} s from ${+begin.toFixed(2)} s` : `waveform: first ${wave.seconds} s`, LEFT + 6, top + 12);
+    }
   });
 
   // The sound (audio to haptics): min and max per column, as the server summarised it for the
