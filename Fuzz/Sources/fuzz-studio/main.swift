@@ -74,6 +74,8 @@ enum Fixture {
 
     static let studio: InProcessStudio = {
         write()
+        // libFuzzer ends a timed run with exit(): the folder goes with it (a crash leaves it to see).
+        atexit { try? FileManager.default.removeItem(at: Fixture.folder.deletingLastPathComponent()) }
         symlink("a.ahap", folder.appending(path: "link.ahap").path(percentEncoded: false))
         let studio = try! Studio(
             folders: [folder.path(percentEncoded: false)], playback: StudioPlayback { throw NoDevice() }, token: token)
