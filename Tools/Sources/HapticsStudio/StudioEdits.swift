@@ -538,23 +538,33 @@ extension Studio {
         }
         // The stretch the edits can change: each changed entry's old and new time span. A curve
         // holds its last value until another element of its parameter takes over: a curve that
-        // comes or goes, or whose held value changes, changes everything after it.
+        // comes or goes, or whose held value changes, changes what follows until then (in the
+        // pattern it is part of: the old one in the file's, the new one in the edited).
         var lower = Double.infinity
         var upper = -Double.infinity
-        func cover(_ element: JSONValue?, holding: Bool) {
+        func cover(_ element: JSONValue?, holding: Bool, in pattern: HapticPattern?) {
             guard let element, let span = Self.timeSpan(of: element, clips: clips) else { return }
             lower = min(lower, span.lowerBound)
-            upper = max(upper, holding && element["ParameterCurve"] != nil ? .infinity : span.upperBound)
+            var end = span.upperBound
+            if holding, let curve = element["ParameterCurve"] {
+                if let id = curve["ParameterID"]?.string.flatMap(DynamicParameterID.init(rawValue:)), let pattern {
+                    end = max(end, Self.heldUntil(id, after: span.lowerBound, in: pattern))
+                } else {
+                    end = .infinity
+                }
+            }
+            upper = max(upper, end)
         }
+        let before = original?.pattern
         for edit in edits {
             switch edit {
             case .set(let index, let element):
                 let old = patch.entry(index)?.value
                 let held = old.map(Self.heldValue) == Self.heldValue(of: element)
-                cover(old, holding: !held)
-                cover(element, holding: !held)
-            case .remove(let index): cover(patch.entry(index)?.value, holding: true)
-            case .add(let element): cover(element, holding: true)
+                cover(old, holding: !held, in: before)
+                cover(element, holding: !held, in: edited)
+            case .remove(let index): cover(patch.entry(index)?.value, holding: true, in: before)
+            case .add(let element): cover(element, holding: true, in: edited)
             }
         }
         let count = base.low.count
@@ -573,6 +583,23 @@ extension Studio {
         out.low.replaceSubrange(first..<last, with: part.low)
         out.high.replaceSubrange(first..<last, with: part.high)
         return out
+    }
+
+    /// Until when a curve of `id` that starts at `time` in `pattern` can be heard: a second after
+    /// the next parameter of `id` takes over, or the next curve's first point (a curve ramps
+    /// from the value it finds there); never, when none follows.
+    static func heldUntil(_ id: DynamicParameterID, after time: Double, in pattern: HapticPattern) -> Double {
+        var until = Double.infinity
+        for element in pattern.elements {
+            switch element {
+            case .parameter(let parameter) where parameter.id == id && parameter.time > time:
+                until = min(until, parameter.time + 1)
+            case .curve(let curve) where curve.id == id && curve.time > time && !curve.controlPoints.isEmpty:
+                until = min(until, curve.time + max(0, curve.controlPoints.map(\.time).min() ?? 0) + 1)
+            default: continue
+            }
+        }
+        return until
     }
 
     /// A curve's parameter and the value it holds after its last point (nil for another entry).

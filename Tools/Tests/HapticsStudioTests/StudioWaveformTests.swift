@@ -103,13 +103,42 @@ import Testing
     @Test func anEditOfACurvesHeldValueRedrawsWhatFollows() throws {
         // Clicks every 0.25 s under a curve that falls to 0.2 by 1.5 s and holds it; the edit
         // raises the held value to 1, which the clicks up to 10 s hear.
+        let (before, after, expected) = try Self.editHeldValue(then: "")
+        let column = Int(8 / (after.seconds / Double(after.max.count)))
+        let (old, new) = (before.max[column...].prefix(2).max() ?? 0, after.max[column...].prefix(2).max() ?? 0)
+        #expect(old > 0.02 && new > 2 * old, "the click at 8 s: \(old) -> \(new)")
+        #expect(after.max == expected.max && after.min == expected.min)
+    }
+
+    @Test func anEditOfAHeldValueRedrawsUntilTheNextCurveTakesOver() throws {
+        // A second curve at 5 s ramps from the held value to 0.5 at 6 s and holds that: the
+        // click at 5.5 s hears the edit, the one at 8 s does not.
+        let next =
+            #",{"ParameterCurve":{"ParameterID":"HapticIntensityControl","Time":5,"ParameterCurveControlPoints":[{"Time":1,"ParameterValue":0.5}]}}"#
+        let (before, after, expected) = try Self.editHeldValue(then: next)
+        func click(_ seconds: Double, _ wave: Studio.AnalyzeResponse.Waveform) -> Double {
+            let column = Int(seconds / (wave.seconds / Double(wave.max.count)))
+            return wave.max[column...].prefix(2).max() ?? 0
+        }
+        #expect(click(5.5, after) > 1.5 * click(5.5, before), "\(click(5.5, before)) -> \(click(5.5, after))")
+        #expect(click(8, after) == click(8, before) && click(8, after) > 0.02)
+        #expect(after.max == expected.max && after.min == expected.min)
+    }
+
+    /// The waveform of 0-10 s of a file of clicks under a curve that holds 0.2 from 1.5 s (and
+    /// `then`, more entries), before and after an edit that makes it hold 1, and the edited
+    /// pattern's waveform drawn whole.
+    static func editHeldValue(then: String) throws -> (
+        before: Studio.AnalyzeResponse.Waveform, after: Studio.AnalyzeResponse.Waveform,
+        expected: Studio.AnalyzeResponse.Waveform
+    ) {
         func curve(_ held: Double) -> String {
             #"{"ParameterCurve":{"ParameterID":"HapticIntensityControl","Time":1,"ParameterCurveControlPoints":[{"Time":0,"ParameterValue":1},{"Time":0.5,"ParameterValue":\#(held)}]}}"#
         }
         let events = (0..<40).map {
             #"{"Event":{"Time":\#(Double($0) * 0.25),"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}}"#
         }
-        let text = #"{"Version":1,"Pattern":[\#(curve(0.2)),\#(events.joined(separator: ","))]}"#
+        let text = #"{"Version":1,"Pattern":[\#(curve(0.2)),\#(events.joined(separator: ","))\#(then)]}"#
         let folder = FileManager.default.temporaryDirectory.appending(path: "studio-waveform-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -130,10 +159,6 @@ import Testing
         let edited = try #require(
             PatternView.analyze(Array(text.replacing(curve(0.2), with: curve(1)).utf8), path: "held.ahap").pattern)
         let expected = PatternView.columns(edited, window: Studio.Window(start: 0, end: 10, columns: 400)).waveform
-        // The click at 8 s: at 0.2 before the edit, at 1 after it.
-        let column = Int(8 / (after.seconds / Double(after.max.count)))
-        let (old, new) = (before.max[column...].prefix(2).max() ?? 0, after.max[column...].prefix(2).max() ?? 0)
-        #expect(old > 0.02 && new > 2 * old, "\(old) -> \(new)")
-        #expect(after.max == expected.max && after.min == expected.min)
+        return (before, after, expected)
     }
 }
