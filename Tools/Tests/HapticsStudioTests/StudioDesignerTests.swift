@@ -224,6 +224,45 @@ import _ToolTestSupport
         }
     }
 
+    @Test(.timeLimit(.minutes(2))) func aWaveformCutAt300SecondsSaysSoWhereItStops() async throws {
+        let clicks = (0..<400).map {
+            #"{"Event":{"Time":\#($0),"EventType":"HapticTransient","EventParameters":[{"ParameterID":"HapticIntensity","ParameterValue":1}]}}"#
+        }
+        let long = #"{"Version":1,"Pattern":[\#(clicks.joined(separator: ","))]}"#
+        try await StudioHarness.with(files: ["long.ahap": long]) { studio in
+            let notes = try await DevTools.withPage { page in
+                try await page.navigate(to: studio.studio.url + "#pats%2Flong.ahap")
+                try await page.waitFor("document.body.dataset.ready === '1' && studio.state.path === 'pats/long.ahap'")
+                try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
+                let whole = try await page.string(
+                    "document.getElementById('timeline').dataset.waveformNote + ' x(300)=' + Math.round(studio.x(300))")
+                // Panned to 50 s, the same zoom: 300 s drawn from there, of the 350 s to the end.
+                _ = try await page.evaluate("studio.state.viewport.start = 50; studio.analyze(); 1")
+                try await page.waitFor("studio.state.view.waveform.start === 50", timeout: 30)
+                try await page.waitFor("!studio.state.analysis.inflight && !studio.state.analysis.pending")
+                let panned = try await page.string(
+                    "document.getElementById('timeline').dataset.waveformNote + ' x(350)=' + Math.round(studio.x(350))")
+                // 10 s on screen: all of it drawn, no note.
+                _ = try await page.evaluate(
+                    "studio.state.viewport.spp = 10 / (document.getElementById('timeline').clientWidth - 52); studio.state.viewport.start = 350; studio.analyze(); 1"
+                )
+                try await page.waitFor("studio.state.view.waveform.start === 350", timeout: 30)
+                let zoomed = try await page.string("document.getElementById('timeline').dataset.waveformNote")
+                return (whole ?? "", panned ?? "", zoomed ?? "nil")
+            }
+            // "waveform: first 300 s @X x(300)=Y" with X six pixels right of Y, where the drawing stops.
+            func placed(_ text: String) -> (String, Int, Int)? {
+                guard let match = text.firstMatch(of: /^(.*) @(\d+) x\(\d+\)=(\d+)$/) else { return nil }
+                return (String(match.output.1), Int(match.output.2) ?? 0, Int(match.output.3) ?? 0)
+            }
+            let whole = try #require(placed(notes.0), "\(notes.0)")
+            #expect(whole.0 == "waveform: first 300 s" && whole.1 == whole.2 + 6, "\(notes.0)")
+            let panned = try #require(placed(notes.1), "\(notes.1)")
+            #expect(panned.0 == "waveform: 300 s from 50 s" && panned.1 == panned.2 + 6, "\(notes.1)")
+            #expect(notes.2 == "", "nothing cut with 10 s on screen: \(notes.2)")
+        }
+    }
+
     @Test(.timeLimit(.minutes(2))) func draggingATransientNeverChangesItsNeighbour() async throws {
         try await StudioHarness.with(files: ["n.ahap": Self.neighbours]) { studio in
             let (duration, time) = try await DevTools.withPage { page in

@@ -1588,6 +1588,7 @@ function draw() {
 
   // The rendered waveform (of what is on screen, after each edit and zoom), min and max per column.
   const wave = state.view?.waveform;
+  canvas.dataset.waveformNote = "";
   if (wave && wave.min.length) inLane("waveform", w, () => {
     const [top, bottom] = LANES.waveform;
     const mid = (top + bottom) / 2, half = (bottom - top) / 2 - 1;
@@ -1603,10 +1604,19 @@ function draw() {
       g.lineTo(px, mid - clamp(wave.min[i], -1, 1) * half + 0.5);
     }
     g.stroke();
+    // A window longer than what the server renders (300 s): the note goes where the drawing
+    // stops, in the empty part of the lane, or over its start on a backdrop when that is too narrow.
+    let note = "", noteX = 0;
     if (wave.truncated) {
+      note = begin > 0 ? `waveform: ${wave.seconds} s from ${+begin.toFixed(2)} s` : `waveform: first ${wave.seconds} s`;
+      const width = g.measureText(note).width;
+      const after = Math.round(x(begin + wave.seconds)) + 6;
+      noteX = after >= LEFT + 6 && after + width <= w - 10 ? after : LEFT + 6;
+      if (noteX !== after) { g.fillStyle = color("--bg"); g.fillRect(noteX - 3, top + 1, width + 6, 14); }
       g.fillStyle = color("--muted");
-      g.fillText(begin > 0 ? `waveform: ${wave.seconds} s from ${+begin.toFixed(2)} s` : `waveform: first ${wave.seconds} s`, LEFT + 6, top + 12);
+      g.fillText(note, noteX, top + 12);
     }
+    if (note) canvas.dataset.waveformNote = `${note} @${Math.round(noteX)}`;
   });
 
   // The sound (audio to haptics): min and max per column, as the server summarised it for the
